@@ -1,0 +1,2 @@
+// Package arena is a resilience (chaos) test harness for systems of agents.
+package arena

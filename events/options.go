@@ -1,0 +1,50 @@
+package events
+
+import "fmt"
+
+// Defaults used by [NewMemoryStore] when no option overrides them.
+const (
+	// DefaultRetention is enough for a long scenario (a few hundred actions
+	// per minute for hours) at a few tens of MB.
+	DefaultRetention = 100_000
+	// DefaultSubscriberBuffer lets a subscriber fall a burst behind (one
+	// tick of a busy scenario) before it is dropped.
+	DefaultSubscriberBuffer = 256
+)
+
+// Option configures a [MemoryStore]. Options are plain values, so tests can
+// compare them.
+type Option interface{ apply(*options) }
+
+type options struct {
+	retention        int
+	subscriberBuffer int
+}
+
+type retentionOption int
+
+func (o retentionOption) apply(opts *options) { opts.retention = int(o) }
+
+// WithRetention keeps at most the last n events in memory, store-wide. Older
+// events are dropped; versions and sequences keep counting. It panics if n is
+// not positive.
+func WithRetention(n int) Option {
+	if n <= 0 {
+		panic(fmt.Sprintf("arena: events.WithRetention(%d): retention must be positive", n))
+	}
+	return retentionOption(n)
+}
+
+type subscriberBufferOption int
+
+func (o subscriberBufferOption) apply(opts *options) { opts.subscriberBuffer = int(o) }
+
+// WithSubscriberBuffer sets how many events each subscription's channel
+// buffers. A subscriber more than n events behind is dropped, because Append
+// never waits for it. It panics if n is not positive.
+func WithSubscriberBuffer(n int) Option {
+	if n <= 0 {
+		panic(fmt.Sprintf("arena: events.WithSubscriberBuffer(%d): buffer must be positive", n))
+	}
+	return subscriberBufferOption(n)
+}

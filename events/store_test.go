@@ -1,0 +1,427 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAppendAssignsVersionsPerStream(t *testing.T) {
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	type ids struct {
+		ID       string
+		Version  uint64
+		Sequence uint64
+	}
+	steps := []struct {
+		stream string
+		evs    []Event
+		want   uint64 // new version
+		stored []ids
+	}{
+		{"arena", typed("a", 2), 2, []ids{{"arena-1", 1, 1}, {"arena-2", 2, 2}}},
+		{"agent", typed("b", 1), 1, []ids{{"agent-1", 1, 3}}},
+		{"arena", []Event{{Type: "c", ID: "mine"}}, 3, []ids{{"mine", 3, 4}}},
+		{"agent", []Event{{Type: "d", Stream: "agent", Time: at}}, 2, []ids{{"agent-2", 2, 5}}},
+	}
+	ctx := context.Background()
+	s := NewMemoryStore()
+	defer s.Close()
+	for i, st := range steps {
+		before := s.Stats().Events
+		got, err := s.Append(ctx, st.stream, st.evs, AnyVersion)
+		if err != nil || got != st.want {
+			t.Fatalf("step %d: Append(%q) = %d, %v, want %d, nil", i, st.stream, got, err, st.want)
+		}
+		stored, _ := s.Read(ctx, Filter{FromSequence: before}, 0)
+		var gotIDs []ids
+		for _, e := range stored {
+			gotIDs = append(gotIDs, ids{e.ID, e.Version, e.Sequence})
+			if e.Stream != st.stream {
+				t.Errorf("step %d: stored Stream = %q, want %q", i, e.Stream, st.stream)
+			}
+		}
+		if diff := cmp.Diff(st.stored, gotIDs); diff != "" {
+			t.Errorf("step %d: stored events (-want +got):\n%s", i, diff)
+		}
+	}
+	for stream, want := range map[string]uint64{"arena": 3, "agent": 2, "unknown": 0} {
+		if got, err := s.StreamVersion(ctx, stream); got != want || err != nil {
+			t.Errorf("StreamVersion(%q) = %d, %v, want %d, nil", stream, got, err, want)
+		}
+	}
+	last, _ := s.Read(ctx, Filter{FromSequence: 4}, 0)
+	if !last[0].Time.Equal(at) {
+		t.Errorf("stored Time = %v, want %v as given", last[0].Time, at)
+	}
+}
+
+func TestAppendDoesNotShareCallerMemory(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryStore()
+	defer s.Close()
+	evs := []Event{{Type: "a", Data: json.RawMessage(`{"n":1}`), Metadata: map[string]string{"k": "v"}}}
+	if _, err := s.Append(ctx, "arena", evs, 0); err != nil {
+		t.Fatal(err)
+	}
+	evs[0].Data[5] = '9'
+	evs[0].Metadata["k"] = "changed"
+	got, _ := s.Read(ctx, Filter{}, 0)
+	if string(got[0].Data) != `{"n":1}` || got[0].Metadata["k"] != "v" {
+		t.Errorf("stored event changed with the caller's buffers: %+v", got[0])
+	}
+	if evs[0].Version != 0 || evs[0].ID != "" {
+		t.Errorf("Append wrote into the caller's slice: %+v", evs[0])
+	}
+}
+
+func TestAppendConflict(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		existing int // events already in "arena"
+		expected uint64
+		wantErr  *ConflictError // nil: success
+	}{
+		{"new stream expects 0", 0, 0, nil},
+		{"new stream expects 1", 0, 1, &ConflictError{"arena", 1, 0}},
+		{"matching version", 3, 3, nil},
+		{"stale version", 5, 3, &ConflictError{"arena", 3, 5}},
+		{"future version", 2, 3, &ConflictError{"arena", 3, 2}},
+		{"any version", 5, AnyVersion, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewMemoryStore()
+			defer s.Close()
+			if tt.existing > 0 {
+				if _, err := s.Append(ctx, "arena", typed("a", tt.existing), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := s.Append(ctx, "arena", typed("b", 1), tt.expected)
+			if tt.wantErr == nil {
+				if want := uint64(tt.existing + 1); err != nil || got != want {
+					t.Fatalf("Append = %d, %v, want %d, nil", got, err, want)
+				}
+				return
+			}
+			if !errors.Is(err, ErrConflict) {
+				t.Fatalf("Append error = %v, want one wrapping ErrConflict", err)
+			}
+			var ce *ConflictError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Append error = %T, want *ConflictError", err)
+			}
+			if diff := cmp.Diff(tt.wantErr, ce); diff != "" {
+				t.Errorf("ConflictError (-want +got):\n%s", diff)
+			}
+			if want := fmt.Sprintf("events: stream \"arena\": expected version %d, actual %d", tt.expected, tt.existing); err.Error() != want {
+				t.Errorf("Error() = %q, want %q", err, want)
+			}
+			if v, _ := s.StreamVersion(ctx, "arena"); v != uint64(tt.existing) {
+				t.Errorf("StreamVersion after conflict = %d, want %d (nothing appended)", v, tt.existing)
+			}
+		})
+	}
+}
+
+func TestAppendZeroEvents(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryStore()
+	defer s.Close()
+	if _, err := s.Append(ctx, "arena", typed("a", 2), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Append(ctx, "arena", nil, 2); got != 2 || err != nil {
+		t.Errorf("Append(no events, 2) = %d, %v, want 2, nil", got, err)
+	}
+	if got, err := s.Append(ctx, "arena", nil, AnyVersion); got != 2 || err != nil {
+		t.Errorf("Append(no events, AnyVersion) = %d, %v, want 2, nil", got, err)
+	}
+	if _, err := s.Append(ctx, "arena", nil, 1); !errors.Is(err, ErrConflict) {
+		t.Errorf("Append(no events, 1) error = %v, want ErrConflict", err)
+	}
+	if st := s.Stats(); st.Events != 2 {
+		t.Errorf("Stats().Events = %d, want 2", st.Events)
+	}
+}
+
+func TestAppendValidation(t *testing.T) {
+	tests := []struct {
+		name   string
+		stream string
+		evs    []Event
+		want   string
+	}{
+		{"empty stream", "", typed("a", 1), "events: empty stream name"},
+		{"empty type", "arena", []Event{{Type: "a"}, {}}, "events: event[1]: empty type"},
+		{"other stream", "arena", []Event{{Type: "a", Stream: "agent"}}, `events: event[0]: stream "agent" differs from append stream "arena"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewMemoryStore()
+			defer s.Close()
+			_, err := s.Append(context.Background(), tt.stream, tt.evs, AnyVersion)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("Append(%q, %d events) error = %v, want %q", tt.stream, len(tt.evs), err, tt.want)
+			}
+			if st := s.Stats(); st.Events != 0 {
+				t.Errorf("Stats().Events = %d after a rejected append, want 0", st.Events)
+			}
+		})
+	}
+}
+
+func TestContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := NewMemoryStore()
+	defer s.Close()
+	if _, err := s.Append(ctx, "arena", typed("a", 1), AnyVersion); !errors.Is(err, context.Canceled) {
+		t.Errorf("Append error = %v, want context.Canceled", err)
+	}
+	if _, err := s.StreamVersion(ctx, "arena"); !errors.Is(err, context.Canceled) {
+		t.Errorf("StreamVersion error = %v, want context.Canceled", err)
+	}
+	if _, err := s.Read(ctx, Filter{}, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("Read error = %v, want context.Canceled", err)
+	}
+	if _, err := s.Subscribe(ctx, Filter{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Subscribe error = %v, want context.Canceled", err)
+	}
+}
+
+// TestOptimisticConcurrency runs the read-decide-append-retry loop that
+// writers are meant to use, and checks that no write is lost or doubled.
+func TestOptimisticConcurrency(t *testing.T) {
+	const writers, perWriter = 8, 200
+	ctx := context.Background()
+	s := NewMemoryStore()
+	defer s.Close()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWriter {
+				ev := Event{Type: "arena.write", Data: json.RawMessage(fmt.Sprintf(`"%d/%d"`, w, i))}
+				for {
+					v, err := s.StreamVersion(ctx, "arena")
+					if err != nil {
+						errs <- err
+						return
+					}
+					_, err = s.Append(ctx, "arena", []Event{ev}, v)
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, ErrConflict) {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	got, _ := s.Read(ctx, Filter{}, 0)
+	if len(got) != writers*perWriter {
+		t.Fatalf("Read returned %d events, want %d", len(got), writers*perWriter)
+	}
+	seen := make(map[string]bool)
+	for i, e := range got {
+		if want := uint64(i + 1); e.Version != want || e.Sequence != want {
+			t.Fatalf("event %d: Version %d, Sequence %d, want both %d", i, e.Version, e.Sequence, want)
+		}
+		if seen[string(e.Data)] {
+			t.Fatalf("write %s appended twice", e.Data)
+		}
+		seen[string(e.Data)] = true
+	}
+}
+
+func TestRead(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryStore()
+	defer s.Close()
+	// Sequences: 1 arena.a, 2 agent.b, 3 arena.c, 4 agent.d, 5 arena.e.
+	for i, typ := range []string{"arena.a", "agent.b", "arena.c", "agent.d", "arena.e"} {
+		stream := []string{"arena", "agent"}[i%2]
+		if _, err := s.Append(ctx, stream, typed(typ, 1), AnyVersion); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name   string
+		filter Filter
+		limit  int
+		want   []uint64
+	}{
+		{"all", Filter{}, 0, []uint64{1, 2, 3, 4, 5}},
+		{"negative limit is all", Filter{}, -1, []uint64{1, 2, 3, 4, 5}},
+		{"limit", Filter{}, 2, []uint64{1, 2}},
+		{"limit counts matches", Filter{Streams: []string{"agent"}}, 1, []uint64{2}},
+		{"stream", Filter{Streams: []string{"arena"}}, 0, []uint64{1, 3, 5}},
+		{"type prefix", Filter{Types: []string{"agent.*"}}, 0, []uint64{2, 4}},
+		{"from sequence", Filter{FromSequence: 3}, 0, []uint64{4, 5}},
+		{"from sequence and stream", Filter{Streams: []string{"arena"}, FromSequence: 1}, 1, []uint64{3}},
+		{"from the end", Filter{FromSequence: 5}, 0, nil},
+		{"from beyond the end", Filter{FromSequence: 50}, 0, nil},
+		{"no match", Filter{Types: []string{"x"}}, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Read(ctx, tt.filter, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, sequences(got)); diff != "" {
+				t.Errorf("Read(%+v, %d) sequences (-want +got):\n%s", tt.filter, tt.limit, diff)
+			}
+		})
+	}
+}
+
+// TestRetention checks the ring against the obvious model: the retained events
+// are always the last min(total, retention) sequences.
+func TestRetention(t *testing.T) {
+	tests := []struct {
+		name      string
+		retention int
+		batches   []int
+	}{
+		{"nothing dropped", 100, []int{3, 4}},
+		{"one at a time", 3, []int{1, 1, 1, 1, 1}},
+		{"exactly full", 5, []int{2, 3}},
+		{"batch larger than retention", 3, []int{7}},
+		{"wraps repeatedly", 4, []int{2, 3, 4, 1, 7}},
+		{"grows then wraps", 40, []int{10, 10, 10, 25, 3}},
+		{"retention of one", 1, []int{2, 1, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := NewMemoryStore(WithRetention(tt.retention), WithSubscriberBuffer(1000))
+			defer s.Close()
+			sub, err := s.Subscribe(ctx, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var total uint64
+			for _, n := range tt.batches {
+				if _, err := s.Append(ctx, "arena", typed("a", n), total); err != nil {
+					t.Fatal(err)
+				}
+				total += uint64(n)
+
+				retained := min(total, uint64(tt.retention))
+				first := total - retained + 1
+				got, _ := s.Read(ctx, Filter{}, 0)
+				if diff := cmp.Diff(seqRange(first, total), sequences(got)); diff != "" {
+					t.Fatalf("after %d events, retained sequences (-want +got):\n%s", total, diff)
+				}
+				if got[0].Version != first {
+					t.Errorf("oldest retained Version = %d, want %d (versions keep counting)", got[0].Version, first)
+				}
+				// Resuming from before the retained range yields the whole range,
+				// from inside it only the rest.
+				for _, from := range []uint64{0, first - 1, first, total - 1} {
+					got, _ := s.Read(ctx, Filter{FromSequence: from}, 0)
+					if diff := cmp.Diff(seqRange(max(from+1, first), total), sequences(got)); diff != "" {
+						t.Errorf("Read(FromSequence %d) (-want +got):\n%s", from, diff)
+					}
+				}
+				want := Stats{Events: total, Retained: int(retained), Dropped: total - retained, Subscribers: 1}
+				if diff := cmp.Diff(want, s.Stats()); diff != "" {
+					t.Errorf("Stats() (-want +got):\n%s", diff)
+				}
+			}
+			sub.Close()
+			// The subscriber saw every event, dropped or not.
+			if diff := cmp.Diff(seqRange(1, total), sequences(drain(t, sub))); diff != "" {
+				t.Errorf("subscriber sequences (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOptionsPanicOnMisuse(t *testing.T) {
+	for name, f := range map[string]func(){
+		"WithRetention(0)":         func() { WithRetention(0) },
+		"WithSubscriberBuffer(-1)": func() { WithSubscriberBuffer(-1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		})
+	}
+}
+
+func TestOptionsCompare(t *testing.T) {
+	if WithRetention(5) != WithRetention(5) || WithRetention(5) == WithSubscriberBuffer(5) {
+		t.Error("options are not comparable values")
+	}
+}
+
+func TestClose(t *testing.T) {
+	ctx := context.Background()
+	s := NewMemoryStore()
+	if _, err := s.Append(ctx, "arena", typed("a", 2), 0); err != nil {
+		t.Fatal(err)
+	}
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sub, err := s.Subscribe(subCtx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if got := drain(t, sub); len(got) != 2 {
+		t.Errorf("subscription held %d replayed events after Close, want 2", len(got))
+	}
+	if err := sub.Err(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Subscription.Err() = %v, want ErrClosed", err)
+	}
+	sub.Close() // keeps the reason
+	if err := sub.Err(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Subscription.Err() after its Close = %v, want ErrClosed", err)
+	}
+	if _, err := s.Append(ctx, "arena", typed("a", 1), AnyVersion); !errors.Is(err, ErrClosed) {
+		t.Errorf("Append after Close error = %v, want ErrClosed", err)
+	}
+	if _, err := s.Subscribe(ctx, Filter{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Subscribe after Close error = %v, want ErrClosed", err)
+	}
+	if got, err := s.Read(ctx, Filter{}, 0); len(got) != 2 || err != nil {
+		t.Errorf("Read after Close = %d events, %v, want 2, nil", len(got), err)
+	}
+	if v, err := s.StreamVersion(ctx, "arena"); v != 2 || err != nil {
+		t.Errorf("StreamVersion after Close = %d, %v, want 2, nil", v, err)
+	}
+	if st := s.Stats(); st.Subscribers != 0 {
+		t.Errorf("Stats().Subscribers after Close = %d, want 0", st.Subscribers)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close() = %v, want nil", err)
+	}
+}

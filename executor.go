@@ -1,0 +1,255 @@
+package arena
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"time"
+)
+
+// EventKind says what a scheduled event does. It decides the order of events
+// due at the same instant.
+//
+// Same-instant rule: events due at one instant run in EventKind order — lifts,
+// then injections, then probe samples, then checks, then phase edges — and
+// within a kind in the order they were scheduled. The world changes first
+// (an ending fault is gone before a new one lands), then it is observed (a
+// sample at the instant of an injection sees the fault), then judged, and a
+// phase ends last so that it includes everything of its final instant.
+type EventKind int
+
+// Event kinds in same-instant order.
+const (
+	KindLift EventKind = iota
+	KindInject
+	KindSample
+	KindCheck
+	KindPhase
+)
+
+// Executor plays a run's schedule of timed events. Both implementations are
+// driven the same way: schedule with At, then Run.
+type Executor interface {
+	Clock
+	// At schedules fn to run at t. It may be called from within an event,
+	// and from goroutines started by Go.
+	At(t time.Time, kind EventKind, fn func(ctx context.Context))
+	// Go runs fn concurrently with the schedule in real time, and at once,
+	// on the executor's goroutine, in virtual time (where an injection takes
+	// no time).
+	Go(fn func(ctx context.Context))
+	// Run plays events in order until the queue is empty or the next event
+	// is after end, and returns ctx.Err() if ctx ends first. It waits for
+	// everything started with Go before returning.
+	Run(ctx context.Context, end time.Time) error
+	// Virtual reports whether the executor runs on a virtual clock.
+	Virtual() bool
+}
+
+type scheduled struct {
+	at   time.Time
+	kind EventKind
+	seq  uint64
+	fn   func(ctx context.Context)
+}
+
+type eventQueue []scheduled
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	a, b := q[i], q[j]
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.seq < b.seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(scheduled)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	n := len(old)
+	x := old[n-1]
+	old[n-1] = scheduled{}
+	*q = old[:n-1]
+	return x
+}
+
+// queue is the schedule both executors share.
+type queue struct {
+	mu   sync.Mutex
+	q    eventQueue
+	seq  uint64
+	wake chan struct{} // signalled when an event is added (real time)
+}
+
+func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+	s.mu.Lock()
+	s.seq++
+	heap.Push(&s.q, scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	s.mu.Unlock()
+	if s.wake != nil {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// next pops the earliest event if it is due by end.
+func (s *queue) next(end time.Time) (scheduled, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.q) == 0 || s.q[0].at.After(end) {
+		return scheduled{}, false
+	}
+	return heap.Pop(&s.q).(scheduled), true
+}
+
+func (s *queue) peek() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.q) == 0 {
+		return time.Time{}, false
+	}
+	return s.q[0].at, true
+}
+
+// VirtualExecutor jumps a VirtualClock to each event and runs it at once, on
+// one goroutine, in (time, kind, sequence) order. A day of chaos runs at CPU
+// speed and the same schedule always gives the same run.
+type VirtualExecutor struct {
+	clock *VirtualClock
+	queue
+}
+
+// NewVirtualExecutor returns an executor driving clock.
+func NewVirtualExecutor(clock *VirtualClock) *VirtualExecutor {
+	return &VirtualExecutor{clock: clock}
+}
+
+// Now returns the virtual time.
+func (e *VirtualExecutor) Now() time.Time { return e.clock.Now() }
+
+// At schedules fn at t; a time in the past runs at the current instant.
+func (e *VirtualExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+	e.at(t, kind, fn)
+}
+
+// Go runs fn at once: in virtual time an injection takes no time.
+func (e *VirtualExecutor) Go(fn func(ctx context.Context)) { fn(context.Background()) }
+
+// Virtual reports true.
+func (e *VirtualExecutor) Virtual() bool { return true }
+
+// Run plays the schedule up to end.
+func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ev, ok := e.next(end)
+		if !ok {
+			e.clock.Set(end)
+			return nil
+		}
+		e.clock.Set(ev.at)
+		ev.fn(ctx)
+	}
+}
+
+// RealExecutor sleeps until each event is due. Work started with Go runs on
+// its own goroutine, so slow injections overlap as they would in production.
+// It reads time from its Clock, so it also runs inside testing/synctest.
+type RealExecutor struct {
+	clock Clock
+	queue
+	mu      sync.Mutex
+	wg      sync.WaitGroup
+	ctx     context.Context
+	pending []func(ctx context.Context)
+}
+
+// NewRealExecutor returns a wall-clock executor (clock nil means RealClock).
+func NewRealExecutor(clock Clock) *RealExecutor {
+	if clock == nil {
+		clock = RealClock{}
+	}
+	e := &RealExecutor{clock: clock}
+	e.wake = make(chan struct{}, 1)
+	return e
+}
+
+// Now reads the executor's clock.
+func (e *RealExecutor) Now() time.Time { return e.clock.Now() }
+
+// At schedules fn at t.
+func (e *RealExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+	e.at(t, kind, fn)
+}
+
+// Virtual reports false.
+func (e *RealExecutor) Virtual() bool { return false }
+
+// Go runs fn on a new goroutine with the run's context. Called before Run,
+// fn starts when Run starts.
+func (e *RealExecutor) Go(fn func(ctx context.Context)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ctx == nil {
+		e.pending = append(e.pending, fn)
+		return
+	}
+	e.start(e.ctx, fn)
+}
+
+func (e *RealExecutor) start(ctx context.Context, fn func(ctx context.Context)) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		fn(ctx)
+	}()
+}
+
+// Run plays the schedule up to end in real time.
+func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
+	e.mu.Lock()
+	e.ctx = ctx
+	for _, fn := range e.pending {
+		e.start(ctx, fn)
+	}
+	e.pending = nil
+	e.mu.Unlock()
+	defer e.wg.Wait()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		at, ok := e.peek()
+		if !ok || at.After(end) {
+			at = end
+		}
+		if wait := at.Sub(e.clock.Now()); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-e.wake:
+				continue // an earlier event may have arrived
+			case <-timer.C:
+			}
+		}
+		ev, ok := e.next(end)
+		if !ok {
+			if !e.clock.Now().Before(end) {
+				return nil
+			}
+			continue
+		}
+		ev.fn(ctx)
+	}
+}

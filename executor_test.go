@@ -1,0 +1,142 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestVirtualExecutorSameInstantOrder pins the documented rule: at one
+// instant lifts run before injections, before samples, before checks, before
+// phase edges; within a kind, in scheduling order; earlier instants first.
+func TestVirtualExecutorSameInstantOrder(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	ex := NewVirtualExecutor(clock)
+	t0 := clock.Now()
+	var got []string
+	add := func(at time.Duration, kind EventKind, name string) {
+		ex.At(t0.Add(at), kind, func(context.Context) {
+			got = append(got, fmt.Sprintf("%s@%s", name, clock.Now().Sub(t0)))
+		})
+	}
+	add(time.Second, KindPhase, "phase")
+	add(time.Second, KindCheck, "check")
+	add(time.Second, KindSample, "sample")
+	add(time.Second, KindInject, "inject1")
+	add(time.Second, KindLift, "lift")
+	add(time.Second, KindInject, "inject2")
+	add(500*time.Millisecond, KindPhase, "early")
+	add(3*time.Second, KindLift, "late") // after end: not run
+	if err := ex.Run(context.Background(), t0.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"early@500ms", "lift@1s", "inject1@1s", "inject2@1s", "sample@1s", "check@1s", "phase@1s"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+	if d := clock.Now().Sub(t0); d != 2*time.Second {
+		t.Errorf("clock after Run = +%s, want +2s (the end)", d)
+	}
+}
+
+func TestVirtualExecutorEventsScheduleEvents(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	ex := NewVirtualExecutor(clock)
+	t0 := clock.Now()
+	n := 0
+	var tick func(context.Context)
+	tick = func(context.Context) {
+		n++
+		ex.At(clock.Now().Add(time.Second), KindSample, tick)
+	}
+	ex.At(t0, KindSample, tick)
+	if err := ex.Run(context.Background(), t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3601 {
+		t.Errorf("ticks in an hour at 1s = %d, want 3601 (both ends included)", n)
+	}
+}
+
+func TestVirtualExecutorHonoursCancel(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	ex := NewVirtualExecutor(clock)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := 0
+	for i := range 10 {
+		ex.At(clock.Now().Add(time.Duration(i)*time.Second), KindInject, func(context.Context) {
+			ran++
+			if ran == 3 {
+				cancel()
+			}
+		})
+	}
+	if err := ex.Run(ctx, clock.Now().Add(time.Minute)); err != context.Canceled {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if ran != 3 {
+		t.Errorf("events run = %d, want 3 (none after the cancel)", ran)
+	}
+}
+
+// TestRealExecutorInSynctest runs the real-time executor in a synctest bubble,
+// where time is fake but behaves like the wall clock: events run when due, in
+// order, and work started with Go overlaps the schedule.
+func TestRealExecutorInSynctest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ex := NewRealExecutor(nil)
+		t0 := time.Now()
+		var mu sync.Mutex
+		var got []string
+		note := func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%s@%s", s, time.Since(t0)))
+		}
+		ex.At(t0.Add(2*time.Second), KindSample, func(context.Context) { note("sample") })
+		ex.At(t0.Add(time.Second), KindInject, func(context.Context) {
+			note("inject")
+			ex.Go(func(ctx context.Context) {
+				time.Sleep(1500 * time.Millisecond) // a slow provider call
+				note("landed")
+				ex.At(time.Now(), KindCheck, func(context.Context) { note("check") })
+			})
+		})
+		if err := ex.Run(context.Background(), t0.Add(4*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"inject@1s", "sample@2s", "landed@2.5s", "check@2.5s"}
+		if !slices.Equal(got, want) {
+			t.Errorf("order = %v, want %v", got, want)
+		}
+		if d := time.Since(t0); d != 4*time.Second {
+			t.Errorf("Run returned after %s, want 4s (the end)", d)
+		}
+	})
+}
+
+func TestRealExecutorCancelWaitsForGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ex := NewRealExecutor(nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		finished := false
+		ex.Go(func(ctx context.Context) {
+			<-ctx.Done()
+			time.Sleep(time.Second)
+			finished = true
+		})
+		ex.At(time.Now().Add(time.Second), KindInject, func(context.Context) { cancel() })
+		if err := ex.Run(ctx, time.Now().Add(time.Hour)); err != context.Canceled {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+		if !finished {
+			t.Error("Run returned before the goroutine started with Go finished")
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package arena
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the service's Prometheus collectors. They are registered on the
+// Registerer the caller passes (never the global one); two services on one
+// registry share the collectors already there.
+type metrics struct {
+	actions *prometheus.CounterVec
+	latency *prometheus.HistogramVec
+	faults  *prometheus.CounterVec
+	ttr     prometheus.Histogram
+	score   prometheus.Gauge
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arena_actions_total", Help: "Chaos actions executed, by type and outcome (landed or failed).",
+		}, []string{"type", "outcome"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "arena_injection_duration_seconds", Help: "Wall-clock time to land a fault, by type.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"type"}),
+		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "arena_faults_total", Help: "Landed faults by outcome (recovered or unrecovered).",
+		}, []string{"outcome"}),
+		ttr: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "arena_time_to_recover_seconds", Help: "Time to recover of recovered faults.",
+			Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60},
+		}),
+		score: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "arena_score", Help: "Total score (0-100) of the last finished run.",
+		}),
+	}
+	if reg == nil {
+		return m
+	}
+	m.actions = register(reg, m.actions)
+	m.latency = register(reg, m.latency)
+	m.faults = register(reg, m.faults)
+	m.ttr = register(reg, m.ttr)
+	m.score = register(reg, m.score)
+	return m
+}
+
+// register registers c, or returns the equal collector already registered.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+		panic("arena: register metrics: " + err.Error())
+	}
+	return c
+}

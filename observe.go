@@ -1,0 +1,321 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ObserveOptions tune how a run is observed. The zero value means defaults.
+type ObserveOptions struct {
+	ProbeInterval    time.Duration // default 100ms
+	StableSamples    int           // default 3
+	RecoveryDeadline time.Duration // default 30s
+	TimelineCap      int           // state changes kept in the report; default 10,000
+	Scoring          ScoreOptions
+}
+
+// Defaults of ObserveOptions.
+const (
+	DefaultProbeInterval    = 100 * time.Millisecond
+	DefaultStableSamples    = 3
+	DefaultRecoveryDeadline = 30 * time.Second
+	DefaultTimelineCap      = 10_000
+)
+
+func (o ObserveOptions) withDefaults() ObserveOptions {
+	if o.ProbeInterval <= 0 {
+		o.ProbeInterval = DefaultProbeInterval
+	}
+	if o.StableSamples <= 0 {
+		o.StableSamples = DefaultStableSamples
+	}
+	if o.RecoveryDeadline <= 0 {
+		o.RecoveryDeadline = DefaultRecoveryDeadline
+	}
+	if o.TimelineCap <= 0 {
+		o.TimelineCap = DefaultTimelineCap
+	}
+	o.Scoring = o.Scoring.withDefaults()
+	return o
+}
+
+// Validate reports negative options by field name.
+func (o ObserveOptions) Validate() error {
+	switch {
+	case o.ProbeInterval < 0:
+		return fmt.Errorf("probe_interval: negative duration %s", o.ProbeInterval)
+	case o.StableSamples < 0:
+		return fmt.Errorf("stable_samples: negative count %d", o.StableSamples)
+	case o.RecoveryDeadline < 0:
+		return fmt.Errorf("recovery_deadline: negative duration %s", o.RecoveryDeadline)
+	case o.TimelineCap < 0:
+		return fmt.Errorf("timeline_cap: negative count %d", o.TimelineCap)
+	}
+	return o.Scoring.Validate()
+}
+
+// FaultOutcome is what became of one landed fault.
+//
+// TTR (time to recover) of a fault landed at t runs from t to the first probe
+// sample at which the system is healthy and then stays healthy for
+// StableSamples samples in a row (that sample included). If no sample from t
+// on was unhealthy, the fault never degraded the system and its TTR is 0. A
+// fault whose recovery sample is later than t + RecoveryDeadline, or that has
+// not recovered when the run ends, is unrecovered. Samples at the instant of
+// the injection see the fault (see EventKind).
+type FaultOutcome struct {
+	Action    Action        `json:"action"`
+	At        Duration      `json:"at"` // offset of the injection from the run's start
+	Degraded  bool          `json:"degraded"`
+	Recovered bool          `json:"recovered"`
+	TTR       Duration      `json:"ttr"`              // meaningful when Recovered
+	Lifted    *Duration     `json:"lifted,omitempty"` // when the engine lifted it
+	LiftError string        `json:"lift_error,omitempty"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+}
+
+// CheckResult is one run of one consistency check.
+type CheckResult struct {
+	Name    string   `json:"name"`
+	At      Duration `json:"at"`
+	Passed  bool     `json:"passed"`
+	Error   string   `json:"error,omitempty"`
+	FaultID string   `json:"fault_id,omitempty"` // empty for the end-of-run checks
+}
+
+// Transition is a change of the probe's verdict; the timeline of a report is
+// its samples compressed to these.
+type Transition struct {
+	At      Duration `json:"at"`
+	Healthy bool     `json:"healthy"`
+	Reason  string   `json:"reason,omitempty"`
+}
+
+// faultTrack follows one fault from its landing to its outcome.
+type faultTrack struct {
+	out      FaultOutcome
+	landed   time.Time
+	runStart time.Time // first sample of the current healthy run
+	runLen   int
+	done     bool
+}
+
+// Observer samples the probe on an executor's schedule, follows each landed
+// fault to its outcome, runs consistency checks and scores the run.
+type Observer struct {
+	ex     Executor
+	probe  Probe
+	checks []Check
+	opts   ObserveOptions
+	start  time.Time
+	// onOutcome is told of each fault's final outcome (service metrics and
+	// the evolution bridge listen here).
+	onOutcome func(ctx context.Context, f FaultOutcome)
+
+	mu             sync.Mutex
+	samples        int
+	healthySamples int
+	lastHealthy    int // -1 unknown, 0 unhealthy, 1 healthy
+	timeline       []Transition
+	dropped        int
+	faults         []*faultTrack
+	open           []*faultTrack
+	checkResults   []CheckResult
+	injectionErrs  []Result
+}
+
+// NewObserver returns an observer for a run on ex that starts now. probe may
+// be nil (availability and recovery are then unmeasured).
+func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) *Observer {
+	return &Observer{ex: ex, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+}
+
+// Start schedules probe samples every ProbeInterval from the run's start up
+// to and including end, and the end-of-run checks at end.
+func (o *Observer) Start(end time.Time) {
+	if o.probe != nil {
+		o.scheduleSample(o.start, end)
+	}
+	o.ex.At(end, KindCheck, func(ctx context.Context) { o.runChecks(ctx, nil) })
+}
+
+func (o *Observer) scheduleSample(t, end time.Time) {
+	if t.After(end) {
+		return
+	}
+	o.ex.At(t, KindSample, func(ctx context.Context) {
+		o.sample(ctx, t)
+		o.scheduleSample(t.Add(o.opts.ProbeInterval), end)
+	})
+}
+
+func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }
+
+func (o *Observer) sample(ctx context.Context, t time.Time) {
+	err := safely(func() error { return o.probe(ctx) })
+	healthy := err == nil
+	var recovered, lost []*faultTrack
+	o.mu.Lock()
+	o.samples++
+	if healthy {
+		o.healthySamples++
+	}
+	if h := b2i(healthy); h != o.lastHealthy {
+		o.lastHealthy = h
+		tr := Transition{At: o.offset(t), Healthy: healthy}
+		if err != nil {
+			tr.Reason = err.Error()
+		}
+		if len(o.timeline) < o.opts.TimelineCap {
+			o.timeline = append(o.timeline, tr)
+		} else {
+			o.dropped++
+		}
+	}
+	o.open = slices.DeleteFunc(o.open, func(f *faultTrack) bool {
+		o.advance(f, t, healthy)
+		switch {
+		case f.out.Recovered:
+			recovered = append(recovered, f)
+		case f.done:
+			lost = append(lost, f)
+		}
+		return f.done
+	})
+	var outs []FaultOutcome
+	for _, f := range lost {
+		outs = append(outs, f.out)
+	}
+	o.mu.Unlock()
+	for _, f := range recovered {
+		o.ex.At(t, KindCheck, func(ctx context.Context) { o.runChecks(ctx, f) })
+	}
+	o.tell(ctx, outs)
+}
+
+func (o *Observer) tell(ctx context.Context, outs []FaultOutcome) {
+	if o.onOutcome == nil {
+		return
+	}
+	for _, out := range outs {
+		o.onOutcome(ctx, out)
+	}
+}
+
+// advance feeds one sample to an open fault. It closes the fault (done) when
+// it recovers or misses its deadline.
+func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
+	if !healthy {
+		f.out.Degraded = true
+		f.runLen = 0
+	} else {
+		if f.runLen == 0 {
+			f.runStart = t
+		}
+		f.runLen++
+	}
+	if f.runLen > 0 && f.runStart.Sub(f.landed) > o.opts.RecoveryDeadline {
+		f.done = true // even if this run holds, it began too late
+		return
+	}
+	if f.runLen < o.opts.StableSamples {
+		if f.runLen == 0 && t.Sub(f.landed) > o.opts.RecoveryDeadline {
+			f.done = true
+		}
+		return
+	}
+	f.done = true
+	f.out.Recovered = true
+	if f.out.Degraded {
+		f.out.TTR = Duration(f.runStart.Sub(f.landed))
+	}
+}
+
+// Landed records the result of an injection at the current instant. A fault
+// that landed is followed to its outcome; one that did not is listed as an
+// injection error and kept out of the score.
+func (o *Observer) Landed(res Result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !res.Success {
+		o.injectionErrs = append(o.injectionErrs, res)
+		return
+	}
+	now := o.ex.Now()
+	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(now)}, landed: now}
+	o.faults = append(o.faults, f)
+	if o.probe != nil {
+		o.open = append(o.open, f)
+	}
+}
+
+// Lifted records that the engine lifted the fault of action id now (err is
+// the runtime's answer).
+func (o *Observer) Lifted(id string, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at := o.offset(o.ex.Now())
+	for i := len(o.faults) - 1; i >= 0; i-- {
+		if f := o.faults[i]; f.out.Action.ID == id {
+			f.out.Lifted = &at
+			if err != nil {
+				f.out.LiftError = err.Error()
+			}
+			return
+		}
+	}
+}
+
+func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
+	at := o.offset(o.ex.Now())
+	results := make([]CheckResult, 0, len(o.checks))
+	for _, c := range o.checks {
+		err := safely(func() error { return c.Run(ctx) })
+		r := CheckResult{Name: c.Name, At: at, Passed: err == nil}
+		if err != nil {
+			r.Error = err.Error()
+		}
+		results = append(results, r)
+	}
+	o.mu.Lock()
+	if f != nil {
+		for i := range results {
+			results[i].FaultID = f.out.Action.ID
+		}
+		f.out.Checks = results
+	}
+	o.checkResults = append(o.checkResults, results...)
+	var out FaultOutcome
+	if f != nil {
+		out = f.out
+	}
+	o.mu.Unlock()
+	if f != nil && o.onOutcome != nil {
+		o.onOutcome(ctx, out)
+	}
+}
+
+// Finish closes the faults still open (they are unrecovered) and reports
+// their outcomes. Call it once, after the executor has run to the end.
+func (o *Observer) Finish(ctx context.Context) {
+	o.mu.Lock()
+	open := o.open
+	o.open = nil
+	var outs []FaultOutcome
+	for _, f := range open {
+		f.done = true
+		outs = append(outs, f.out)
+	}
+	o.mu.Unlock()
+	o.tell(ctx, outs)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

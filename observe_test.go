@@ -1,0 +1,292 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// virtualService returns a service over a stub whose faults cause the given
+// outage, on a fresh virtual clock.
+func virtualService(outage time.Duration, opts ...Option) (*Service, *stubRuntime) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, outage)
+	opts = append([]Option{WithClock(clock), WithProbe(stub.probe)}, opts...)
+	return NewService(NewInjector(stub, stub), nil, nil, opts...), stub
+}
+
+func kill(at time.Duration) Step {
+	return Step{At: at, Action: Action{Type: ActionKillAgent, TargetID: "worker-1"}}
+}
+
+func TestTTRIsFromLandingToFirstStableHealthySample(t *testing.T) {
+	// Outage of 2s from a kill at 1s: samples at 1.0 … 2.9 are unhealthy,
+	// 3.0, 3.1, 3.2 healthy ⇒ recovered at 3.0, TTR = 3.0 − 1.0 = 2s.
+	svc, _ := virtualService(2 * time.Second)
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Faults) != 1 {
+		t.Fatalf("faults = %d, want 1", len(rep.Faults))
+	}
+	f := rep.Faults[0]
+	if !f.Recovered || !f.Degraded || f.TTR.D() != 2*time.Second {
+		t.Errorf("fault = recovered %v degraded %v TTR %s, want true true 2s", f.Recovered, f.Degraded, f.TTR)
+	}
+	if rep.Samples != 101 || rep.HealthySamples != 81 {
+		t.Errorf("samples = %d healthy %d, want 101 and 81 (20 unhealthy from 1.0 to 2.9)", rep.Samples, rep.HealthySamples)
+	}
+	if rep.Downtime.D() != 2*time.Second {
+		t.Errorf("downtime = %s, want 2s", rep.Downtime)
+	}
+	if rep.MTTR.D() != 2*time.Second || rep.MaxTTR.D() != 2*time.Second || rep.P95TTR.D() != 2*time.Second {
+		t.Errorf("MTTR/p95/max = %s/%s/%s, want 2s each", rep.MTTR, rep.P95TTR, rep.MaxTTR)
+	}
+	// A = 81/101·100; R = 0.7 + 0.3·(10−2)/9; C unmeasured (no checks).
+	wantA := 100 * 81.0 / 101
+	wantR := 100 * (0.7 + 0.3*8.0/9.0)
+	wantTotal := (0.4*wantA + 0.3*wantR) / 0.7
+	if !near(rep.Score.Availability.Score, wantA) || !near(rep.Score.Recovery.Score, wantR) || !near(rep.Score.Total, wantTotal) {
+		t.Errorf("score = %+v, want A %.4f R %.4f total %.4f", rep.Score, wantA, wantR, wantTotal)
+	}
+	if rep.Score.Consistency.Measured {
+		t.Error("consistency measured without checks")
+	}
+	wantTimeline := []Transition{{At: 0, Healthy: true}, {At: Duration(time.Second), Reason: "stub down"}, {At: Duration(3 * time.Second), Healthy: true}}
+	if len(rep.Timeline) != len(wantTimeline) {
+		t.Fatalf("timeline = %+v, want %+v", rep.Timeline, wantTimeline)
+	}
+	for i := range wantTimeline {
+		if rep.Timeline[i] != wantTimeline[i] {
+			t.Errorf("timeline[%d] = %+v, want %+v", i, rep.Timeline[i], wantTimeline[i])
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+func TestTTROffGridLanding(t *testing.T) {
+	// Landed at 1.05s, outage 2s ⇒ healthy from 3.05, first sample 3.1.
+	svc, _ := virtualService(2 * time.Second)
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(1050*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Faults[0].TTR.D(); got != 2050*time.Millisecond {
+		t.Errorf("TTR = %s, want 2.05s", got)
+	}
+}
+
+func TestNeverDegradedFaultHasTTRZero(t *testing.T) {
+	svc, _ := virtualService(0)
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second}, kill(1050*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Faults[0]
+	if !f.Recovered || f.Degraded || f.TTR != 0 {
+		t.Errorf("fault = %+v, want recovered, not degraded, TTR 0", f)
+	}
+	if rep.Score.Recovery.Score != 100 || rep.Score.Availability.Score != 100 {
+		t.Errorf("score = %+v, want 100 availability and recovery", rep.Score)
+	}
+}
+
+func TestUnrecoveredFault(t *testing.T) {
+	svc, _ := virtualService(-1)
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Faults[0]
+	if f.Recovered || !f.Degraded {
+		t.Errorf("fault = %+v, want unrecovered and degraded", f)
+	}
+	if rep.Unrecovered != 1 || rep.Recovered != 0 || rep.MTTR != 0 {
+		t.Errorf("recovered/unrecovered/MTTR = %d/%d/%s, want 0/1/0s", rep.Recovered, rep.Unrecovered, rep.MTTR)
+	}
+	if rep.Score.Recovery.Score != 0 || !rep.Score.Recovery.Measured {
+		t.Errorf("recovery = %+v, want measured 0", rep.Score.Recovery)
+	}
+}
+
+func TestRecoveryDeadlineIsInclusive(t *testing.T) {
+	for _, tc := range []struct {
+		outage time.Duration
+		want   bool
+	}{{5 * time.Second, true}, {5*time.Second + 100*time.Millisecond, false}} {
+		svc, _ := virtualService(tc.outage)
+		opts := RunOptions{Seed: 1, Duration: 20 * time.Second, Observe: ObserveOptions{RecoveryDeadline: 5 * time.Second}}
+		rep, err := RunSchedule(context.Background(), svc, opts, kill(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Faults[0].Recovered; got != tc.want {
+			t.Errorf("outage %s with a 5s deadline: recovered = %v, want %v", tc.outage, got, tc.want)
+		}
+	}
+}
+
+func TestRecoveryNeedsStableSamples(t *testing.T) {
+	// A probe that flaps: down 1.0–2.0, up 2.0–2.2 (two samples), down
+	// 2.2–3.0, then up. With 3 stable samples the blip does not count.
+	clock := NewVirtualClock(time.Time{})
+	t0 := clock.Now()
+	probe := func(context.Context) error {
+		d := clock.Now().Sub(t0)
+		if (d >= time.Second && d < 2*time.Second) || (d >= 2200*time.Millisecond && d < 3*time.Second) {
+			return errors.New("down")
+		}
+		return nil
+	}
+	stub := newStub(clock, 0)
+	svc := NewService(NewInjector(stub, nil), nil, nil, WithClock(clock), WithProbe(probe))
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Faults[0].TTR.D(); got != 2*time.Second {
+		t.Errorf("TTR = %s, want 2s (the 2-sample blip at 2.0s is not stable)", got)
+	}
+}
+
+func TestInjectionErrorsAreListedNotScored(t *testing.T) {
+	svc, stub := virtualService(2 * time.Second)
+	stub.failOn = "PauseAgent"
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second},
+		Step{At: 500 * time.Millisecond, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1"}},
+		kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.InjectionErrors) != 1 || rep.InjectionErrors[0].Action.Type != ActionPauseAgent {
+		t.Fatalf("injection errors = %+v, want the pause", rep.InjectionErrors)
+	}
+	if len(rep.Faults) != 1 {
+		t.Errorf("faults = %d, want 1 (the failed pause is not a fault)", len(rep.Faults))
+	}
+	clean, _ := virtualService(2 * time.Second)
+	want, err := RunSchedule(context.Background(), clean, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Score != want.Score {
+		t.Errorf("score with an injection error = %+v, want %+v (the same as without it)", rep.Score, want.Score)
+	}
+}
+
+func TestChecksRunAfterRecoveryAndAtEnd(t *testing.T) {
+	calls := 0
+	var at []Duration
+	check := Check{Name: "ledger", Run: func(context.Context) error {
+		calls++
+		if calls == 1 {
+			return errors.New("2 tasks lost")
+		}
+		return nil
+	}}
+	svc, _ := virtualService(2*time.Second, WithChecks(check))
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		at = append(at, c.At)
+	}
+	if len(rep.Checks) != 2 || at[0].D() != 3200*time.Millisecond || at[1].D() != 10*time.Second {
+		t.Fatalf("checks at %v, want [3.2s 10s] (when the stable window completes, and at the end)", at)
+	}
+	if rep.Checks[0].Passed || rep.Checks[0].FaultID == "" || rep.Checks[0].Error != "2 tasks lost" {
+		t.Errorf("first check = %+v, want failed for the fault", rep.Checks[0])
+	}
+	if len(rep.Faults[0].Checks) != 1 {
+		t.Errorf("fault checks = %+v, want the one after recovery", rep.Faults[0].Checks)
+	}
+	if c := rep.Score.Consistency; !c.Measured || c.Score != 50 {
+		t.Errorf("consistency = %+v, want measured 50", c)
+	}
+}
+
+func TestTimedFaultIsLifted(t *testing.T) {
+	svc, stub := virtualService(-1) // the fault would last for ever
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second},
+		Step{At: time.Second, Action: Action{Type: ActionNetworkPartition, TargetID: "worker-1", Metadata: map[string]any{"duration": "1.5s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Faults[0]
+	if f.Lifted == nil || f.Lifted.D() != 2500*time.Millisecond {
+		t.Fatalf("lifted = %v, want at 2.5s", f.Lifted)
+	}
+	if !f.Recovered || f.TTR.D() != 1500*time.Millisecond {
+		t.Errorf("fault = %+v, want recovered in 1.5s", f)
+	}
+	calls := stub.Calls()
+	if len(calls) != 2 || calls[1] != "Lift(network_partition,worker-1)" {
+		t.Errorf("calls = %v, want the partition then its lift", calls)
+	}
+}
+
+func TestKillsAreNeverLifted(t *testing.T) {
+	svc, stub := virtualService(-1)
+	_, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second},
+		Step{At: time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1"}}) // no duration
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := stub.Calls(); len(calls) != 1 {
+		t.Errorf("calls = %v, want only the pause (no duration, no lift)", calls)
+	}
+}
+
+func TestNothingMeasuredHasNoGrade(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	svc := NewService(NewInjector(newStub(clock, 0), nil), nil, nil, WithClock(clock)) // no probe, no checks
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Score.Measured || rep.Score.Grade != GradeNone || rep.Samples != 0 {
+		t.Errorf("score = %+v samples %d, want unmeasured, no grade, no samples", rep.Score, rep.Samples)
+	}
+}
+
+func TestRunScheduleRejectsBadSteps(t *testing.T) {
+	svc, _ := virtualService(0)
+	for _, tc := range []struct {
+		step Step
+		want string
+	}{
+		{Step{At: -time.Second, Action: Action{Type: ActionKillLeader}}, "steps[0].at: negative offset -1s"},
+		{Step{At: time.Hour, Action: Action{Type: ActionKillLeader}}, "steps[0].at: 1h0m0s is after the run's end 10s"},
+		{Step{Action: Action{Type: "kill_everything"}}, `steps[0].action.type: unknown action type "kill_everything"`},
+	} {
+		_, err := RunSchedule(context.Background(), svc, RunOptions{Duration: 10 * time.Second}, tc.step)
+		if err == nil || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
+			t.Errorf("RunSchedule(%+v) = %v, want an error starting %q", tc.step, err, tc.want)
+		}
+	}
+	if _, err := RunSchedule(context.Background(), svc, RunOptions{}); err == nil || err.Error() != "duration: must be positive, got 0s" {
+		t.Errorf("RunSchedule without duration = %v", err)
+	}
+}
+
+func TestCancelledRunReturnsPartialReport(t *testing.T) {
+	svc, _ := virtualService(2 * time.Second)
+	r, err := svc.NewRun(RunOptions{Seed: 1, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.At(5*time.Second, KindPhase, func(context.Context) { cancel() })
+	rep, err := r.Play(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Play = %v, want context.Canceled", err)
+	}
+	if rep == nil || rep.Samples != 51 {
+		t.Errorf("partial report samples = %v, want 51 (0s to 5s)", rep)
+	}
+}

@@ -1,0 +1,101 @@
+package arena
+
+import (
+	"context"
+	"time"
+)
+
+// AgentInfo describes one agent of the system under test as its runtime reports it.
+type AgentInfo struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"` // "leader", "orchestrator", "worker", or a user type
+	Status   AgentStatus `json:"status"`
+	Restarts int         `json:"restarts"`
+}
+
+// AgentStatus is an agent's lifecycle state.
+type AgentStatus string
+
+// Agent statuses. Runtimes may report others; the engine treats unknown values as running.
+const (
+	StatusRunning AgentStatus = "running"
+	StatusPaused  AgentStatus = "paused"
+	StatusStopped AgentStatus = "stopped"
+)
+
+// Agent types with a meaning to the engine: kill_leader and kill_orchestrator target them.
+const (
+	TypeLeader       = "leader"
+	TypeOrchestrator = "orchestrator"
+	TypeWorker       = "worker"
+)
+
+// Edge is a directed edge of the task DAG.
+type Edge struct {
+	Source string `json:"source"`
+	Target string `json:"target"`
+}
+
+// RuntimeProvider injects agent-level faults. Implementations: fakes.Cluster
+// (in memory) and containers.Runtime (Docker). Every call lands a fault and
+// returns; healing is the system's job, lifting timed faults is FaultLifter's.
+type RuntimeProvider interface {
+	StopAgent(ctx context.Context, agentID string) error
+	ListAgents(ctx context.Context) ([]AgentInfo, error)
+	PauseAgent(ctx context.Context, agentID string) error
+	ResumeAgent(ctx context.Context, agentID string) error
+	SlowAgent(ctx context.Context, agentID string, delay time.Duration) error
+	PartitionNetwork(ctx context.Context, agentID string) error
+	ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error
+	CorruptMemory(ctx context.Context, agentID string) error
+	DisconnectMCP(ctx context.Context, agentID string) error
+	InjectLLMFailure(ctx context.Context, agentID string, errType LLMErrorType) error
+}
+
+// DAGProvider removes nodes and edges of the task DAG that wires the agents.
+type DAGProvider interface {
+	ListNodes(ctx context.Context) ([]string, error)
+	ListEdges(ctx context.Context) ([]Edge, error)
+	RemoveNode(ctx context.Context, nodeID string) error
+	RemoveEdge(ctx context.Context, sourceID, targetID string) error
+}
+
+// FaultLifter is implemented by runtimes that can end a timed fault: when an
+// action carries a `duration`, the engine calls LiftFault once it has elapsed
+// (resume, un-slow, heal the partition, reconnect MCP, clear the tool or LLM
+// fault). Kills, memory corruption and DAG surgery are never lifted: healing
+// them is what is being measured.
+type FaultLifter interface {
+	LiftFault(ctx context.Context, kind ActionType, agentID string) error
+}
+
+// Probe reports whether the system is healthy right now; nil means healthy.
+type Probe func(ctx context.Context) error
+
+// Check is a named invariant of the system (no task lost, memory matches its
+// checkpoint, DAG restored), run after each fault has recovered and at the end.
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// LLMErrorType is the kind of LLM failure injected by llm_failure.
+type LLMErrorType string
+
+// LLM error types accepted in the `error_type` metadata.
+const (
+	LLMRateLimit       LLMErrorType = "rate_limit"
+	LLMOverloaded      LLMErrorType = "overloaded"
+	LLMTimeout         LLMErrorType = "timeout"
+	LLMServerError     LLMErrorType = "server_error"
+	LLMInvalidResponse LLMErrorType = "invalid_response"
+)
+
+// LLMErrorTypes lists the accepted LLM error types in documentation order.
+func LLMErrorTypes() []LLMErrorType {
+	return []LLMErrorType{LLMRateLimit, LLMOverloaded, LLMTimeout, LLMServerError, LLMInvalidResponse}
+}
+
+// Retryable reports whether a client would sensibly retry this error.
+// invalid_response is not retryable: the same prompt gives the same garbage.
+func (e LLMErrorType) Retryable() bool { return e != LLMInvalidResponse }

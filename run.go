@@ -1,0 +1,206 @@
+package arena
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// RunOptions configure one observed run.
+type RunOptions struct {
+	Seed     uint64         // 0: drawn at random and reported in the report
+	Duration time.Duration  // how long the run is observed; required
+	Observe  ObserveOptions // zero fields: the service's defaults (WithObserveOptions), then arena's
+}
+
+// Run is one observed run on a service: an executor (virtual when the
+// service's clock is a *VirtualClock), an observer sampling the system's
+// probe, and a seeded random source for target selectors. Schedules (a code
+// list, a scenario, survival) are added with At and Inject, then Play runs it.
+type Run struct {
+	svc   *Service
+	ex    Executor
+	obs   *Observer
+	seed  uint64
+	start time.Time
+	end   time.Time
+	opts  ObserveOptions
+
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+type runKey struct{}
+
+func runFrom(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey{}).(*Run)
+	return r
+}
+
+// NewRun prepares a run starting now on the service's clock.
+func (s *Service) NewRun(opts RunOptions) (*Run, error) {
+	if opts.Duration <= 0 {
+		return nil, fmt.Errorf("duration: must be positive, got %s", opts.Duration)
+	}
+	obs := mergeObserve(opts.Observe, s.opts.observe)
+	if err := obs.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Seed == 0 {
+		opts.Seed = DrawSeed()
+	}
+	var ex Executor
+	if vc, ok := s.opts.clock.(*VirtualClock); ok {
+		ex = NewVirtualExecutor(vc)
+	} else {
+		ex = NewRealExecutor(s.opts.clock)
+	}
+	r := &Run{
+		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),
+		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^seedMix)),
+	}
+	r.end = r.start.Add(opts.Duration)
+	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
+		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
+	}
+	return r, nil
+}
+
+// mergeObserve fills the zero fields of o from def.
+func mergeObserve(o, def ObserveOptions) ObserveOptions {
+	if o.ProbeInterval == 0 {
+		o.ProbeInterval = def.ProbeInterval
+	}
+	if o.StableSamples == 0 {
+		o.StableSamples = def.StableSamples
+	}
+	if o.RecoveryDeadline == 0 {
+		o.RecoveryDeadline = def.RecoveryDeadline
+	}
+	if o.TimelineCap == 0 {
+		o.TimelineCap = def.TimelineCap
+	}
+	if o.Scoring == (ScoreOptions{}) {
+		o.Scoring = def.Scoring
+	}
+	return o
+}
+
+// DrawSeed returns a random non-zero seed, for runs that were given none.
+func DrawSeed() uint64 {
+	var b [8]byte
+	for {
+		_, _ = crand.Read(b[:])
+		if s := binary.LittleEndian.Uint64(b[:]) >> 1; s != 0 {
+			return s // 63 bits: survives JSON numbers and flags as an int64
+		}
+	}
+}
+
+// Seed returns the run's seed.
+func (r *Run) Seed() uint64 { return r.seed }
+
+// Start returns the run's start time on its clock.
+func (r *Run) Start() time.Time { return r.start }
+
+// End returns when the run ends.
+func (r *Run) End() time.Time { return r.end }
+
+// Executor returns the run's executor, for schedules to add events.
+func (r *Run) Executor() Executor { return r.ex }
+
+// Rand returns the run's seeded generator. It is safe for concurrent use;
+// draws from it in a fixed order keep a virtual run reproducible.
+func (r *Run) Rand() *rand.Rand { return r.lockedRand() }
+
+func (r *Run) lockedRand() *rand.Rand { return lockedRand(&r.mu, r.rng) }
+
+// At schedules fn at offset from the run's start.
+func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Context)) {
+	r.ex.At(r.start.Add(offset), kind, fn)
+}
+
+// Inject executes a now, as part of this run: its target is chosen with the
+// run's seed, the observer follows the fault, and a fault with a `duration`
+// is lifted when it has elapsed.
+func (r *Run) Inject(ctx context.Context, a Action) Result {
+	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a)
+	r.obs.Landed(res)
+	if !res.Success {
+		return res
+	}
+	p, err := res.Action.Params()
+	if err != nil || p.Duration <= 0 || !res.Action.Type.Liftable() {
+		return res
+	}
+	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
+		_, err := r.svc.injector.Lift(ctx, res.Action)
+		r.obs.Lifted(res.Action.ID, err)
+	})
+	return res
+}
+
+// Step is one action of a code-defined schedule, injected At after the start.
+type Step struct {
+	At     time.Duration
+	Action Action
+}
+
+// Schedule adds steps to the run. In real time each injection runs on its own
+// goroutine, so a slow provider call does not delay the next step.
+func (r *Run) Schedule(steps ...Step) {
+	for _, st := range steps {
+		r.At(st.At, KindInject, func(ctx context.Context) {
+			r.ex.Go(func(ctx context.Context) { r.Inject(ctx, st.Action) })
+		})
+	}
+}
+
+// Play runs the schedule to the end and returns the report. If ctx ends
+// first, it returns the report of what was observed with ctx's error.
+func (r *Run) Play(ctx context.Context) (*Report, error) {
+	wall := time.Now()
+	r.obs.Start(r.end)
+	err := r.ex.Run(ctx, r.end)
+	r.obs.Finish(ctx)
+	rep := r.obs.Report(r.seed)
+	rep.WallTime = Duration(time.Since(wall))
+	if err == nil {
+		r.svc.runCompleted(rep.Score)
+		r.svc.appendEvent(ctx, EventRunCompleted, "", rep.End, rep.Score)
+	}
+	return rep, err
+}
+
+// Snapshot returns a live report of the run so far.
+func (r *Run) Snapshot() *Report { return r.obs.Report(r.seed) }
+
+// RunSchedule plays a code-defined schedule against the service's system and
+// returns the scored report. It is the smallest complete use of the engine:
+//
+//	rep, err := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 7, Duration: time.Minute},
+//		arena.Step{At: 5 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+func RunSchedule(ctx context.Context, svc *Service, opts RunOptions, steps ...Step) (*Report, error) {
+	for i, st := range steps {
+		if st.At < 0 {
+			return nil, fmt.Errorf("steps[%d].at: negative offset %s", i, st.At)
+		}
+		if st.At > opts.Duration {
+			return nil, fmt.Errorf("steps[%d].at: %s is after the run's end %s", i, st.At, opts.Duration)
+		}
+		if err := st.Action.Validate(); err != nil {
+			return nil, fmt.Errorf("steps[%d].action.%w", i, err)
+		}
+	}
+	r, err := svc.NewRun(opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Schedule(steps...)
+	return r.Play(ctx)
+}

@@ -1,0 +1,227 @@
+package arena
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Grade is a letter grade for a score. The zero value means "no grade":
+// nothing was measured, and arena never makes one up.
+type Grade string
+
+// Grades, best first. GradeNone is reported when no dimension was measured.
+const (
+	GradeAPlus Grade = "A+"
+	GradeA     Grade = "A"
+	GradeB     Grade = "B"
+	GradeC     Grade = "C"
+	GradeD     Grade = "D"
+	GradeF     Grade = "F"
+	GradeNone  Grade = ""
+)
+
+// gradeFloors are the inclusive lower bounds: a score of exactly 90 is an A.
+var gradeFloors = []struct {
+	grade Grade
+	floor float64
+}{{GradeAPlus, 95}, {GradeA, 90}, {GradeB, 80}, {GradeC, 70}, {GradeD, 60}, {GradeF, math.Inf(-1)}}
+
+// GradeFor returns the grade of a 0–100 score (boundaries inclusive).
+func GradeFor(score float64) Grade {
+	for _, g := range gradeFloors {
+		if score >= g.floor {
+			return g.grade
+		}
+	}
+	return GradeF // NaN
+}
+
+// ParseGrade reads "A+", "A", "B", "C", "D" or "F" (case-insensitive).
+func ParseGrade(s string) (Grade, error) {
+	for _, g := range gradeFloors {
+		if len(s) == len(g.grade) && (s == string(g.grade) || s == lower(string(g.grade))) {
+			return g.grade, nil
+		}
+	}
+	return GradeNone, fmt.Errorf("unknown grade %q (want A+, A, B, C, D or F)", s)
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func (g Grade) rank() int {
+	i := slices.IndexFunc(gradeFloors, func(f struct {
+		grade Grade
+		floor float64
+	}) bool {
+		return f.grade == g
+	})
+	if g == GradeNone || i < 0 {
+		return len(gradeFloors)
+	}
+	return i
+}
+
+// AtLeast reports whether g is min or better. No grade is never at least anything.
+func (g Grade) AtLeast(min Grade) bool {
+	if g == GradeNone {
+		return false
+	}
+	return g.rank() <= min.rank()
+}
+
+// String returns the letter, or "none".
+func (g Grade) String() string {
+	if g == GradeNone {
+		return "none"
+	}
+	return string(g)
+}
+
+// Weights of the three dimensions in the total.
+type Weights struct {
+	Availability float64 `json:"availability"`
+	Recovery     float64 `json:"recovery"`
+	Consistency  float64 `json:"consistency"`
+}
+
+// DefaultWeights are 0.4 / 0.3 / 0.3.
+var DefaultWeights = Weights{Availability: 0.4, Recovery: 0.3, Consistency: 0.3}
+
+// ScoreOptions tune the scoring formulas. The zero value means the defaults.
+type ScoreOptions struct {
+	Weights     Weights       // DefaultWeights when all zero
+	SpeedTarget time.Duration // a TTR at or below it is full speed; default 1s
+	SpeedLimit  time.Duration // a TTR at or above it is zero speed; default 10s
+}
+
+func (o ScoreOptions) withDefaults() ScoreOptions {
+	if o.Weights == (Weights{}) {
+		o.Weights = DefaultWeights
+	}
+	if o.SpeedTarget <= 0 {
+		o.SpeedTarget = time.Second
+	}
+	if o.SpeedLimit <= o.SpeedTarget {
+		o.SpeedLimit = max(10*time.Second, o.SpeedTarget+time.Second)
+	}
+	return o
+}
+
+// Validate reports negative weights or limits.
+func (o ScoreOptions) Validate() error {
+	w := o.Weights
+	// The limit is compared with the effective target: one at or below the
+	// default 1s target would otherwise be replaced by 10s silently.
+	target := o.withDefaults().SpeedTarget
+	switch {
+	case w.Availability < 0 || w.Recovery < 0 || w.Consistency < 0:
+		return fmt.Errorf("weights: negative weight %+v", w)
+	case o.SpeedTarget < 0:
+		return fmt.Errorf("speed_target: negative duration %s", o.SpeedTarget)
+	case o.SpeedLimit < 0:
+		return fmt.Errorf("speed_limit: negative duration %s", o.SpeedLimit)
+	case o.SpeedLimit > 0 && o.SpeedLimit <= target:
+		return fmt.Errorf("speed_limit: %s is not above speed_target %s", o.SpeedLimit, target)
+	}
+	return nil
+}
+
+// Dimension is one of the three scored dimensions. An unmeasured dimension
+// (no probe samples, no landed fault, no check) has Measured false and is
+// left out of the total.
+type Dimension struct {
+	Score    float64 `json:"score"`
+	Measured bool    `json:"measured"`
+	Weight   float64 `json:"weight"`
+}
+
+// Score is the scored outcome of a run.
+type Score struct {
+	Total        float64   `json:"total"`
+	Grade        Grade     `json:"grade"`
+	Measured     bool      `json:"measured"` // false: nothing measured, no total, no grade
+	Availability Dimension `json:"availability"`
+	Recovery     Dimension `json:"recovery"`
+	Consistency  Dimension `json:"consistency"`
+}
+
+// MarshalJSON writes the grade as "none" when there is none, so readers
+// never mistake a missing grade for an empty string they must interpret.
+func (s Score) MarshalJSON() ([]byte, error) {
+	type plain Score
+	return json.Marshal(struct {
+		plain
+		Grade string `json:"grade"`
+	}{plain(s), s.Grade.String()})
+}
+
+// Inputs are the raw counts a score is computed from.
+type Inputs struct {
+	Samples, HealthySamples int
+	TTRs                    []time.Duration // one per landed fault; ignored where Recovered[i] is false
+	Recovered               []bool
+	Checks, PassedChecks    int
+}
+
+// ComputeScore applies the formulas of DESIGN §5:
+//
+//	A = 100 × healthy samples / samples
+//	R = 100 × mean over landed faults of (0.7 × recovered + 0.3 × speed),
+//	    speed = clamp((limit − TTR)/(limit − target), 0, 1), 0 for unrecovered faults
+//	C = 100 × passed checks / checks
+//	total = Σ wᵢ·dᵢ / Σ wᵢ over measured dimensions only
+func ComputeScore(in Inputs, opts ScoreOptions) Score {
+	o := opts.withDefaults()
+	s := Score{
+		Availability: Dimension{Weight: o.Weights.Availability},
+		Recovery:     Dimension{Weight: o.Weights.Recovery},
+		Consistency:  Dimension{Weight: o.Weights.Consistency},
+	}
+	if in.Samples > 0 {
+		s.Availability.Measured = true
+		s.Availability.Score = 100 * float64(in.HealthySamples) / float64(in.Samples)
+	}
+	if n := len(in.Recovered); n > 0 {
+		sum := 0.0
+		for i, ok := range in.Recovered {
+			if ok {
+				sum += 0.7 + 0.3*speed(in.TTRs[i], o)
+			}
+		}
+		s.Recovery.Measured = true
+		s.Recovery.Score = 100 * sum / float64(n)
+	}
+	if in.Checks > 0 {
+		s.Consistency.Measured = true
+		s.Consistency.Score = 100 * float64(in.PassedChecks) / float64(in.Checks)
+	}
+	var num, den float64
+	for _, d := range []Dimension{s.Availability, s.Recovery, s.Consistency} {
+		if d.Measured && d.Weight > 0 {
+			num += d.Weight * d.Score
+			den += d.Weight
+		}
+	}
+	if den > 0 {
+		s.Measured = true
+		s.Total = num / den
+		s.Grade = GradeFor(s.Total)
+	}
+	return s
+}
+
+func speed(ttr time.Duration, o ScoreOptions) float64 {
+	v := float64(o.SpeedLimit-ttr) / float64(o.SpeedLimit-o.SpeedTarget)
+	return min(max(v, 0), 1)
+}

@@ -1,0 +1,304 @@
+package arena
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ares-arena/arena/events"
+)
+
+// EventStore is where the service appends its events. events.MemoryStore is
+// the embedded default.
+type EventStore interface {
+	Append(ctx context.Context, stream string, evs []events.Event, expectedVersion uint64) (uint64, error)
+	StreamVersion(ctx context.Context, stream string) (uint64, error)
+}
+
+// The stream and event types the service writes.
+const (
+	EventStream         = "arena"
+	EventActionExecuted = "arena.action.executed"
+	EventActionFailed   = "arena.action.failed"
+	EventFaultRecovered = "arena.fault.recovered"
+	EventFaultLost      = "arena.fault.unrecovered"
+	EventRunCompleted   = "arena.run.completed"
+)
+
+// ActionEvent is the payload of arena.action.* events.
+type ActionEvent struct {
+	ActionID string     `json:"action_id"`
+	Type     ActionType `json:"type"`
+	TargetID string     `json:"target_id,omitempty"`
+	SourceID string     `json:"source_id,omitempty"`
+	Success  bool       `json:"success"`
+	Error    string     `json:"error,omitempty"`
+	Duration Duration   `json:"duration"`
+}
+
+// Service executes actions and runs observed runs. It is safe for concurrent use.
+type Service struct {
+	injector *Injector
+	store    EventStore
+	evidence EvidenceStore
+	opts     serviceOptions
+	metrics  *metrics
+	ids      atomic.Uint64
+
+	mu      sync.Mutex
+	rng     *rand.Rand // for selectors outside a run
+	stats   Stats
+	history history
+}
+
+// NewService returns a service over injector. store and evidence may be nil
+// (no events, no evidence). A nil injector is a programmer error and panics.
+func NewService(injector *Injector, store EventStore, evidence EvidenceStore, opts ...Option) *Service {
+	if injector == nil {
+		panic("arena: NewService: nil injector")
+	}
+	o := defaultServiceOptions()
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	s := &Service{
+		injector: injector, store: store, evidence: evidence, opts: o,
+		metrics: newMetrics(o.registerer),
+		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
+		history: history{cap: o.historyCap},
+	}
+	s.stats.ByType = map[ActionType]TypeStats{}
+	return s
+}
+
+// seedMix is the second word of every PCG seeded from a uint64 seed.
+const seedMix = 0x9e3779b97f4a7c15
+
+// Injector returns the service's injector.
+func (s *Service) Injector() *Injector { return s.injector }
+
+// Clock returns the service's clock (the system's clock for runs).
+func (s *Service) Clock() Clock { return s.opts.clock }
+
+// Execute validates a, resolves its target, lands it, and records the result
+// in stats, history, metrics, the event stream, evidence and the flight
+// recorder. It never panics and never returns a nil-valued result: a fault
+// that did not land is a Result with Success false and Error set.
+func (s *Service) Execute(ctx context.Context, a Action) Result {
+	run := runFrom(ctx)
+	clock := s.opts.clock
+	if run != nil {
+		clock = run.ex
+	}
+	wallStart := time.Now()
+	start := clock.Now()
+	if a.ID == "" {
+		a.ID = fmt.Sprintf("act-%06d", s.ids.Add(1))
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = start
+	}
+	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
+	if err == nil {
+		err = s.injector.Inject(ctx, prepared, params)
+	}
+	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	s.record(res, time.Since(wallStart))
+	s.appendEvent(ctx, actionEventType(res), res.Action.ID, start, ActionEvent{
+		ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
+		SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
+	})
+	if !res.Success && s.evidence != nil {
+		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
+		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
+	}
+	s.flight(ctx, res, err)
+	return res
+}
+
+func actionEventType(res Result) string {
+	if res.Success {
+		return EventActionExecuted
+	}
+	return EventActionFailed
+}
+
+// selectorRand returns the generator for target selectors: the run's, seeded
+// by the run's seed, or the service's own.
+func (s *Service) selectorRand(run *Run) *rand.Rand {
+	if run != nil {
+		return run.lockedRand()
+	}
+	return lockedRand(&s.mu, s.rng)
+}
+
+func (s *Service) record(res Result, wall time.Duration) {
+	outcome := "landed"
+	if !res.Success {
+		outcome = "failed"
+	}
+	s.metrics.actions.WithLabelValues(string(res.Action.Type), outcome).Inc()
+	s.metrics.latency.WithLabelValues(string(res.Action.Type)).Observe(wall.Seconds())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := s.stats.ByType[res.Action.Type]
+	s.stats.Total++
+	ts.Total++
+	if res.Success {
+		s.stats.Succeeded++
+		ts.Succeeded++
+	} else {
+		s.stats.Failed++
+		ts.Failed++
+	}
+	s.stats.ByType[res.Action.Type] = ts
+	s.stats.injectionWall += wall
+	s.history.add(res)
+}
+
+// appendEvent appends one event to the arena stream with optimistic
+// concurrency: read the version, append expecting it, retry on conflict. So
+// concurrent calls neither lose nor duplicate an event.
+func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time, payload any) {
+	if s.store == nil {
+		return
+	}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		s.eventErr(err)
+		return
+	}
+	ev := []events.Event{{Stream: EventStream, Type: typ, Time: at, Data: data, Metadata: map[string]string{"action_id": id}}}
+	ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
+	for attempt := 0; ; attempt++ {
+		v, err := s.store.StreamVersion(ctx, EventStream)
+		if err == nil {
+			_, err = s.store.Append(ctx, EventStream, ev, v)
+		}
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, events.ErrConflict) || attempt >= maxAppendAttempts {
+			s.eventErr(err)
+			return
+		}
+	}
+}
+
+const maxAppendAttempts = 1000
+
+func (s *Service) eventErr(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.EventErrors++
+	s.stats.LastEventError = err.Error()
+}
+
+func (s *Service) bridgeErr(err error) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.BridgeErrors++
+	s.stats.LastBridgeError = err.Error()
+}
+
+// flight is the flight bridge: a timeline event for every action, and a
+// diagnostic for every failed one.
+func (s *Service) flight(ctx context.Context, res Result, err error) {
+	fr := s.opts.flight
+	if fr == nil {
+		return
+	}
+	a := res.Action
+	s.bridgeErr(fr.RecordEvent(ctx, FlightEvent{
+		Time: res.StartedAt, Kind: "chaos.action", ActionID: a.ID, Type: a.Type, TargetID: a.TargetID,
+		SourceID: a.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
+	}))
+	if !res.Success {
+		s.bridgeErr(fr.RecordDiagnostic(ctx, diagnose(res, err)))
+	}
+}
+
+// faultOutcome is called by runs with each fault's final outcome: metrics,
+// stats, an event, and the evolution bridge for faults not healed well.
+func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.Duration, now time.Time) {
+	typ := EventFaultLost
+	s.mu.Lock()
+	if f.Recovered {
+		s.stats.FaultsRecovered++
+		typ = EventFaultRecovered
+	} else {
+		s.stats.FaultsUnrecovered++
+	}
+	s.mu.Unlock()
+	if f.Recovered {
+		s.metrics.faults.WithLabelValues("recovered").Inc()
+		s.metrics.ttr.Observe(f.TTR.D().Seconds())
+	} else {
+		s.metrics.faults.WithLabelValues("unrecovered").Inc()
+	}
+	s.appendEvent(ctx, typ, f.Action.ID, now, f)
+	s.evolve(ctx, f, limit, now)
+}
+
+// evolve is the evolution bridge. Emergencies are bounded by a timeout so a
+// hung coordinator cannot stall a run.
+func (s *Service) evolve(ctx context.Context, f FaultOutcome, limit time.Duration, now time.Time) {
+	ev := s.opts.evolution
+	if ev == nil {
+		return
+	}
+	p, ok := proposal(f, limit, now)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	s.stats.Proposals++
+	s.mu.Unlock()
+	if p.Priority >= EmergencyPriority {
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.emergencyTimeout)
+		defer cancel()
+		s.bridgeErr(safely(func() error { return ev.ApplyEmergency(ectx, p) }))
+		return
+	}
+	s.bridgeErr(safely(func() error { return ev.Submit(ctx, p) }))
+}
+
+func (s *Service) runCompleted(score Score) {
+	if score.Measured {
+		s.metrics.score.Set(score.Total)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Runs++
+	if score.Measured {
+		total := score.Total
+		s.stats.LastScore = &total
+	}
+}
+
+// lockedRand wraps a generator so that concurrent callers share it safely.
+func lockedRand(mu *sync.Mutex, r *rand.Rand) *rand.Rand {
+	return rand.New(&lockedSource{mu: mu, r: r})
+}
+
+type lockedSource struct {
+	mu *sync.Mutex
+	r  *rand.Rand
+}
+
+func (l *lockedSource) Uint64() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Uint64()
+}

@@ -1,0 +1,87 @@
+package arena
+
+import (
+	"maps"
+	"time"
+)
+
+// Stats are the service's counters since it was created. Snapshots are
+// consistent: every counter is read under one lock.
+type Stats struct {
+	Total             int                      `json:"total"`
+	Succeeded         int                      `json:"succeeded"`
+	Failed            int                      `json:"failed"`
+	ByType            map[ActionType]TypeStats `json:"by_type"`
+	FaultsRecovered   int                      `json:"faults_recovered"`
+	FaultsUnrecovered int                      `json:"faults_unrecovered"`
+	Proposals         int                      `json:"proposals"`
+	Runs              int                      `json:"runs"`
+	LastScore         *float64                 `json:"last_score,omitempty"`
+	HistoryDropped    int                      `json:"history_dropped"`
+	EventErrors       int                      `json:"event_errors"`
+	LastEventError    string                   `json:"last_event_error,omitempty"`
+	BridgeErrors      int                      `json:"bridge_errors"`
+	LastBridgeError   string                   `json:"last_bridge_error,omitempty"`
+	MeanInjection     Duration                 `json:"mean_injection"` // wall-clock
+	injectionWall     time.Duration
+}
+
+// TypeStats count the actions of one type.
+type TypeStats struct {
+	Total     int `json:"total"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+}
+
+// Stats returns a consistent snapshot of the service's counters.
+func (s *Service) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.ByType = maps.Clone(s.stats.ByType)
+	st.HistoryDropped = s.history.dropped
+	if st.LastScore != nil {
+		v := *st.LastScore
+		st.LastScore = &v
+	}
+	if st.Total > 0 {
+		st.MeanInjection = Duration(st.injectionWall / time.Duration(st.Total))
+	}
+	return st
+}
+
+// History returns the most recent results, oldest first (at most the
+// history cap; Stats().HistoryDropped counts what fell out).
+func (s *Service) History() []Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.history.snapshot()
+}
+
+// history is a ring of the last cap results.
+type history struct {
+	cap     int
+	buf     []Result
+	head    int // index of the oldest when full
+	dropped int
+}
+
+func (h *history) add(r Result) {
+	if h.cap <= 0 {
+		h.dropped++
+		return
+	}
+	if len(h.buf) < h.cap {
+		h.buf = append(h.buf, r)
+		return
+	}
+	h.buf[h.head] = r
+	h.head = (h.head + 1) % h.cap
+	h.dropped++
+}
+
+func (h *history) snapshot() []Result {
+	out := make([]Result, 0, len(h.buf))
+	out = append(out, h.buf[h.head:]...)
+	return append(out, h.buf[:h.head]...)
+}
