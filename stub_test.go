@@ -71,8 +71,10 @@ func (s *stubRuntime) Calls() []string {
 	return append([]string(nil), s.calls...)
 }
 
-func (s *stubRuntime) StopAgent(_ context.Context, id string) error  { return s.fault("StopAgent", id) }
-func (s *stubRuntime) PauseAgent(_ context.Context, id string) error { return s.fault("PauseAgent", id) }
+func (s *stubRuntime) StopAgent(_ context.Context, id string) error { return s.fault("StopAgent", id) }
+func (s *stubRuntime) PauseAgent(_ context.Context, id string) error {
+	return s.fault("PauseAgent", id)
+}
 func (s *stubRuntime) ResumeAgent(_ context.Context, id string) error {
 	return s.fault("ResumeAgent", id)
 }
