@@ -1,2 +1,82 @@
 // Package arena is a resilience (chaos) test harness for systems of agents.
+//
+// arena injects faults into a running system — kills, pauses, slowdowns,
+// network partitions, tool timeouts, memory corruption, MCP disconnects, LLM
+// failures, DAG surgery — watches the system heal, and scores the healing:
+// availability 40%, recovery 30%, consistency 30%, graded A+ to F.
+//
+// # Quick start
+//
+// A system is a RuntimeProvider (and optionally a DAGProvider) plus a health
+// Probe and consistency Checks. The fakes package has one in memory:
+//
+//	clock := arena.NewVirtualClock(time.Time{})
+//	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
+//	svc := arena.NewService(arena.NewInjector(cluster, cluster), events.NewMemoryStore(), nil,
+//		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
+//	rep, err := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 7, Duration: time.Minute},
+//		arena.Step{At: 10 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+//	fmt.Print(rep) // score, grade, dimensions, each fault with its TTR
+//
+// A *VirtualClock makes the run virtual: a VirtualExecutor jumps the clock
+// from event to event, so an hour of chaos takes milliseconds and the same
+// seed always gives the same report.
+//
+// # Actions
+//
+// Thirteen fault types (ActionTypes), each validated strictly (Action.Validate
+// returns a *ValidationError naming the field): unknown or misspelt metadata
+// keys, wrong types, negative durations and unknown LLM error types are
+// errors, never silently defaulted. A target may be a selector, "random" or
+// "type:<agent type>", resolved with the run's seed; the chosen ID is in the
+// Result. Durations have one encoding everywhere (Duration): "1.5s", or a bare
+// number of seconds. A `duration` in the metadata makes the engine lift the
+// fault after it through the runtime's FaultLifter; kills are never lifted.
+//
+// # Service
+//
+// Service.Execute validates, resolves, injects (a provider panic becomes a
+// failed Result), and records: stats and a bounded history (Stats, History),
+// Prometheus collectors on the Registerer passed with WithRegisterer, an
+// event on the "arena" stream of the EventStore (appended with optimistic
+// concurrency), evidence of failures (EvidenceStore), and the flight bridge
+// (WithFlightRecorder: a timeline event per action, a Diagnostic per failure).
+// The evolution bridge (WithEvolution) hears of faults the system did not heal
+// well, once a run has observed their outcome: unrecovered, slower than the
+// speed limit, or with a failed check. Priority ≥ 9 (leader or orchestrator
+// loss) goes through ApplyEmergency under a timeout. A fault that failed to
+// land is a harness problem: a diagnostic, never a patch proposal.
+//
+// # Observation and scoring
+//
+// A Run (Service.NewRun, or RunSchedule for a fixed list of Steps) samples the
+// probe every ObserveOptions.ProbeInterval (100ms), follows each landed fault
+// to its outcome (FaultOutcome documents how TTR is measured), runs the checks
+// after each recovery and at the end, and scores with ComputeScore:
+//
+//	availability = 100 × healthy samples / samples
+//	recovery     = 100 × mean over landed faults of (0.7 × recovered + 0.3 × speed)
+//	consistency  = 100 × passed checks / checks
+//
+// The total is the weighted mean over measured dimensions only; with nothing
+// measured there is no grade (GradeNone). Faults that failed to land are
+// listed in Report.InjectionErrors and not scored. Events due at one instant
+// run in a fixed order (EventKind): lifts, injections, samples, checks, phase
+// edges.
+//
+// # Index
+//
+//   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
+//     Duration, ParseDuration, LLMErrorType.
+//   - Systems: RuntimeProvider, DAGProvider, FaultLifter, AgentInfo, Edge, Probe, Check.
+//   - Engine: Injector, Service, NewService, Option (WithClock, WithProbe,
+//     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
+//     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions),
+//     Stats, EventStore.
+//   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
+//     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
+//   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,
+//     Grade, GradeFor, ParseGrade, ComputeScore, ScoreOptions, Weights.
+//   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic,
+//     EvolutionCoordinator, PatchProposal, EvidenceStore, Evidence.
 package arena

@@ -6,7 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Option configures a Service.
+// Option configures a Service. Options are small named values (Uber's
+// functional-options form), so that tests can compare them.
 type Option interface{ apply(*serviceOptions) }
 
 type serviceOptions struct {
@@ -32,64 +33,88 @@ func defaultServiceOptions() serviceOptions {
 	return serviceOptions{clock: RealClock{}, historyCap: DefaultHistoryCap, seed: 1, emergencyTimeout: DefaultEmergencyTimeout}
 }
 
-type optionFunc func(*serviceOptions)
+type clockOption struct{ c Clock }
 
-func (f optionFunc) apply(o *serviceOptions) { f(o) }
+func (o clockOption) apply(s *serviceOptions) {
+	if o.c != nil {
+		s.clock = o.c
+	}
+}
 
 // WithClock sets the system's clock. A *VirtualClock makes runs virtual:
 // they are played by a VirtualExecutor at CPU speed.
-func WithClock(c Clock) Option {
-	return optionFunc(func(o *serviceOptions) {
-		if c != nil {
-			o.clock = c
-		}
-	})
-}
+func WithClock(c Clock) Option { return clockOption{c} }
+
+type probeOption struct{ p Probe }
+
+func (o probeOption) apply(s *serviceOptions) { s.probe = o.p }
 
 // WithProbe sets the system's health probe, sampled during runs.
-func WithProbe(p Probe) Option { return optionFunc(func(o *serviceOptions) { o.probe = p }) }
+func WithProbe(p Probe) Option { return probeOption{p} }
+
+type checksOption struct{ checks []Check }
+
+func (o checksOption) apply(s *serviceOptions) { s.checks = append([]Check(nil), o.checks...) }
 
 // WithChecks sets the system's consistency checks.
-func WithChecks(checks ...Check) Option {
-	return optionFunc(func(o *serviceOptions) { o.checks = append([]Check(nil), checks...) })
-}
+func WithChecks(checks ...Check) Option { return checksOption{checks} }
+
+type registererOption struct{ reg prometheus.Registerer }
+
+func (o registererOption) apply(s *serviceOptions) { s.registerer = o.reg }
 
 // WithRegisterer registers the service's Prometheus collectors on reg.
 // Without it the collectors exist but are not registered anywhere.
-func WithRegisterer(reg prometheus.Registerer) Option {
-	return optionFunc(func(o *serviceOptions) { o.registerer = reg })
-}
+func WithRegisterer(reg prometheus.Registerer) Option { return registererOption{reg} }
+
+type flightOption struct{ fr FlightRecorder }
+
+func (o flightOption) apply(s *serviceOptions) { s.flight = o.fr }
 
 // WithFlightRecorder turns on the flight bridge.
-func WithFlightRecorder(fr FlightRecorder) Option {
-	return optionFunc(func(o *serviceOptions) { o.flight = fr })
-}
+func WithFlightRecorder(fr FlightRecorder) Option { return flightOption{fr} }
+
+type evolutionOption struct{ ec EvolutionCoordinator }
+
+func (o evolutionOption) apply(s *serviceOptions) { s.evolution = o.ec }
 
 // WithEvolution turns on the evolution bridge.
-func WithEvolution(ec EvolutionCoordinator) Option {
-	return optionFunc(func(o *serviceOptions) { o.evolution = ec })
-}
+func WithEvolution(ec EvolutionCoordinator) Option { return evolutionOption{ec} }
+
+type historyCapOption int
+
+func (o historyCapOption) apply(s *serviceOptions) { s.historyCap = int(o) }
 
 // WithHistoryCap bounds the history (default 1000; 0 keeps none).
 func WithHistoryCap(n int) Option {
 	if n < 0 {
 		panic("arena: WithHistoryCap: negative cap")
 	}
-	return optionFunc(func(o *serviceOptions) { o.historyCap = n })
+	return historyCapOption(n)
 }
 
+type seedOption uint64
+
+func (o seedOption) apply(s *serviceOptions) { s.seed = uint64(o) }
+
 // WithSeed seeds the target selectors of actions executed outside a run.
-func WithSeed(seed uint64) Option { return optionFunc(func(o *serviceOptions) { o.seed = seed }) }
+func WithSeed(seed uint64) Option { return seedOption(seed) }
+
+type emergencyTimeoutOption time.Duration
+
+func (o emergencyTimeoutOption) apply(s *serviceOptions) { s.emergencyTimeout = time.Duration(o) }
 
 // WithEmergencyTimeout bounds ApplyEmergency calls (default 5s).
 func WithEmergencyTimeout(d time.Duration) Option {
 	if d <= 0 {
 		panic("arena: WithEmergencyTimeout: timeout must be positive")
 	}
-	return optionFunc(func(o *serviceOptions) { o.emergencyTimeout = d })
+	return emergencyTimeoutOption(d)
 }
 
+type observeOption struct{ o ObserveOptions }
+
+func (o observeOption) apply(s *serviceOptions) { s.observe = o.o }
+
 // WithObserveOptions sets the default observation options of runs.
-func WithObserveOptions(opts ObserveOptions) Option {
-	return optionFunc(func(o *serviceOptions) { o.observe = opts })
-}
+func WithObserveOptions(opts ObserveOptions) Option { return observeOption{opts} }

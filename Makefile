@@ -1,0 +1,31 @@
+# arena: the two commands a new machine needs are `make demo` and `make test`.
+GO       ?= go
+FUZZTIME ?= 5s
+PKGS     := ./...
+
+.PHONY: demo test unit fuzz bench lint
+
+## demo: a built-in chaos schedule against the fake cluster, in virtual time
+demo:
+	$(GO) run ./examples/quickstart
+
+## test: lint, every package under the race detector, then each fuzz target briefly
+test: lint unit fuzz
+
+unit:
+	$(GO) test -race -count=1 $(PKGS)
+
+# Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzParseDuration$$' -fuzztime=$(FUZZTIME) .
+	$(GO) test -run='^$$' -fuzz='^FuzzActionValidate$$' -fuzztime=$(FUZZTIME) .
+
+## bench: the benchmarks, with allocations
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+## lint: gofmt and go vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)

@@ -1,0 +1,494 @@
+// Package fakes provides [Cluster], an in-memory agent cluster with real
+// self-healing behaviour: the system under test of a virtual arena run.
+// [NewCluster] returns one. It implements [arena.RuntimeProvider],
+// [arena.DAGProvider] and [arena.FaultLifter], and offers a probe
+// ([Cluster.Probe], [Cluster.ProbeFunc]) and consistency checks
+// ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
+// [Cluster.Leader] and [Cluster.Orchestrator] show its state to tests and
+// reports.
+//
+// # Cluster model
+//
+// Agents are leader-0 (type leader), orchestrator-0 (type orchestrator) and
+// worker-1 … worker-N (type worker, [WithWorkers], default 3), listed in ID
+// order: string order, so worker-10 sorts before worker-2. The leader and
+// orchestrator roles move by election ([Healing].Failover) to the lowest-ID
+// available worker, whose type becomes the role's; the former holder becomes
+// a worker at once, and serves as one when it comes back.
+//
+// The task DAG has one node per agent and the canonical edges
+// leader-0→orchestrator-0 and orchestrator-0→worker-i. Its shape never
+// changes, even when roles move. Removing a node hides its edges too;
+// restoring it brings back those that were not removed on their own.
+//
+// A seeded workload ([WithSeed], [WithTaskInterval]) sends a task every 250ms
+// ±20%. The orchestrator, when available, assigns it round-robin to a
+// routable worker: of type worker, running, not paused, not partitioned, with
+// its node and every incoming canonical edge present. Otherwise the task
+// waits in a queue of at most 1000 tasks (an arrival beyond that fails
+// terminally, so a cluster that never heals stays bounded). An attempt takes
+// [WithTaskDuration] (200ms ±25%) plus the worker's slow delay, or, with a
+// tool timeout, the timeout plus the slow delay; past [WithTaskTimeout] (3s)
+// it fails at the timeout. It fails too if the worker has a tool timeout, an
+// LLM failure, a disconnected MCP session, corrupted memory or a partition
+// (its result cannot be delivered) when it starts or ends, or if one of
+// those lands while it runs. A failed attempt is retried on the same worker
+// after Backoff, 2×Backoff… up to MaxRetries times (never for
+// invalid_response, see [arena.LLMErrorType.Retryable]); then, or as soon as
+// the worker is no longer routable, the task is rerouted to another routable
+// worker (at most MaxReroutes times; back to the queue when no orchestrator
+// is available to route it), and only then fails terminally. Without retries
+// the first failure is terminal. The tasks of a worker that is killed or
+// paused are requeued at once, oldest first, from the checkpointed ledger;
+// without checkpoints they are lost.
+//
+// Every agent's memory has a checkpoint and its checksum. A checkpoint tick
+// (every CheckpointInterval from the start) restores the memory of each
+// running agent whose memory fails the checksum, and checkpoints the others.
+// A restart restores memory from the last checkpoint. A kill or pause leaves
+// the agent's other faults in place.
+//
+// # Time and determinism
+//
+// Nothing runs on goroutines or timers. Every transition (task arrivals and
+// ends, retries, resurrections, elections, checkpoint ticks, repairs,
+// reconnections) is a deadline in one min-heap ordered by (due time,
+// scheduling sequence), and every method first advances the simulation to
+// the clock's reading ([WithClock]), running each deadline due at or before
+// it in that order; a deadline may schedule more. So deadlines due at one
+// instant run in the order they were scheduled, and a fault or probe at
+// instant t sees every deadline due at t done. Time zero is the clock's
+// reading at NewCluster. Given the seed, the options and the calls with
+// their clock readings, a run is deterministic, however often it is probed;
+// workload, election jitter and corruption draw from separate seeded
+// streams, so faults do not shift task arrivals. The cluster keeps counters,
+// unfinished tasks and the finishes within the error window: memory does not
+// grow with the length of a run.
+//
+// # Health
+//
+// An agent is available when it is running, not partitioned and not slowed
+// by more than ElectionTimeout. The probe is healthy when the leader and the
+// orchestrator are available, a quorum (⌊N/2⌋+1) of the N workers is
+// available, the DAG is intact and the error rate (terminal failures over
+// finished tasks within [WithErrorWindow], 2s; 0 when none finished; lost
+// tasks are not finished) is at most [WithErrorThreshold], 0.2. Otherwise
+// its error names the first reason found, in that order:
+//
+//	leader unavailable: leader-0 stopped        (or paused, partitioned, slowed by 5s)
+//	orchestrator unavailable: worker-1 paused
+//	quorum lost: 1 of 3 workers available
+//	dag broken: missing node worker-2           (nodes before edges, in canonical order)
+//	dag broken: missing edge orchestrator-0->worker-2
+//	error rate 0.40 above 0.20
+//
+// The checks are "tasks" (no task lost: "3 tasks lost"), "memory" (the
+// memory of every agent that is not stopped matches its checkpoint's
+// checksum) and "dag" (the DAG is the canonical one).
+//
+// # Faults
+//
+// A fault lands at once or returns an error: [ErrNoAgent], [ErrNoNode] or
+// [ErrNoEdge] for an unknown target, [ErrCannotLand] when the target's state
+// rules it out (stop a stopped agent, pause one that is not running, resume
+// one that is not paused, partition a partitioned one, disconnect a
+// disconnected MCP, corrupt a stopped agent's memory, remove a missing node
+// or edge). The kills are StopAgent; every other fault is the method of its
+// name (PauseAgent, …, RemoveEdge). What each does, and what heals it
+// ([Healing] knob, default):
+//
+//	fault              effect                                        healed by
+//	kill_leader        holder stopped: "leader unavailable"          election (Failover, 1s + [0, 500ms)),
+//	                                                                 restart (Resurrection, 2s)
+//	kill_orchestrator  holder stopped: "orchestrator unavailable";   as kill_leader; the queue drains once an
+//	                   new tasks queue                               orchestrator is available
+//	kill_agent         stopped; its tasks requeued from the ledger   restart (Resurrection, 2s); requeue
+//	                   (LOST without checkpoints); "quorum lost"     (Checkpoints)
+//	                   when too few workers remain
+//	pause_agent        paused: unavailable, no tasks, its tasks      ResumeAgent, LiftFault; election for a
+//	                   requeued (LOST without checkpoints)           role holder (Failover)
+//	resume_agent       a paused agent runs again                     (it is a healing)
+//	slow_agent         attempts take longer, fail past TaskTimeout;  retries, reroutes (Retries); election
+//	                   unavailable beyond ElectionTimeout            (Failover); LiftFault
+//	network_partition  unavailable, no tasks, its attempts fail      heal (PartitionHealing, 3s); reroutes
+//	                                                                 (Retries); election (Failover); LiftFault
+//	tool_timeout       attempts fail after the timeout               retries, reroutes (Retries); LiftFault
+//	memory_corrupt     checksum mismatch: its attempts fail,         next checkpoint tick (Checkpoints, 1s);
+//	                   "memory" check fails                          restart; retries, reroutes (Retries)
+//	mcp_disconnect     attempts fail                                 reconnect (MCPReconnect, 1s); retries,
+//	                                                                 reroutes (Retries); LiftFault
+//	llm_failure        attempts fail; invalid_response is only       retries, reroutes (Retries); LiftFault
+//	                   rerouted, never retried
+//	remove_node        "dag broken"; the node's worker, or every     repair (DAGRepair, 1s)
+//	                   worker below a role node, gets no tasks
+//	remove_edge        "dag broken"; the edge's target gets no tasks repair (DAGRepair, 1s)
+//
+// [Cluster.LiftFault] ends pause_agent, slow_agent, network_partition,
+// tool_timeout, mcp_disconnect and llm_failure; lifting a fault that is not
+// active does nothing, other kinds are [ErrNotLiftable]. Pause, slowness,
+// tool timeouts and LLM failures stay until lifted: a healthy cluster heals
+// them by routing around them, which keeps its error rate low.
+package fakes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// Errors of fault injection. They are wrapped with the target's ID.
+var (
+	// ErrNoAgent: no agent has this ID.
+	ErrNoAgent = errors.New("no such agent")
+	// ErrNoNode: the canonical DAG has no such node.
+	ErrNoNode = errors.New("no such node")
+	// ErrNoEdge: the canonical DAG has no such edge.
+	ErrNoEdge = errors.New("no such edge")
+	// ErrCannotLand: the target's state does not allow the fault (stop a
+	// stopped agent, resume a running one, remove a removed edge, …).
+	ErrCannotLand = errors.New("fault cannot land")
+	// ErrNotLiftable: LiftFault was given a kind that cannot be lifted.
+	ErrNotLiftable = errors.New("fault cannot be lifted")
+)
+
+var (
+	_ arena.RuntimeProvider = (*Cluster)(nil)
+	_ arena.DAGProvider     = (*Cluster)(nil)
+	_ arena.FaultLifter     = (*Cluster)(nil)
+)
+
+// Cluster is an in-memory, clock-driven agent cluster. It is safe for
+// concurrent use.
+type Cluster struct {
+	mu    sync.Mutex
+	opts  options
+	clock arena.Clock
+	start time.Time
+	now   time.Duration // simulated time since start; never decreases
+
+	agents []agent // in ID order; an agent's index is its node index
+	index  map[string]int
+	roles  [2]role // roleLeader, roleOrchestrator
+
+	dag    dagState
+	work   workload
+	events eventHeap
+	seq    uint64
+
+	// One stream per purpose, so that faults (which draw election jitter and
+	// corruption masks) do not shift the workload's arrivals.
+	rngArrival, rngDuration, rngElection, rngMemory *rand.Rand
+}
+
+// AgentState is a snapshot of one agent, faults included.
+type AgentState struct {
+	ID              string
+	Type            string
+	Status          arena.AgentStatus
+	Restarts        int
+	SlowDelay       time.Duration
+	Partitioned     bool
+	ToolTimeout     time.Duration // 0: none
+	MCPDisconnected bool
+	LLMFailure      arena.LLMErrorType // "": none
+	MemoryCorrupted bool
+}
+
+type agent struct {
+	id          string
+	typ         string
+	status      arena.AgentStatus
+	restarts    int
+	slow        time.Duration
+	partitioned bool
+	toolTimeout time.Duration
+	mcpDown     bool
+	llm         arena.LLMErrorType
+
+	mem     uint64 // memory contents
+	ckpt    uint64 // contents at the last good checkpoint
+	ckptSum uint64 // checksum recorded with the checkpoint
+
+	// faultEpoch counts faults landed that fail attempts, so an attempt can
+	// tell that one landed while it ran, even if it was lifted since.
+	faultEpoch uint64
+	// Generations of the agent's pending deadlines; a deadline carrying an
+	// older generation is stale.
+	lifeGen, partGen, mcpGen uint32
+}
+
+func (a *agent) corrupted() bool { return checksum(a.mem) != a.ckptSum }
+
+const (
+	roleLeader = iota
+	roleOrchestrator
+)
+
+type role struct {
+	typ     string
+	holder  int
+	pending bool   // an election is scheduled
+	epoch   uint32 // bumped when an election is scheduled, cancelled or held
+}
+
+// NewCluster returns a cluster at its start: every agent running, the DAG
+// intact, no task yet. Invalid options panic.
+func NewCluster(opts ...Option) *Cluster {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
+		}
+	}
+	c := &Cluster{
+		opts:        o,
+		clock:       o.clock,
+		start:       o.clock.Now(),
+		index:       make(map[string]int, o.workers+2),
+		rngArrival:  rand.New(rand.NewPCG(o.seed, 0x9e3779b97f4a7c15)),
+		rngDuration: rand.New(rand.NewPCG(o.seed, 0xbf58476d1ce4e5b9)),
+		rngElection: rand.New(rand.NewPCG(o.seed, 0x94d049bb133111eb)),
+		rngMemory:   rand.New(rand.NewPCG(o.seed, 0xd6e8feb86659fd93)),
+	}
+	// IDs sort as strings: worker-10 comes before worker-2.
+	ids := []string{"leader-0", "orchestrator-0"}
+	types := map[string]string{"leader-0": arena.TypeLeader, "orchestrator-0": arena.TypeOrchestrator}
+	for i := 1; i <= o.workers; i++ {
+		id := fmt.Sprintf("worker-%d", i)
+		ids = append(ids, id)
+		types[id] = arena.TypeWorker
+	}
+	slices.Sort(ids)
+	for i, id := range ids {
+		mem := checksum(o.seed + uint64(i) + 1)
+		c.agents = append(c.agents, agent{
+			id: id, typ: types[id], status: arena.StatusRunning,
+			mem: mem, ckpt: mem, ckptSum: checksum(mem),
+		})
+		c.index[id] = i
+	}
+	c.roles[roleLeader] = role{typ: arena.TypeLeader, holder: c.index["leader-0"]}
+	c.roles[roleOrchestrator] = role{typ: arena.TypeOrchestrator, holder: c.index["orchestrator-0"]}
+	c.dag.init(c)
+	c.work.init()
+	c.scheduleArrival()
+	if o.healing.Checkpoints {
+		c.schedule(o.healing.CheckpointInterval, evCheckpoint, 0, 0)
+	}
+	return c
+}
+
+// checksum is the splitmix64 finaliser: a bijection, so two different memory
+// contents never share a checksum.
+func checksum(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// lock takes the mutex and brings the simulation up to the clock.
+func (c *Cluster) lock() {
+	c.mu.Lock()
+	c.advance()
+}
+
+func (c *Cluster) lookup(id string) (int, error) {
+	i, ok := c.index[id]
+	if !ok {
+		return 0, fmt.Errorf("fakes: agent %q: %w", id, ErrNoAgent)
+	}
+	return i, nil
+}
+
+// available reports whether agent i can serve: running, reachable and not
+// slowed beyond the election timeout.
+func (c *Cluster) available(i int) bool {
+	a := &c.agents[i]
+	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout
+}
+
+// routable reports whether the orchestrator may send agent i a task.
+func (c *Cluster) routable(i int) bool {
+	a := &c.agents[i]
+	return a.typ == arena.TypeWorker && a.status == arena.StatusRunning && !a.partitioned && c.dag.reachable(i)
+}
+
+func (c *Cluster) unavailableReason(i int) string {
+	a := &c.agents[i]
+	switch {
+	case a.status != arena.StatusRunning:
+		return a.id + " " + string(a.status)
+	case a.partitioned:
+		return a.id + " partitioned"
+	default:
+		return a.id + " slowed by " + a.slow.String()
+	}
+}
+
+// Clock returns the clock the cluster follows.
+func (c *Cluster) Clock() arena.Clock { return c.clock }
+
+// Leader returns the ID of the agent holding the leader role.
+func (c *Cluster) Leader() string {
+	c.lock()
+	defer c.mu.Unlock()
+	return c.agents[c.roles[roleLeader].holder].id
+}
+
+// Orchestrator returns the ID of the agent holding the orchestrator role.
+func (c *Cluster) Orchestrator() string {
+	c.lock()
+	defer c.mu.Unlock()
+	return c.agents[c.roles[roleOrchestrator].holder].id
+}
+
+// Agent returns a snapshot of the agent with this ID.
+func (c *Cluster) Agent(id string) (AgentState, bool) {
+	c.lock()
+	defer c.mu.Unlock()
+	i, ok := c.index[id]
+	if !ok {
+		return AgentState{}, false
+	}
+	a := &c.agents[i]
+	return AgentState{
+		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
+		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
+		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
+	}, true
+}
+
+// ListAgents returns every agent in ID order.
+func (c *Cluster) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	out := make([]arena.AgentInfo, len(c.agents))
+	for i := range c.agents {
+		a := &c.agents[i]
+		out[i] = arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}
+	}
+	return out, nil
+}
+
+// Probe returns nil when the cluster is healthy, else an error naming the
+// first reason found (see the package documentation). It does not allocate
+// when healthy.
+func (c *Cluster) Probe(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	if h := c.roles[roleLeader].holder; !c.available(h) {
+		return errors.New("leader unavailable: " + c.unavailableReason(h))
+	}
+	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
+		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
+	}
+	up := 0
+	for i := range c.agents {
+		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
+			up++
+		}
+	}
+	if n := c.opts.workers; up < n/2+1 {
+		return fmt.Errorf("quorum lost: %d of %d workers available", up, n)
+	}
+	if c.dag.missing > 0 {
+		return errors.New("dag broken: " + c.dag.firstMissing(c))
+	}
+	if r := c.work.errorRate(c.now, c.opts.errorWindow); r > c.opts.errorThreshold {
+		return fmt.Errorf("error rate %.2f above %.2f", r, c.opts.errorThreshold)
+	}
+	return nil
+}
+
+// ProbeFunc returns Probe as an arena.Probe.
+func (c *Cluster) ProbeFunc() arena.Probe { return c.Probe }
+
+// Checks returns the consistency checks "tasks", "memory" and "dag".
+func (c *Cluster) Checks() []arena.Check {
+	return []arena.Check{
+		{Name: "tasks", Run: c.checkTasks},
+		{Name: "memory", Run: c.checkMemory},
+		{Name: "dag", Run: c.checkDAG},
+	}
+}
+
+func (c *Cluster) checkTasks(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	switch n := c.work.stats.Lost; n {
+	case 0:
+		return nil
+	case 1:
+		return errors.New("1 task lost")
+	default:
+		return fmt.Errorf("%d tasks lost", n)
+	}
+}
+
+func (c *Cluster) checkMemory(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	var bad []string
+	for i := range c.agents {
+		if a := &c.agents[i]; a.status != arena.StatusStopped && a.corrupted() {
+			bad = append(bad, a.id)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("memory does not match its checkpoint checksum: %s", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+func (c *Cluster) checkDAG(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	if c.dag.missing == 0 {
+		return nil
+	}
+	return errors.New("dag differs from canonical: " + strings.Join(c.dag.allMissing(c), ", "))
+}
+
+// Tasks returns the task ledger's counters. Created = Completed + Failed +
+// Lost + InFlight + Queued.
+func (c *Cluster) Tasks() TaskStats {
+	c.lock()
+	defer c.mu.Unlock()
+	s := c.work.stats
+	s.Queued = c.work.queue.len()
+	s.InFlight = len(c.work.tasks) - len(c.work.free) - s.Queued
+	return s
+}
+
+// ErrorRate returns terminal failures over finished tasks within the error
+// window, 0 when none finished.
+func (c *Cluster) ErrorRate() float64 {
+	c.lock()
+	defer c.mu.Unlock()
+	return c.work.errorRate(c.now, c.opts.errorWindow)
+}

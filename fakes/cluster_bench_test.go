@@ -1,0 +1,57 @@
+package fakes
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// BenchmarkProbeVirtual is the virtual executor's inner loop for a 10-agent
+// cluster: advance the clock 100ms, probe. sim-s/wall-s is how many
+// simulated seconds run per wall-clock second.
+func BenchmarkProbeVirtual(b *testing.B) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := NewCluster(WithWorkers(8), WithClock(clock))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		clock.Advance(probeStep)
+		if err := c.Probe(bgCtx); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	simulated := time.Duration(n) * probeStep
+	b.ReportMetric(simulated.Seconds()/b.Elapsed().Seconds(), "sim-s/wall-s")
+}
+
+// BenchmarkProbeVirtualChaos is the same loop with a fault every 10s of
+// simulated time, lifted or healed as it goes.
+func BenchmarkProbeVirtualChaos(b *testing.B) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := NewCluster(WithWorkers(8), WithClock(clock))
+	faults := []func(){
+		func() { c.StopAgent(bgCtx, c.Leader()) },
+		func() { c.InjectLLMFailure(bgCtx, "worker-3", arena.LLMRateLimit) },
+		func() { c.PartitionNetwork(bgCtx, "worker-4") },
+		func() { c.LiftFault(bgCtx, arena.ActionLLMFailure, "worker-3") },
+		func() { c.CorruptMemory(bgCtx, "worker-5") },
+		func() { c.StopAgent(bgCtx, c.Orchestrator()) },
+		func() { c.RemoveEdge(bgCtx, "orchestrator-0", "worker-6") },
+		func() { c.ToolTimeout(bgCtx, "worker-7", time.Second) },
+		func() { c.LiftFault(bgCtx, arena.ActionToolTimeout, "worker-7") },
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		clock.Advance(probeStep)
+		if n%100 == 0 {
+			faults[(n/100)%len(faults)]()
+		}
+		_ = c.Probe(bgCtx)
+		n++
+	}
+	simulated := time.Duration(n) * probeStep
+	b.ReportMetric(simulated.Seconds()/b.Elapsed().Seconds(), "sim-s/wall-s")
+}

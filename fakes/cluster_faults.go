@@ -1,0 +1,200 @@
+package fakes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// inject runs a fault against agent id at the current simulated time, then
+// lets the cluster react (elections, dispatch).
+func (c *Cluster) inject(ctx context.Context, id string, land func(i int, a *agent) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	i, err := c.lookup(id)
+	if err != nil {
+		return err
+	}
+	if err := land(i, &c.agents[i]); err != nil {
+		return err
+	}
+	c.settle()
+	return nil
+}
+
+func cannotLand(id, why string) error {
+	return fmt.Errorf("fakes: agent %q: %w: %s", id, ErrCannotLand, why)
+}
+
+// StopAgent kills an agent. Its tasks are requeued from the ledger (lost
+// without checkpoints); resurrection starts it again after the delay.
+func (c *Cluster) StopAgent(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(i int, a *agent) error {
+		if a.status == arena.StatusStopped {
+			return cannotLand(a.id, "already stopped")
+		}
+		a.status = arena.StatusStopped
+		a.lifeGen++
+		c.evacuate(i)
+		if h := &c.opts.healing; h.Resurrection {
+			c.schedule(h.ResurrectionDelay, evResurrect, i, a.lifeGen)
+		}
+		return nil
+	})
+}
+
+// PauseAgent freezes a running agent until ResumeAgent or LiftFault. Its
+// tasks are requeued from the ledger (lost without checkpoints).
+func (c *Cluster) PauseAgent(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(i int, a *agent) error {
+		if a.status != arena.StatusRunning {
+			return cannotLand(a.id, "agent is "+string(a.status))
+		}
+		a.status = arena.StatusPaused
+		c.evacuate(i)
+		return nil
+	})
+}
+
+// ResumeAgent resumes a paused agent.
+func (c *Cluster) ResumeAgent(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		if a.status != arena.StatusPaused {
+			return cannotLand(a.id, "agent is "+string(a.status)+", not paused")
+		}
+		a.status = arena.StatusRunning
+		return nil
+	})
+}
+
+// SlowAgent adds delay to every attempt the agent starts, until LiftFault.
+// A delay beyond the election timeout makes the agent unavailable.
+func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Duration) error {
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		if delay <= 0 {
+			return fmt.Errorf("fakes: agent %q: slow delay %s is not positive", a.id, delay)
+		}
+		a.slow = delay
+		return nil
+	})
+}
+
+// PartitionNetwork cuts the agent off the network: it is unavailable, gets
+// no tasks, and its running attempts fail. Partition healing heals it after
+// the delay.
+func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(i int, a *agent) error {
+		if a.partitioned {
+			return cannotLand(a.id, "already partitioned")
+		}
+		a.partitioned = true
+		a.partGen++
+		a.faultEpoch++
+		if h := &c.opts.healing; h.PartitionHealing {
+			c.schedule(h.PartitionHealDelay, evPartitionHeal, i, a.partGen)
+		}
+		return nil
+	})
+}
+
+// ToolTimeout makes the agent's tool calls hang for timeout and fail, until
+// LiftFault.
+func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error {
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		if timeout <= 0 {
+			return fmt.Errorf("fakes: agent %q: tool timeout %s is not positive", a.id, timeout)
+		}
+		a.toolTimeout = timeout
+		a.faultEpoch++
+		return nil
+	})
+}
+
+// CorruptMemory flips the memory of a running or paused agent, so that it no
+// longer matches its checkpoint's checksum.
+func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		if a.status == arena.StatusStopped {
+			return cannotLand(a.id, "agent is stopped")
+		}
+		a.mem ^= c.rngMemory.Uint64() | 1
+		for !a.corrupted() { // a second corruption undid the first
+			a.mem ^= c.rngMemory.Uint64() | 1
+		}
+		a.faultEpoch++
+		return nil
+	})
+}
+
+// DisconnectMCP drops the agent's MCP session; MCP reconnect restores it
+// after the delay.
+func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) error {
+	return c.inject(ctx, agentID, func(i int, a *agent) error {
+		if a.mcpDown {
+			return cannotLand(a.id, "MCP already disconnected")
+		}
+		a.mcpDown = true
+		a.mcpGen++
+		a.faultEpoch++
+		if h := &c.opts.healing; h.MCPReconnect {
+			c.schedule(h.MCPReconnectDelay, evMCPReconnect, i, a.mcpGen)
+		}
+		return nil
+	})
+}
+
+// InjectLLMFailure makes the agent's LLM calls fail with errType until
+// LiftFault.
+func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) error {
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		if !slices.Contains(arena.LLMErrorTypes(), errType) {
+			return fmt.Errorf("fakes: agent %q: unknown LLM error type %q", a.id, errType)
+		}
+		a.llm = errType
+		a.faultEpoch++
+		return nil
+	})
+}
+
+// LiftFault ends a timed fault: pause_agent (resume), slow_agent,
+// network_partition, tool_timeout, mcp_disconnect, llm_failure. Lifting a
+// fault that is not active does nothing; other kinds are ErrNotLiftable.
+func (c *Cluster) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
+	switch kind {
+	case arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
+		arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
+	default:
+		return fmt.Errorf("fakes: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
+	}
+	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+		switch kind {
+		case arena.ActionPauseAgent:
+			if a.status == arena.StatusPaused {
+				a.status = arena.StatusRunning
+			}
+		case arena.ActionSlowAgent:
+			a.slow = 0
+		case arena.ActionNetworkPartition:
+			if a.partitioned {
+				a.partitioned = false
+				a.partGen++
+			}
+		case arena.ActionToolTimeout:
+			a.toolTimeout = 0
+		case arena.ActionMCPDisconnect:
+			if a.mcpDown {
+				a.mcpDown = false
+				a.mcpGen++
+			}
+		case arena.ActionLLMFailure:
+			a.llm = ""
+		}
+		return nil
+	})
+}

@@ -1,0 +1,146 @@
+package fakes
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// probeStep is the probe interval of an arena run.
+const probeStep = 100 * time.Millisecond
+
+// clusterSim drives a cluster on a virtual clock the way the virtual
+// executor does: advance 100ms, probe.
+type clusterSim struct {
+	t     testing.TB
+	clock *arena.VirtualClock
+	c     *Cluster
+	start time.Time
+}
+
+func newClusterSim(t testing.TB, opts ...Option) *clusterSim {
+	t.Helper()
+	clock := arena.NewVirtualClock(time.Time{})
+	c := NewCluster(append([]Option{WithClock(clock)}, opts...)...)
+	return &clusterSim{t: t, clock: clock, c: c, start: clock.Now()}
+}
+
+// elapsed is the simulated time since the cluster started.
+func (s *clusterSim) elapsed() time.Duration { return s.clock.Now().Sub(s.start) }
+
+// probe returns the probe's error text, "" when healthy.
+func (s *clusterSim) probe() string {
+	if err := s.c.Probe(context.Background()); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// advance moves the clock d forward in probe steps, probing at each.
+func (s *clusterSim) advance(d time.Duration) {
+	for end := s.elapsed() + d; s.elapsed() < end; {
+		s.clock.Advance(probeStep)
+		s.probe()
+	}
+}
+
+// probeChange is a change of the probe's state, at an offset from the
+// start of a timeline.
+type probeChange struct {
+	At    time.Duration
+	Probe string // "" = healthy
+}
+
+// timeline probes now and then after every step for d, and returns the
+// probe's state changes relative to now (the first sample always counts).
+func (s *clusterSim) timeline(d time.Duration) []probeChange {
+	from := s.elapsed()
+	var out []probeChange
+	add := func() {
+		p := s.probe()
+		if len(out) == 0 || out[len(out)-1].Probe != p {
+			out = append(out, probeChange{s.elapsed() - from, p})
+		}
+	}
+	add()
+	for s.elapsed()-from < d {
+		s.clock.Advance(probeStep)
+		add()
+	}
+	return out
+}
+
+// until steps until cond holds and returns the offset from now at which it
+// first did; -1 if it never did within limit.
+func (s *clusterSim) until(limit time.Duration, cond func() bool) time.Duration {
+	from := s.elapsed()
+	for {
+		if cond() {
+			return s.elapsed() - from
+		}
+		if s.elapsed()-from >= limit {
+			return -1
+		}
+		s.clock.Advance(probeStep)
+		s.probe()
+	}
+}
+
+// must fails the test on a fault that did not land.
+func (s *clusterSim) must(err error) {
+	s.t.Helper()
+	if err != nil {
+		s.t.Fatalf("fault did not land: %v", err)
+	}
+}
+
+func (s *clusterSim) agent(id string) AgentState {
+	s.t.Helper()
+	a, ok := s.c.Agent(id)
+	if !ok {
+		s.t.Fatalf("Agent(%q): no such agent", id)
+	}
+	return a
+}
+
+// checks runs the consistency checks and returns the failing ones' errors
+// by name.
+func (s *clusterSim) checks() map[string]string {
+	out := map[string]string{}
+	for _, ch := range s.c.Checks() {
+		if err := ch.Run(context.Background()); err != nil {
+			out[ch.Name] = err.Error()
+		}
+	}
+	return out
+}
+
+// inFlightOn counts the tasks assigned to agent id.
+func inFlightOn(c *Cluster, id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.index[id]
+	n := 0
+	for _, t := range c.work.tasks {
+		if (t.state == taskRunning || t.state == taskBackoff) && int(t.worker) == i {
+			n++
+		}
+	}
+	return n
+}
+
+// ledgerBalances checks Created = Completed + Failed + Lost + InFlight + Queued.
+func ledgerBalances(t testing.TB, st TaskStats) {
+	t.Helper()
+	if got := st.Completed + st.Failed + st.Lost + st.InFlight + st.Queued; got != st.Created {
+		t.Fatalf("ledger does not balance: %+v (sum %d)", st, got)
+	}
+}
+
+var bgCtx = context.Background()
+
+func contextWithCancel() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.Background())
+}

@@ -1,0 +1,202 @@
+package fakes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ares-arena/arena"
+)
+
+// dagState is the task DAG: the canonical nodes (one per agent, same index)
+// and edges, each present or removed. An edge counts as present only when
+// it and both its nodes are, so removing a node takes its edges with it and
+// restoring the node brings back those not removed on their own.
+type dagState struct {
+	nodes   []dagNode
+	edges   []dagEdge // canonical order: by source, then target
+	in      [][]int   // per node, its incoming canonical edges
+	missing int       // removed nodes + removed edges
+}
+
+type dagNode struct {
+	removed bool
+	gen     uint32
+}
+
+type dagEdge struct {
+	src, dst int
+	removed  bool
+	gen      uint32
+}
+
+func (d *dagState) init(c *Cluster) {
+	d.nodes = make([]dagNode, len(c.agents))
+	d.in = make([][]int, len(c.agents))
+	leader, orch := c.index["leader-0"], c.index["orchestrator-0"]
+	d.add(leader, orch)
+	for i := range c.agents {
+		if c.agents[i].typ == arena.TypeWorker {
+			d.add(orch, i)
+		}
+	}
+}
+
+func (d *dagState) add(src, dst int) {
+	d.in[dst] = append(d.in[dst], len(d.edges))
+	d.edges = append(d.edges, dagEdge{src: src, dst: dst})
+}
+
+func (d *dagState) edgePresent(e int) bool {
+	x := &d.edges[e]
+	return !x.removed && !d.nodes[x.src].removed && !d.nodes[x.dst].removed
+}
+
+// reachable reports whether node i and all its incoming edges are present:
+// only then can the orchestrator send it tasks.
+func (d *dagState) reachable(i int) bool {
+	if d.nodes[i].removed {
+		return false
+	}
+	for _, e := range d.in[i] {
+		if !d.edgePresent(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *dagState) firstMissing(c *Cluster) string {
+	for i, n := range d.nodes {
+		if n.removed {
+			return "missing node " + c.agents[i].id
+		}
+	}
+	for _, e := range d.edges {
+		if e.removed {
+			return "missing edge " + c.agents[e.src].id + "->" + c.agents[e.dst].id
+		}
+	}
+	return ""
+}
+
+func (d *dagState) allMissing(c *Cluster) []string {
+	var out []string
+	for i, n := range d.nodes {
+		if n.removed {
+			out = append(out, "missing node "+c.agents[i].id)
+		}
+	}
+	for _, e := range d.edges {
+		if e.removed {
+			out = append(out, "missing edge "+c.agents[e.src].id+"->"+c.agents[e.dst].id)
+		}
+	}
+	return out
+}
+
+func (d *dagState) repairNode(i int, gen uint32) {
+	if n := &d.nodes[i]; n.removed && n.gen == gen {
+		n.removed = false
+		d.missing--
+	}
+}
+
+func (d *dagState) repairEdge(e int, gen uint32) {
+	if x := &d.edges[e]; x.removed && x.gen == gen {
+		x.removed = false
+		d.missing--
+	}
+}
+
+// ListNodes returns the present nodes in ID order.
+func (c *Cluster) ListNodes(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.agents))
+	for i, n := range c.dag.nodes {
+		if !n.removed {
+			out = append(out, c.agents[i].id)
+		}
+	}
+	return out, nil
+}
+
+// ListEdges returns the present edges, by source then target.
+func (c *Cluster) ListEdges(ctx context.Context) ([]arena.Edge, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	out := make([]arena.Edge, 0, len(c.dag.edges))
+	for e, x := range c.dag.edges {
+		if c.dag.edgePresent(e) {
+			out = append(out, arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
+		}
+	}
+	return out, nil
+}
+
+// RemoveNode removes a node and, with it, its edges. DAG repair restores it
+// after the repair delay.
+func (c *Cluster) RemoveNode(ctx context.Context, nodeID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	i, ok := c.index[nodeID]
+	if !ok {
+		return fmt.Errorf("fakes: node %q: %w", nodeID, ErrNoNode)
+	}
+	n := &c.dag.nodes[i]
+	if n.removed {
+		return fmt.Errorf("fakes: node %q: %w: already removed", nodeID, ErrCannotLand)
+	}
+	n.removed = true
+	n.gen++
+	c.dag.missing++
+	if h := &c.opts.healing; h.DAGRepair {
+		c.schedule(h.DAGRepairDelay, evNodeRepair, i, n.gen)
+	}
+	c.settle()
+	return nil
+}
+
+// RemoveEdge removes a canonical edge. DAG repair restores it after the
+// repair delay.
+func (c *Cluster) RemoveEdge(ctx context.Context, sourceID, targetID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.lock()
+	defer c.mu.Unlock()
+	src, okSrc := c.index[sourceID]
+	dst, okDst := c.index[targetID]
+	e := -1
+	if okSrc && okDst {
+		for _, k := range c.dag.in[dst] {
+			if c.dag.edges[k].src == src {
+				e = k
+			}
+		}
+	}
+	if e < 0 {
+		return fmt.Errorf("fakes: edge %q->%q: %w", sourceID, targetID, ErrNoEdge)
+	}
+	if !c.dag.edgePresent(e) {
+		return fmt.Errorf("fakes: edge %q->%q: %w: already missing", sourceID, targetID, ErrCannotLand)
+	}
+	x := &c.dag.edges[e]
+	x.removed = true
+	x.gen++
+	c.dag.missing++
+	if h := &c.opts.healing; h.DAGRepair {
+		c.schedule(h.DAGRepairDelay, evEdgeRepair, e, x.gen)
+	}
+	c.settle()
+	return nil
+}

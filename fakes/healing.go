@@ -1,0 +1,214 @@
+package fakes
+
+import (
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+type eventKind uint8
+
+const (
+	evArrival eventKind = iota
+	evAttemptEnd
+	evRetry
+	evCheckpoint
+	evResurrect
+	evElection
+	evNodeRepair
+	evEdgeRepair
+	evPartitionHeal
+	evMCPReconnect
+)
+
+// event is a deadline. ref names what it acts on (a task slot, an agent, a
+// role, a node or an edge); gen is that thing's generation when the deadline
+// was set, so a deadline overtaken by events is recognised and skipped.
+type event struct {
+	at   time.Duration
+	seq  uint64
+	ref  int32
+	gen  uint32
+	kind eventKind
+}
+
+// eventHeap is a binary min-heap on (at, seq), written out to stay
+// allocation-free (container/heap boxes every element).
+type eventHeap []event
+
+func (h eventHeap) less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && s.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && s.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+// schedule sets a deadline d after now.
+func (c *Cluster) schedule(d time.Duration, kind eventKind, ref int, gen uint32) {
+	c.seq++
+	c.events.push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
+}
+
+// advance runs every deadline due at or before the clock's reading, in
+// (due, sequence) order, and leaves the simulation at that reading.
+func (c *Cluster) advance() {
+	target := c.clock.Now().Sub(c.start)
+	if target < c.now {
+		target = c.now // time never rewinds
+	}
+	for len(c.events) > 0 && c.events[0].at <= target {
+		e := c.events.pop()
+		c.now = e.at
+		c.handle(e)
+		c.settle()
+	}
+	c.now = target
+}
+
+// settle follows up a change of state: it starts or cancels elections and
+// dispatches queued tasks.
+func (c *Cluster) settle() {
+	c.checkRoles()
+	c.dispatch()
+}
+
+func (c *Cluster) handle(e event) {
+	switch e.kind {
+	case evArrival:
+		c.arrive()
+	case evAttemptEnd:
+		c.attemptEnd(int(e.ref), e.gen)
+	case evRetry:
+		c.retry(int(e.ref), e.gen)
+	case evCheckpoint:
+		c.checkpoint()
+	case evResurrect:
+		c.resurrect(int(e.ref), e.gen)
+	case evElection:
+		c.elect(int(e.ref), e.gen)
+	case evNodeRepair:
+		c.dag.repairNode(int(e.ref), e.gen)
+	case evEdgeRepair:
+		c.dag.repairEdge(int(e.ref), e.gen)
+	case evPartitionHeal:
+		if a := &c.agents[e.ref]; a.partGen == e.gen {
+			a.partitioned = false
+		}
+	case evMCPReconnect:
+		if a := &c.agents[e.ref]; a.mcpGen == e.gen {
+			a.mcpDown = false
+		}
+	}
+}
+
+// checkpoint is a checkpoint tick: the memory of every running agent is
+// checked against the checkpoint's checksum; a mismatch is restored from the
+// checkpoint, a match becomes the new checkpoint.
+func (c *Cluster) checkpoint() {
+	for i := range c.agents {
+		a := &c.agents[i]
+		if a.status != arena.StatusRunning {
+			continue
+		}
+		if a.corrupted() {
+			a.mem = a.ckpt
+		} else {
+			a.ckpt, a.ckptSum = a.mem, checksum(a.mem)
+		}
+	}
+	c.schedule(c.opts.healing.CheckpointInterval, evCheckpoint, 0, 0)
+}
+
+func (c *Cluster) resurrect(i int, gen uint32) {
+	a := &c.agents[i]
+	if a.lifeGen != gen || a.status != arena.StatusStopped {
+		return
+	}
+	a.status = arena.StatusRunning
+	a.restarts++
+	a.mem = a.ckpt
+}
+
+// checkRoles schedules an election for a role whose holder has become
+// unavailable, and cancels it when the holder is back in time.
+func (c *Cluster) checkRoles() {
+	h := &c.opts.healing
+	if !h.Failover {
+		return
+	}
+	for r := range c.roles {
+		ro := &c.roles[r]
+		up := c.available(ro.holder)
+		switch {
+		case !up && !ro.pending:
+			ro.pending = true
+			ro.epoch++
+			d := h.ElectionTimeout
+			if h.ElectionJitter > 0 {
+				d += time.Duration(c.rngElection.Int64N(int64(h.ElectionJitter)))
+			}
+			c.schedule(d, evElection, r, ro.epoch)
+		case up && ro.pending:
+			ro.pending = false
+			ro.epoch++
+		}
+	}
+}
+
+// elect moves a role to the lowest-ID available worker; the former holder
+// becomes a worker (and rejoins as one when it comes back). With no worker
+// available the election is retried after ElectionTimeout.
+func (c *Cluster) elect(r int, gen uint32) {
+	ro := &c.roles[r]
+	if !ro.pending || ro.epoch != gen {
+		return
+	}
+	for i := range c.agents {
+		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
+			c.agents[ro.holder].typ = arena.TypeWorker
+			c.agents[i].typ = ro.typ
+			ro.holder = i
+			ro.pending = false
+			ro.epoch++
+			return
+		}
+	}
+	c.schedule(c.opts.healing.ElectionTimeout, evElection, r, gen)
+}

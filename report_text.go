@@ -1,0 +1,105 @@
+package arena
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteText writes the human summary of the report: score and grade, the
+// three dimensions, each fault with its TTR, injection errors and failed
+// checks.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	mode := "real time"
+	if r.Virtual {
+		mode = "virtual time"
+	}
+	fmt.Fprintf(&b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	if r.Score.Measured {
+		fmt.Fprintf(&b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
+	} else {
+		fmt.Fprintf(&b, "score -  grade none (nothing measured)\n")
+	}
+	passed := 0
+	for _, c := range r.Checks {
+		if c.Passed {
+			passed++
+		}
+	}
+	dim(&b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.Downtime))
+	dim(&b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered; MTTR %s, p95 %s, max %s",
+		r.Recovered, r.Unrecovered, r.MTTR, r.P95TTR, r.MaxTTR))
+	dim(&b, "consistency", r.Score.Consistency, fmt.Sprintf("%d/%d checks passed", passed, len(r.Checks)))
+	if len(r.Faults) > 0 {
+		b.WriteString("\nfaults\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  at\ttype\ttarget\tTTR\toutcome")
+		for _, f := range r.Faults {
+			target := f.Action.TargetID
+			if f.Action.SourceID != "" {
+				target = f.Action.SourceID + "->" + target
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.At, f.Action.Type, target, ttrText(f), outcomeText(f))
+		}
+		tw.Flush()
+	}
+	if len(r.InjectionErrors) > 0 {
+		b.WriteString("\ninjection errors (not scored)\n")
+		for _, e := range r.InjectionErrors {
+			fmt.Fprintf(&b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
+		}
+	}
+	for _, c := range r.Checks {
+		if !c.Passed {
+			fmt.Fprintf(&b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// String returns the human summary.
+func (r *Report) String() string {
+	var b strings.Builder
+	_ = r.WriteText(&b)
+	return b.String()
+}
+
+func dim(b *strings.Builder, name string, d Dimension, detail string) {
+	if !d.Measured {
+		fmt.Fprintf(b, "  %-12s     -  (unmeasured)\n", name)
+		return
+	}
+	fmt.Fprintf(b, "  %-12s %5.1f  (%s)\n", name, d.Score, detail)
+}
+
+func ttrText(f FaultOutcome) string {
+	if !f.Recovered {
+		return "-"
+	}
+	return f.TTR.String()
+}
+
+func outcomeText(f FaultOutcome) string {
+	var parts []string
+	switch {
+	case f.Recovered && !f.Degraded:
+		parts = append(parts, "no impact")
+	case f.Recovered:
+		parts = append(parts, "recovered")
+	default:
+		parts = append(parts, "UNRECOVERED")
+	}
+	if f.Lifted != nil {
+		parts = append(parts, "lifted at "+f.Lifted.String())
+	}
+	for _, c := range f.Checks {
+		if !c.Passed {
+			parts = append(parts, "check "+c.Name+" failed")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
