@@ -13,6 +13,7 @@ type ObserveOptions struct {
 	ProbeInterval    time.Duration // default 100ms
 	StableSamples    int           // default 3
 	RecoveryDeadline time.Duration // default 30s
+	SettleTime       time.Duration // default 10s; see FaultOutcome
 	TimelineCap      int           // state changes kept in the report; default 10,000
 	Scoring          ScoreOptions
 }
@@ -22,6 +23,7 @@ const (
 	DefaultProbeInterval    = 100 * time.Millisecond
 	DefaultStableSamples    = 3
 	DefaultRecoveryDeadline = 30 * time.Second
+	DefaultSettleTime       = 10 * time.Second
 	DefaultTimelineCap      = 10_000
 )
 
@@ -34,6 +36,9 @@ func (o ObserveOptions) withDefaults() ObserveOptions {
 	}
 	if o.RecoveryDeadline <= 0 {
 		o.RecoveryDeadline = DefaultRecoveryDeadline
+	}
+	if o.SettleTime <= 0 {
+		o.SettleTime = DefaultSettleTime
 	}
 	if o.TimelineCap <= 0 {
 		o.TimelineCap = DefaultTimelineCap
@@ -51,6 +56,8 @@ func (o ObserveOptions) Validate() error {
 		return fmt.Errorf("stable_samples: negative count %d", o.StableSamples)
 	case o.RecoveryDeadline < 0:
 		return fmt.Errorf("recovery_deadline: negative duration %s", o.RecoveryDeadline)
+	case o.SettleTime < 0:
+		return fmt.Errorf("settle_time: negative duration %s", o.SettleTime)
 	case o.TimelineCap < 0:
 		return fmt.Errorf("timeline_cap: negative count %d", o.TimelineCap)
 	}
@@ -63,9 +70,19 @@ func (o ObserveOptions) Validate() error {
 // sample at which the system is healthy and then stays healthy for
 // StableSamples samples in a row (that sample included). If no sample from t
 // on was unhealthy, the fault never degraded the system and its TTR is 0. A
-// fault whose recovery sample is later than t + RecoveryDeadline, or that has
-// not recovered when the run ends, is unrecovered. Samples at the instant of
-// the injection see the fault (see EventKind).
+// fault whose recovery sample is later than t + RecoveryDeadline is
+// unrecovered. Samples at the instant of the injection see the fault (see
+// EventKind).
+//
+// Effects lag: a tool timeout shows only when calls time out, an error rate
+// only when tasks fail. So a fault is watched for SettleTime after it landed
+// before it is called recovered: a healthy run that is broken within that
+// time does not count, and the fault is recovered at the first stable run
+// after the last unhealthy sample. The verdict, and the consistency checks
+// that follow a recovery, come once both StableSamples and SettleTime have
+// passed. When the run ends first, a fault whose last StableSamples samples
+// were healthy is recovered (its checks are the end-of-run checks); any
+// other open fault is unrecovered.
 type FaultOutcome struct {
 	Action    Action        `json:"action"`
 	At        Duration      `json:"at"` // offset of the injection from the run's start
@@ -221,12 +238,17 @@ func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
 		f.done = true // even if this run holds, it began too late
 		return
 	}
-	if f.runLen < o.opts.StableSamples {
-		if f.runLen == 0 && t.Sub(f.landed) > o.opts.RecoveryDeadline {
-			f.done = true
-		}
+	if f.runLen == 0 && t.Sub(f.landed) > o.opts.RecoveryDeadline {
+		f.done = true
 		return
 	}
+	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime {
+		return
+	}
+	o.recover(f)
+}
+
+func (o *Observer) recover(f *faultTrack) {
 	f.done = true
 	f.out.Recovered = true
 	if f.out.Degraded {
@@ -306,6 +328,9 @@ func (o *Observer) Finish(ctx context.Context) {
 	o.open = nil
 	var outs []FaultOutcome
 	for _, f := range open {
+		if f.runLen >= o.opts.StableSamples {
+			o.recover(f) // settled by the run's end
+		}
 		f.done = true
 		outs = append(outs, f.out)
 	}

@@ -82,6 +82,9 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 	if o.RecoveryDeadline == 0 {
 		o.RecoveryDeadline = def.RecoveryDeadline
 	}
+	if o.SettleTime == 0 {
+		o.SettleTime = def.SettleTime
+	}
 	if o.TimelineCap == 0 {
 		o.TimelineCap = def.TimelineCap
 	}

@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -29,10 +28,14 @@ var gradeFloors = []struct {
 	floor float64
 }{{GradeAPlus, 95}, {GradeA, 90}, {GradeB, 80}, {GradeC, 70}, {GradeD, 60}, {GradeF, math.Inf(-1)}}
 
+// gradeSlack absorbs floating-point error: a score that is 90 on paper
+// (0.7 + 0.3×6/9 = 0.8999999999999999 in float64) is still an A.
+const gradeSlack = 1e-9
+
 // GradeFor returns the grade of a 0–100 score (boundaries inclusive).
 func GradeFor(score float64) Grade {
 	for _, g := range gradeFloors {
-		if score >= g.floor {
+		if score >= g.floor-gradeSlack {
 			return g.grade
 		}
 	}
@@ -72,7 +75,8 @@ func (g Grade) rank() int {
 	return i
 }
 
-// AtLeast reports whether g is min or better. No grade is never at least anything.
+// AtLeast reports whether g is min or better. No grade is never at least
+// anything; any grade is at least GradeNone (no requirement).
 func (g Grade) AtLeast(min Grade) bool {
 	if g == GradeNone {
 		return false
@@ -86,6 +90,24 @@ func (g Grade) String() string {
 		return "none"
 	}
 	return string(g)
+}
+
+// MarshalText writes the letter, or "none" when there is no grade, so that
+// readers of JSON and YAML never meet an empty string to interpret.
+func (g Grade) MarshalText() ([]byte, error) { return []byte(g.String()), nil }
+
+// UnmarshalText reads what MarshalText writes (and ParseGrade accepts).
+func (g *Grade) UnmarshalText(b []byte) error {
+	if string(b) == "none" || len(b) == 0 {
+		*g = GradeNone
+		return nil
+	}
+	v, err := ParseGrade(string(b))
+	if err != nil {
+		return err
+	}
+	*g = v
+	return nil
 }
 
 // Weights of the three dimensions in the total.
@@ -125,8 +147,8 @@ func (o ScoreOptions) Validate() error {
 	// default 1s target would otherwise be replaced by 10s silently.
 	target := o.withDefaults().SpeedTarget
 	switch {
-	case w.Availability < 0 || w.Recovery < 0 || w.Consistency < 0:
-		return fmt.Errorf("weights: negative weight %+v", w)
+	case !finiteNonNegative(w.Availability) || !finiteNonNegative(w.Recovery) || !finiteNonNegative(w.Consistency):
+		return fmt.Errorf("weights: want finite non-negative weights, got %+v", w)
 	case o.SpeedTarget < 0:
 		return fmt.Errorf("speed_target: negative duration %s", o.SpeedTarget)
 	case o.SpeedLimit < 0:
@@ -156,15 +178,6 @@ type Score struct {
 	Consistency  Dimension `json:"consistency"`
 }
 
-// MarshalJSON writes the grade as "none" when there is none, so readers
-// never mistake a missing grade for an empty string they must interpret.
-func (s Score) MarshalJSON() ([]byte, error) {
-	type plain Score
-	return json.Marshal(struct {
-		plain
-		Grade string `json:"grade"`
-	}{plain(s), s.Grade.String()})
-}
 
 // Inputs are the raw counts a score is computed from.
 type Inputs struct {
@@ -195,7 +208,7 @@ func ComputeScore(in Inputs, opts ScoreOptions) Score {
 	if n := len(in.Recovered); n > 0 {
 		sum := 0.0
 		for i, ok := range in.Recovered {
-			if ok {
+			if ok && i < len(in.TTRs) {
 				sum += 0.7 + 0.3*speed(in.TTRs[i], o)
 			}
 		}
@@ -220,6 +233,8 @@ func ComputeScore(in Inputs, opts ScoreOptions) Score {
 	}
 	return s
 }
+
+func finiteNonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
 
 func speed(ttr time.Duration, o ScoreOptions) float64 {
 	v := float64(o.SpeedLimit-ttr) / float64(o.SpeedLimit-o.SpeedTarget)

@@ -1,0 +1,203 @@
+package arena_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// engine is a service over a fresh fake cluster on a virtual clock.
+type engine struct {
+	clock   *arena.VirtualClock
+	cluster *fakes.Cluster
+	svc     *arena.Service
+	store   *events.MemoryStore
+}
+
+func newEngine(opts ...fakes.Option) *engine {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock)}, opts...)...)
+	store := events.NewMemoryStore()
+	svc := arena.NewService(arena.NewInjector(c, c), store, nil,
+		arena.WithClock(clock), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+	return &engine{clock: clock, cluster: c, svc: svc, store: store}
+}
+
+func (e *engine) run(t *testing.T, d time.Duration, steps ...arena.Step) *arena.Report {
+	t.Helper()
+	rep, err := arena.RunSchedule(context.Background(), e.svc, arena.RunOptions{Seed: 1, Duration: d}, steps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.InjectionErrors) > 0 {
+		t.Fatalf("injection errors: %+v", rep.InjectionErrors)
+	}
+	return rep
+}
+
+func at(d time.Duration, typ arena.ActionType, target string, meta map[string]any) arena.Step {
+	return arena.Step{At: d, Action: arena.Action{Type: typ, TargetID: target, Metadata: meta}}
+}
+
+// noFailover makes role losses heal only by resurrection, so TTRs are the
+// resurrection delay exactly.
+var noFailover = fakes.WithoutFailover()
+
+// TestEveryFaultHealsOnTheFakes: each of the 13 faults against the fake
+// cluster, with the TTR computed by hand from the healing knobs. The probe
+// samples every 100ms; faults land on a sample instant, and the sample at
+// that instant sees the fault (same-instant rule), so TTR = healing delay.
+func TestEveryFaultHealsOnTheFakes(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		name    string
+		opts    []fakes.Option
+		steps   []arena.Step
+		wantTTR []time.Duration // per landed fault; -1 = recovered without degrading (TTR 0)
+	}{
+		{"kill_leader resurrected after 2s", []fakes.Option{noFailover, fakes.WithResurrection(2 * s)},
+			[]arena.Step{at(s, arena.ActionKillLeader, "", nil)}, []time.Duration{2 * s}},
+		{"kill_leader failover after 1s", []fakes.Option{fakes.WithFailover(s, 0)},
+			[]arena.Step{at(s, arena.ActionKillLeader, "", nil)}, []time.Duration{s}},
+		{"kill_orchestrator failover after 1.5s", []fakes.Option{fakes.WithFailover(1500*time.Millisecond, 0), fakes.WithResurrection(5 * s)},
+			[]arena.Step{at(s, arena.ActionKillOrchestrator, "", nil)}, []time.Duration{1500 * time.Millisecond}},
+		{"kill_agent below quorum resurrected after 2s", []fakes.Option{fakes.WithWorkers(2), fakes.WithResurrection(2 * s)},
+			[]arena.Step{at(s, arena.ActionKillAgent, "worker-1", nil)}, []time.Duration{2 * s}},
+		{"kill_agent above quorum does not degrade", []fakes.Option{fakes.WithWorkers(3)},
+			[]arena.Step{at(s, arena.ActionKillAgent, "worker-1", nil)}, []time.Duration{-1}},
+		{"pause_agent lifted after 1.5s", []fakes.Option{fakes.WithWorkers(2)},
+			[]arena.Step{at(s, arena.ActionPauseAgent, "worker-2", map[string]any{"duration": "1.5s"})}, []time.Duration{1500 * time.Millisecond}},
+		{"resume_agent ends a pause after 3s", []fakes.Option{fakes.WithWorkers(2)},
+			[]arena.Step{at(s, arena.ActionPauseAgent, "worker-2", nil), at(4*s, arena.ActionResumeAgent, "worker-2", nil)},
+			[]time.Duration{3 * s, -1}},
+		{"slow_agent on the leader lifted after 2s", []fakes.Option{noFailover},
+			[]arena.Step{at(s, arena.ActionSlowAgent, "leader-0", map[string]any{"delay": "5s", "duration": 2})}, []time.Duration{2 * s}},
+		{"network_partition healed after 3s", []fakes.Option{fakes.WithWorkers(2), fakes.WithPartitionHealing(3 * s)},
+			[]arena.Step{at(s, arena.ActionNetworkPartition, "worker-1", nil)}, []time.Duration{3 * s}},
+		{"network_partition lifted after 1s", []fakes.Option{fakes.WithWorkers(2), fakes.WithPartitionHealing(3 * s)},
+			[]arena.Step{at(s, arena.ActionNetworkPartition, "worker-1", map[string]any{"duration": "1s"})}, []time.Duration{s}},
+		{"tool_timeout routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionToolTimeout, "worker-1", map[string]any{"timeout": "2s", "duration": "10s"})}, []time.Duration{-1}},
+		{"memory_corrupt routed around by retries", nil,
+			[]arena.Step{at(1500*time.Millisecond, arena.ActionMemoryCorrupt, "worker-1", nil)}, []time.Duration{-1}},
+		{"mcp_disconnect routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionMCPDisconnect, "worker-1", nil)}, []time.Duration{-1}},
+		{"llm_failure routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionLLMFailure, "worker-1", map[string]any{"error_type": "invalid_response", "duration": "5s"})}, []time.Duration{-1}},
+		{"remove_node repaired after 1s", []fakes.Option{fakes.WithDAGRepair(s)},
+			[]arena.Step{at(s, arena.ActionRemoveNode, "worker-2", nil)}, []time.Duration{s}},
+		{"remove_edge repaired after 2s", []fakes.Option{fakes.WithDAGRepair(2 * s)},
+			[]arena.Step{{At: s, Action: arena.Action{Type: arena.ActionRemoveEdge, SourceID: "orchestrator-0", TargetID: "worker-3"}}}, []time.Duration{2 * s}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := newEngine(tc.opts...).run(t, 20*time.Second, tc.steps...)
+			if len(rep.Faults) != len(tc.wantTTR) {
+				t.Fatalf("faults = %d, want %d", len(rep.Faults), len(tc.wantTTR))
+			}
+			for i, want := range tc.wantTTR {
+				f := rep.Faults[i]
+				if !f.Recovered {
+					t.Errorf("fault %d (%s) unrecovered:\n%s", i, f.Action.Type, rep)
+					continue
+				}
+				if want < 0 {
+					if f.Degraded || f.TTR != 0 {
+						t.Errorf("fault %d (%s): degraded %v TTR %s, want no impact", i, f.Action.Type, f.Degraded, f.TTR)
+					}
+					continue
+				}
+				if f.TTR.D() != want {
+					t.Errorf("fault %d (%s): TTR = %s, want %s\n%s", i, f.Action.Type, f.TTR, want, rep)
+				}
+			}
+		})
+	}
+}
+
+// TestFaultsWithoutHealing: with the healing mechanism off, the same faults
+// stay unrecovered, or show up in the consistency checks.
+func TestFaultsWithoutHealing(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		name        string
+		opts        []fakes.Option
+		step        arena.Step
+		recovered   bool
+		failedCheck string
+	}{
+		{"kill_leader", []fakes.Option{fakes.WithoutResurrection(), noFailover}, at(s, arena.ActionKillLeader, "", nil), false, ""},
+		{"kill_agent below quorum", []fakes.Option{fakes.WithWorkers(2), fakes.WithoutResurrection()}, at(s, arena.ActionKillAgent, "worker-1", nil), false, ""},
+		{"network_partition", []fakes.Option{fakes.WithWorkers(2), fakes.WithoutPartitionHealing()}, at(s, arena.ActionNetworkPartition, "worker-2", nil), false, ""},
+		{"tool_timeout", []fakes.Option{fakes.WithoutRetries()}, at(s, arena.ActionToolTimeout, "worker-1", nil), false, ""},
+		{"llm_failure", []fakes.Option{fakes.WithoutRetries()}, at(s, arena.ActionLLMFailure, "worker-1", nil), false, ""},
+		{"mcp_disconnect", []fakes.Option{fakes.WithoutRetries(), fakes.WithoutMCPReconnect()}, at(s, arena.ActionMCPDisconnect, "worker-1", nil), false, ""},
+		{"memory_corrupt", []fakes.Option{fakes.WithoutCheckpoints()}, at(s, arena.ActionMemoryCorrupt, "worker-1", nil), true, "memory"},
+		{"remove_node", []fakes.Option{fakes.WithoutDAGRepair()}, at(s, arena.ActionRemoveNode, "worker-1", nil), false, "dag"},
+		{"kill_agent loses tasks", []fakes.Option{fakes.WithoutCheckpoints(), fakes.WithTaskDuration(time.Second)}, at(s, arena.ActionKillAgent, "worker-1", nil), true, "tasks"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := newEngine(tc.opts...).run(t, 40*time.Second, tc.step)
+			f := rep.Faults[0]
+			if f.Recovered != tc.recovered {
+				t.Fatalf("recovered = %v, want %v\n%s", f.Recovered, tc.recovered, rep)
+			}
+			if !tc.recovered && (rep.Score.Recovery.Score != 0 || !rep.Score.Recovery.Measured) {
+				t.Errorf("recovery = %+v, want measured 0 for the one unrecovered fault", rep.Score.Recovery)
+			}
+			if tc.failedCheck == "" {
+				return
+			}
+			var failed bool
+			for _, c := range rep.Checks {
+				if c.Name == tc.failedCheck && !c.Passed {
+					failed = true
+				}
+			}
+			if !failed || rep.Score.Consistency.Score == 100 {
+				t.Errorf("check %q did not fail: %+v", tc.failedCheck, rep.Checks)
+			}
+		})
+	}
+}
+
+// TestScoreOfAKillIsComputable pins a whole report on the fakes against the
+// formulas by hand: leader killed at 1s, resurrected at 3s, 10s observed.
+func TestScoreOfAKillIsComputable(t *testing.T) {
+	rep := newEngine(noFailover, fakes.WithResurrection(2*time.Second)).run(t, 20*time.Second, at(time.Second, arena.ActionKillLeader, "", nil))
+	// 201 samples (0s…20s), unhealthy 1.0…2.9 = 20. Checks: 3 after the
+	// recovery is settled (11s) + 3 at the end, all passing.
+	a := 100 * 181.0 / 201
+	r := 100 * (0.7 + 0.3*8.0/9.0)
+	want := 0.4*a + 0.3*r + 0.3*100
+	if rep.Samples != 201 || rep.HealthySamples != 181 || len(rep.Checks) != 6 {
+		t.Fatalf("samples %d healthy %d checks %d, want 201, 181, 6", rep.Samples, rep.HealthySamples, len(rep.Checks))
+	}
+	if d := rep.Score.Total - want; d > 1e-9 || d < -1e-9 {
+		t.Errorf("total = %.6f, want %.6f", rep.Score.Total, want)
+	}
+	if rep.Score.Grade != arena.GradeAPlus {
+		t.Errorf("grade = %s, want A+ (%.2f)", rep.Score.Grade, want)
+	}
+	info, _ := newEngine().cluster.Agent("leader-0")
+	if info.Restarts != 0 {
+		t.Errorf("fresh cluster restarts = %d", info.Restarts)
+	}
+
+	// Without resurrection: unrecovered; A = 10/101 (0.0…0.9 healthy),
+	// R = 0, C = 3/3 at the end (no recovery, so no recovery checks).
+	rep = newEngine(noFailover, fakes.WithoutResurrection()).run(t, 10*time.Second, at(time.Second, arena.ActionKillLeader, "", nil))
+	a = 100 * 10.0 / 101
+	want = 0.4*a + 0.3*0 + 0.3*100
+	if d := rep.Score.Total - want; d > 1e-9 || d < -1e-9 || rep.Unrecovered != 1 {
+		t.Errorf("total = %.6f unrecovered %d, want %.6f and 1", rep.Score.Total, rep.Unrecovered, want)
+	}
+	if rep.Score.Grade != arena.GradeF {
+		t.Errorf("grade = %s, want F", rep.Score.Grade)
+	}
+}
