@@ -178,7 +178,6 @@ type Score struct {
 	Consistency  Dimension `json:"consistency"`
 }
 
-
 // Inputs are the raw counts a score is computed from.
 type Inputs struct {
 	Samples, HealthySamples int
