@@ -38,10 +38,14 @@ type Executor interface {
 	// on the executor's goroutine, in virtual time (where an injection takes
 	// no time).
 	Go(fn func(ctx context.Context))
-	// Run plays events in order until the queue is empty or the next event
-	// is after end, and returns ctx.Err() if ctx ends first. It waits for
-	// everything started with Go before returning.
+	// Run plays events in order until the next event is after end (then the
+	// clock reads end), or Stop is called, and returns ctx.Err() if ctx ends
+	// first. It waits for everything started with Go before returning.
 	Run(ctx context.Context, end time.Time) error
+	// Stop ends Run after the event that is running: a schedule whose end
+	// depends on what happens (the last step done, then a cooldown) stops
+	// the run from an event at that instant.
+	Stop()
 	// Virtual reports whether the executor runs on a virtual clock.
 	Virtual() bool
 }
@@ -81,15 +85,20 @@ func (q *eventQueue) Pop() any {
 type queue struct {
 	mu   sync.Mutex
 	q    eventQueue
-	seq  uint64
-	wake chan struct{} // signalled when an event is added (real time)
+	seq     uint64
+	stopped bool
+	wake    chan struct{} // signalled when an event is added or Stop is called (real time)
 }
 
-func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+// Stop makes Run return after the current event.
+func (s *queue) Stop() {
 	s.mu.Lock()
-	s.seq++
-	heap.Push(&s.q, scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	s.stopped = true
 	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *queue) signal() {
 	if s.wake != nil {
 		select {
 		case s.wake <- struct{}{}:
@@ -98,11 +107,25 @@ func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	}
 }
 
+func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+	s.mu.Lock()
+	s.seq++
+	heap.Push(&s.q, scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *queue) isStopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
 // next pops the earliest event if it is due by end.
 func (s *queue) next(end time.Time) (scheduled, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.q) == 0 || s.q[0].at.After(end) {
+	if s.stopped || len(s.q) == 0 || s.q[0].at.After(end) {
 		return scheduled{}, false
 	}
 	return heap.Pop(&s.q).(scheduled), true
@@ -152,7 +175,9 @@ func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
 		}
 		ev, ok := e.next(end)
 		if !ok {
-			e.clock.Set(end)
+			if !e.isStopped() {
+				e.clock.Set(end)
+			}
 			return nil
 		}
 		e.clock.Set(ev.at)
@@ -229,6 +254,9 @@ func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if e.isStopped() {
+			return nil
+		}
 		at, ok := e.peek()
 		if !ok || at.After(end) {
 			at = end
@@ -239,7 +267,7 @@ func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			case <-e.wake:
-				continue // an earlier event may have arrived
+				continue // an earlier event may have arrived, or Stop
 			case <-timer.C:
 			}
 		}

@@ -140,3 +140,31 @@ func TestRealExecutorCancelWaitsForGoroutines(t *testing.T) {
 		}
 	})
 }
+
+func TestStopEndsTheRunAtThatInstant(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	ex := NewVirtualExecutor(clock)
+	t0 := clock.Now()
+	ran := 0
+	for i := range 10 {
+		ex.At(t0.Add(time.Duration(i)*time.Second), KindSample, func(context.Context) { ran++ })
+	}
+	ex.At(t0.Add(3*time.Second), KindPhase, func(context.Context) { ex.Stop() })
+	if err := ex.Run(context.Background(), t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if ran != 4 || clock.Now().Sub(t0) != 3*time.Second {
+		t.Errorf("ran %d events, clock at +%s; want 4 (0s…3s) and +3s", ran, clock.Now().Sub(t0))
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ex := NewRealExecutor(nil)
+		t0 := time.Now()
+		ex.At(t0.Add(2*time.Second), KindPhase, func(context.Context) { ex.Stop() })
+		if err := ex.Run(context.Background(), t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(t0); d != 2*time.Second {
+			t.Errorf("real-time Run returned after %s, want 2s", d)
+		}
+	})
+}

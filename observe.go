@@ -151,12 +151,11 @@ func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) 
 }
 
 // Start schedules probe samples every ProbeInterval from the run's start up
-// to and including end, and the end-of-run checks at end.
+// to and including end.
 func (o *Observer) Start(end time.Time) {
 	if o.probe != nil {
 		o.scheduleSample(o.start, end)
 	}
-	o.ex.At(end, KindCheck, func(ctx context.Context) { o.runChecks(ctx, nil) })
 }
 
 func (o *Observer) scheduleSample(t, end time.Time) {
@@ -320,9 +319,11 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 	}
 }
 
-// Finish closes the faults still open (they are unrecovered) and reports
-// their outcomes. Call it once, after the executor has run to the end.
+// Finish runs the end-of-run checks, closes the faults still open and
+// reports their outcomes. Call it once, after the executor has run: the
+// checks come after everything of the final instant.
 func (o *Observer) Finish(ctx context.Context) {
+	o.runChecks(ctx, nil)
 	o.mu.Lock()
 	open := o.open
 	o.open = nil

@@ -340,3 +340,26 @@ func TestCancelledRunReturnsPartialReport(t *testing.T) {
 		t.Errorf("partial report samples = %v, want 51 (0s to 5s)", rep)
 	}
 }
+
+func TestRunStoppedEarlyEndsThere(t *testing.T) {
+	svc, _ := virtualService(time.Second, WithChecks(Check{Name: "ok", Run: func(context.Context) error { return nil }}))
+	r, err := svc.NewRun(RunOptions{Seed: 1, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Schedule(kill(time.Second))
+	r.At(4*time.Second, KindPhase, func(context.Context) { r.Stop() })
+	rep, err := r.Play(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.End.Sub(rep.Start) != 4*time.Second || rep.Samples != 41 {
+		t.Errorf("run ended after %s with %d samples, want 4s and 41", rep.End.Sub(rep.Start), rep.Samples)
+	}
+	if len(rep.Checks) != 1 || rep.Checks[0].At.D() != 4*time.Second {
+		t.Errorf("checks = %+v, want the end-of-run check at 4s", rep.Checks)
+	}
+	if f := rep.Faults[0]; !f.Recovered || f.TTR.D() != time.Second {
+		t.Errorf("fault = %+v, want recovered in 1s (settled by the early end)", f)
+	}
+}

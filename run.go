@@ -170,7 +170,7 @@ func (r *Run) Play(ctx context.Context) (*Report, error) {
 	wall := time.Now()
 	r.obs.Start(r.end)
 	err := r.ex.Run(ctx, r.end)
-	r.obs.Finish(ctx)
+	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep := r.obs.Report(r.seed)
 	rep.WallTime = Duration(time.Since(wall))
 	if err == nil {
@@ -179,6 +179,11 @@ func (r *Run) Play(ctx context.Context) (*Report, error) {
 	}
 	return rep, err
 }
+
+// Stop ends the run after the current event; Play then finishes the report
+// at that instant. Schedules whose end depends on what happens (the last step
+// done, then a cooldown) call it from an event at that time.
+func (r *Run) Stop() { r.ex.Stop() }
 
 // Snapshot returns a live report of the run so far.
 func (r *Run) Snapshot() *Report { return r.obs.Report(r.seed) }
