@@ -83,8 +83,8 @@ func (q *eventQueue) Pop() any {
 
 // queue is the schedule both executors share.
 type queue struct {
-	mu   sync.Mutex
-	q    eventQueue
+	mu      sync.Mutex
+	q       eventQueue
 	seq     uint64
 	stopped bool
 	wake    chan struct{} // signalled when an event is added or Stop is called (real time)
