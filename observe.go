@@ -15,6 +15,7 @@ type ObserveOptions struct {
 	RecoveryDeadline time.Duration // default 30s
 	SettleTime       time.Duration // default 10s; see FaultOutcome
 	TimelineCap      int           // state changes kept in the report; default 10,000
+	ListCap          int           // faults, checks and injection errors listed in the report; default 10,000
 	Scoring          ScoreOptions
 }
 
@@ -25,6 +26,7 @@ const (
 	DefaultRecoveryDeadline = 30 * time.Second
 	DefaultSettleTime       = 10 * time.Second
 	DefaultTimelineCap      = 10_000
+	DefaultListCap          = 10_000
 )
 
 func (o ObserveOptions) withDefaults() ObserveOptions {
@@ -43,6 +45,9 @@ func (o ObserveOptions) withDefaults() ObserveOptions {
 	if o.TimelineCap <= 0 {
 		o.TimelineCap = DefaultTimelineCap
 	}
+	if o.ListCap <= 0 {
+		o.ListCap = DefaultListCap
+	}
 	o.Scoring = o.Scoring.withDefaults()
 	return o
 }
@@ -60,6 +65,8 @@ func (o ObserveOptions) Validate() error {
 		return fmt.Errorf("settle_time: negative duration %s", o.SettleTime)
 	case o.TimelineCap < 0:
 		return fmt.Errorf("timeline_cap: negative count %d", o.TimelineCap)
+	case o.ListCap < 0:
+		return fmt.Errorf("list_cap: negative count %d", o.ListCap)
 	}
 	return o.Scoring.Validate()
 }
@@ -138,11 +145,27 @@ type Observer struct {
 	lastHealthy    int // -1 unknown, 0 unhealthy, 1 healthy
 	timeline       []Transition
 	dropped        int
-	faults         []*faultTrack
 	open           []*faultTrack
-	checkResults   []CheckResult
-	injectionErrs  []Result
+	// Lists for the report are capped (ListCap); the tally keeps the totals
+	// the score is computed from, so a week-long run has a flat heap.
+	faults        []*faultTrack
+	checkResults  []CheckResult
+	injectionErrs []Result
+	tally         tally
 }
+
+// tally is what the score and the TTR statistics need, in constant space.
+type tally struct {
+	landed, decided, recovered int
+	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
+	ttrSum                     time.Duration
+	ttrs                       map[time.Duration]int // recovered TTRs, exact: they fall on the probe grid
+	checks, passed             int
+	injectionErrs              int
+}
+
+// Fault is a handle on a landed fault, for reporting its lift.
+type Fault struct{ t *faultTrack }
 
 // NewObserver returns an observer for a run on ex that starts now. probe may
 // be nil (availability and recovery are then unmeasured).
@@ -198,6 +221,9 @@ func (o *Observer) sample(ctx context.Context, t time.Time) {
 			recovered = append(recovered, f)
 		case f.done:
 			lost = append(lost, f)
+		}
+		if f.done {
+			o.decide(f)
 		}
 		return f.done
 	})
@@ -255,39 +281,68 @@ func (o *Observer) recover(f *faultTrack) {
 	}
 }
 
+// decide adds a fault's verdict to the tally. Called once per fault, under mu.
+func (o *Observer) decide(f *faultTrack) {
+	t := &o.tally
+	t.decided++
+	if !f.out.Recovered {
+		return
+	}
+	ttr := f.out.TTR.D()
+	t.recovered++
+	t.recoverySum += 0.7 + 0.3*speed(ttr, o.opts.Scoring)
+	t.ttrSum += ttr
+	if t.ttrs == nil {
+		t.ttrs = map[time.Duration]int{}
+	}
+	t.ttrs[ttr]++
+}
+
 // Landed records the result of an injection at the current instant. A fault
 // that landed is followed to its outcome; one that did not is listed as an
 // injection error and kept out of the score.
-func (o *Observer) Landed(res Result) {
+func (o *Observer) Landed(res Result) Fault {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !res.Success {
-		o.injectionErrs = append(o.injectionErrs, res)
-		return
+		o.tally.injectionErrs++
+		if len(o.injectionErrs) < o.opts.ListCap {
+			o.injectionErrs = append(o.injectionErrs, res)
+		}
+		return Fault{}
 	}
 	now := o.ex.Now()
 	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(now)}, landed: now}
-	o.faults = append(o.faults, f)
+	o.tally.landed++
+	if len(o.faults) < o.opts.ListCap {
+		o.faults = append(o.faults, f)
+	}
 	if o.probe != nil {
 		o.open = append(o.open, f)
 	}
+	return Fault{f}
 }
 
-// Lifted records that the engine lifted the fault of action id now (err is
-// the runtime's answer).
-func (o *Observer) Lifted(id string, err error) {
+// Lifted records that the engine lifted fault f now (err is the runtime's
+// answer).
+func (o *Observer) Lifted(f Fault, err error) {
+	if f.t == nil {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	at := o.offset(o.ex.Now())
-	for i := len(o.faults) - 1; i >= 0; i-- {
-		if f := o.faults[i]; f.out.Action.ID == id {
-			f.out.Lifted = &at
-			if err != nil {
-				f.out.LiftError = err.Error()
-			}
-			return
-		}
+	f.t.out.Lifted = &at
+	if err != nil {
+		f.t.out.LiftError = err.Error()
 	}
+}
+
+// Open returns the number of landed faults still awaiting a verdict.
+func (o *Observer) Open() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.open)
 }
 
 func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
@@ -308,7 +363,15 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 		}
 		f.out.Checks = results
 	}
-	o.checkResults = append(o.checkResults, results...)
+	for _, r := range results {
+		o.tally.checks++
+		if r.Passed {
+			o.tally.passed++
+		}
+		if len(o.checkResults) < o.opts.ListCap {
+			o.checkResults = append(o.checkResults, r)
+		}
+	}
 	var out FaultOutcome
 	if f != nil {
 		out = f.out
@@ -333,6 +396,7 @@ func (o *Observer) Finish(ctx context.Context) {
 			o.recover(f) // settled by the run's end
 		}
 		f.done = true
+		o.decide(f)
 		outs = append(outs, f.out)
 	}
 	o.mu.Unlock()

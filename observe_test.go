@@ -363,3 +363,50 @@ func TestRunStoppedEarlyEndsThere(t *testing.T) {
 		t.Errorf("fault = %+v, want recovered in 1s (settled by the early end)", f)
 	}
 }
+
+// TestReportListsAreCappedTotalsAreNot: a long run lists only ListCap faults,
+// checks and injection errors, while counts, percentiles and the score cover
+// every fault.
+func TestReportListsAreCappedTotalsAreNot(t *testing.T) {
+	svc, stub := virtualService(time.Second, WithChecks(Check{Name: "ok", Run: func(context.Context) error { return nil }}))
+	stub.failOn = "PauseAgent"
+	var steps []Step
+	for i := range 20 {
+		steps = append(steps, kill(time.Duration(1+12*i)*time.Second)) // TTR 1s each
+	}
+	steps = append(steps, Step{At: 2 * time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "w"}},
+		Step{At: 3 * time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "w"}})
+	opts := RunOptions{Seed: 1, Duration: 250 * time.Second, Observe: ObserveOptions{ListCap: 5}}
+	rep, err := RunSchedule(context.Background(), svc, opts, steps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Faults) != 5 || rep.Landed != 20 || rep.Recovered != 20 {
+		t.Errorf("faults listed %d, landed %d, recovered %d; want 5, 20, 20", len(rep.Faults), rep.Landed, rep.Recovered)
+	}
+	if len(rep.Checks) != 5 || rep.ChecksRun != 21 || rep.ChecksPassed != 21 {
+		t.Errorf("checks listed %d, run %d, passed %d; want 5, 21, 21", len(rep.Checks), rep.ChecksRun, rep.ChecksPassed)
+	}
+	if len(rep.InjectionErrors) != 2 || rep.InjectionErrorCount != 2 {
+		t.Errorf("injection errors %d/%d, want 2/2", len(rep.InjectionErrors), rep.InjectionErrorCount)
+	}
+	if rep.MTTR.D() != time.Second || rep.P50TTR.D() != time.Second || rep.P99TTR.D() != time.Second || rep.MaxTTR.D() != time.Second {
+		t.Errorf("TTR stats = %s %s %s %s, want 1s each", rep.MTTR, rep.P50TTR, rep.P99TTR, rep.MaxTTR)
+	}
+	if want := 100 * (0.7 + 0.3); rep.Score.Recovery.Score != want {
+		t.Errorf("recovery = %v, want %v over all 20 faults", rep.Score.Recovery.Score, want)
+	}
+}
+
+func TestQuantilesNearestRank(t *testing.T) {
+	s := time.Second
+	hist := map[time.Duration]int{1 * s: 50, 2 * s: 40, 5 * s: 9, 9 * s: 1} // 100 values
+	got := quantiles(hist, 100, 0.5, 0.9, 0.95, 0.99, 1)
+	want := []Duration{Duration(s), Duration(2 * s), Duration(5 * s), Duration(5 * s), Duration(9 * s)}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("quantiles = %v, want %v", got, want)
+			break
+		}
+	}
+}

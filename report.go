@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -8,84 +9,102 @@ import (
 // Report is the observed and scored outcome of one run. Every field is a
 // function of the run's schedule, seed and system, except WallTime: a virtual
 // run replayed with the same seed gives the same report, WallTime aside.
+//
+// Faults, Checks and InjectionErrors list at most ObserveOptions.ListCap
+// entries each (the first ones), Timeline at most TimelineCap; the counts and
+// the score always cover the whole run.
 type Report struct {
-	Seed            uint64         `json:"seed"`
-	Virtual         bool           `json:"virtual"`
-	Start           time.Time      `json:"start"`
-	End             time.Time      `json:"end"`
-	Score           Score          `json:"score"`
-	Faults          []FaultOutcome `json:"faults"`
-	InjectionErrors []Result       `json:"injection_errors"` // faults that did not land: not scored
-	Recovered       int            `json:"recovered"`
-	Unrecovered     int            `json:"unrecovered"`
-	MTTR            Duration       `json:"mttr"`    // mean TTR of recovered faults
-	P95TTR          Duration       `json:"p95_ttr"` // nearest-rank 95th percentile
-	MaxTTR          Duration       `json:"max_ttr"`
-	Downtime        Duration       `json:"downtime"` // unhealthy samples × probe interval
-	Samples         int            `json:"samples"`
-	HealthySamples  int            `json:"healthy_samples"`
-	Checks          []CheckResult  `json:"checks"`
-	Timeline        []Transition   `json:"timeline"`
-	TimelineDropped int            `json:"timeline_dropped,omitempty"`
-	WallTime        Duration       `json:"wall_time"`
+	Seed                uint64         `json:"seed"`
+	Virtual             bool           `json:"virtual"`
+	Start               time.Time      `json:"start"`
+	End                 time.Time      `json:"end"`
+	Score               Score          `json:"score"`
+	Landed              int            `json:"landed"` // faults that landed
+	Recovered           int            `json:"recovered"`
+	Unrecovered         int            `json:"unrecovered"`
+	MTTR                Duration       `json:"mttr"` // mean TTR of recovered faults
+	P50TTR              Duration       `json:"p50_ttr"`
+	P90TTR              Duration       `json:"p90_ttr"`
+	P95TTR              Duration       `json:"p95_ttr"` // nearest-rank percentiles of recovered faults' TTRs
+	P99TTR              Duration       `json:"p99_ttr"`
+	MaxTTR              Duration       `json:"max_ttr"`
+	Downtime            Duration       `json:"downtime"` // unhealthy samples × probe interval
+	Samples             int            `json:"samples"`
+	HealthySamples      int            `json:"healthy_samples"`
+	ChecksRun           int            `json:"checks_run"`
+	ChecksPassed        int            `json:"checks_passed"`
+	InjectionErrorCount int            `json:"injection_error_count"`
+	Faults              []FaultOutcome `json:"faults"`
+	InjectionErrors     []Result       `json:"injection_errors"` // faults that did not land: not scored
+	Checks              []CheckResult  `json:"checks"`
+	Timeline            []Transition   `json:"timeline"`
+	TimelineDropped     int            `json:"timeline_dropped,omitempty"`
+	WallTime            Duration       `json:"wall_time"`
 }
 
 // Report builds the run's report from what was observed so far. Call it
-// after Finish for the final report; during a run it is a live snapshot.
+// after Finish for the final report; during a run it is a live snapshot
+// (faults still awaiting a verdict are listed but not yet scored).
 func (o *Observer) Report(seed uint64) *Report {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	t := o.tally
 	r := &Report{
-		Seed:            seed,
-		Virtual:         o.ex.Virtual(),
-		Start:           o.start,
-		End:             o.ex.Now(),
-		Faults:          make([]FaultOutcome, 0, len(o.faults)),
-		InjectionErrors: append([]Result{}, o.injectionErrs...),
-		Samples:         o.samples,
-		HealthySamples:  o.healthySamples,
-		Checks:          append([]CheckResult{}, o.checkResults...),
-		Timeline:        append([]Transition{}, o.timeline...),
-		TimelineDropped: o.dropped,
-		Downtime:        Duration(time.Duration(o.samples-o.healthySamples) * o.opts.ProbeInterval),
+		Seed:                seed,
+		Virtual:             o.ex.Virtual(),
+		Start:               o.start,
+		End:                 o.ex.Now(),
+		Landed:              t.landed,
+		Faults:              make([]FaultOutcome, 0, len(o.faults)),
+		InjectionErrors:     append([]Result{}, o.injectionErrs...),
+		InjectionErrorCount: t.injectionErrs,
+		Samples:             o.samples,
+		HealthySamples:      o.healthySamples,
+		ChecksRun:           t.checks,
+		ChecksPassed:        t.passed,
+		Checks:              append([]CheckResult{}, o.checkResults...),
+		Timeline:            append([]Transition{}, o.timeline...),
+		TimelineDropped:     o.dropped,
+		Downtime:            Duration(time.Duration(o.samples-o.healthySamples) * o.opts.ProbeInterval),
+		Recovered:           t.recovered,
+		Unrecovered:         t.decided - t.recovered,
 	}
-	in := Inputs{Samples: o.samples, HealthySamples: o.healthySamples}
-	var ttrs []time.Duration
 	for _, f := range o.faults {
 		r.Faults = append(r.Faults, f.out)
-		if o.probe == nil || !f.done {
-			continue // not followed, or still open: no verdict yet
-		}
-		in.Recovered = append(in.Recovered, f.out.Recovered)
-		in.TTRs = append(in.TTRs, f.out.TTR.D())
-		if f.out.Recovered {
-			r.Recovered++
-			ttrs = append(ttrs, f.out.TTR.D())
-		} else {
-			r.Unrecovered++
-		}
 	}
-	for _, c := range o.checkResults {
-		in.Checks++
-		if c.Passed {
-			in.PassedChecks++
-		}
+	decided := t.decided
+	if o.probe == nil {
+		decided = 0 // faults are not followed without a probe: recovery unmeasured
 	}
-	r.Score = ComputeScore(in, o.opts.Scoring)
-	r.MTTR, r.P95TTR, r.MaxTTR = ttrStats(ttrs)
+	r.Score = scoreFrom(o.samples, o.healthySamples, decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
+	if t.recovered > 0 {
+		r.MTTR = Duration(t.ttrSum / time.Duration(t.recovered))
+		q := quantiles(t.ttrs, t.recovered, 0.50, 0.90, 0.95, 0.99, 1)
+		r.P50TTR, r.P90TTR, r.P95TTR, r.P99TTR, r.MaxTTR = q[0], q[1], q[2], q[3], q[4]
+	}
 	return r
 }
 
-func ttrStats(ttrs []time.Duration) (mean, p95, maxTTR Duration) {
-	if len(ttrs) == 0 {
-		return 0, 0, 0
+// quantiles returns nearest-rank quantiles (rank ⌈q·n⌉) of a histogram of
+// n values.
+func quantiles(hist map[time.Duration]int, n int, qs ...float64) []Duration {
+	keys := make([]time.Duration, 0, len(hist))
+	for k := range hist {
+		keys = append(keys, k)
 	}
-	s := slices.Clone(ttrs)
-	slices.Sort(s)
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
+	slices.Sort(keys)
+	out := make([]Duration, len(qs))
+	for i, q := range qs {
+		rank := int(math.Ceil(q*float64(n) - 1e-9))
+		rank = max(rank, 1)
+		seen := 0
+		for _, k := range keys {
+			seen += hist[k]
+			if seen >= rank {
+				out[i] = Duration(k)
+				break
+			}
+		}
 	}
-	rank := (95*len(s) + 99) / 100 // nearest rank: ceil(0.95 n)
-	return Duration(sum / time.Duration(len(s))), Duration(s[rank-1]), Duration(s[len(s)-1])
+	return out
 }

@@ -88,6 +88,9 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 	if o.TimelineCap == 0 {
 		o.TimelineCap = def.TimelineCap
 	}
+	if o.ListCap == 0 {
+		o.ListCap = def.ListCap
+	}
 	if o.Scoring == (ScoreOptions{}) {
 		o.Scoring = def.Scoring
 	}
@@ -133,7 +136,7 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
 	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a)
-	r.obs.Landed(res)
+	fault := r.obs.Landed(res)
 	if !res.Success {
 		return res
 	}
@@ -143,7 +146,7 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	}
 	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
 		_, err := r.svc.injector.Lift(ctx, res.Action)
-		r.obs.Lifted(res.Action.ID, err)
+		r.obs.Lifted(fault, err)
 	})
 	return res
 }

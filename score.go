@@ -195,28 +195,35 @@ type Inputs struct {
 //	total = Σ wᵢ·dᵢ / Σ wᵢ over measured dimensions only
 func ComputeScore(in Inputs, opts ScoreOptions) Score {
 	o := opts.withDefaults()
+	sum := 0.0
+	for i, ok := range in.Recovered {
+		if ok && i < len(in.TTRs) {
+			sum += 0.7 + 0.3*speed(in.TTRs[i], o)
+		}
+	}
+	return scoreFrom(in.Samples, in.HealthySamples, len(in.Recovered), sum, in.Checks, in.PassedChecks, o)
+}
+
+// scoreFrom computes a score from totals: decided faults and the sum of their
+// per-fault recovery values (0.7·recovered + 0.3·speed).
+func scoreFrom(samples, healthy, decided int, recoverySum float64, checks, passed int, opts ScoreOptions) Score {
+	o := opts.withDefaults()
 	s := Score{
 		Availability: Dimension{Weight: o.Weights.Availability},
 		Recovery:     Dimension{Weight: o.Weights.Recovery},
 		Consistency:  Dimension{Weight: o.Weights.Consistency},
 	}
-	if in.Samples > 0 {
+	if samples > 0 {
 		s.Availability.Measured = true
-		s.Availability.Score = 100 * float64(in.HealthySamples) / float64(in.Samples)
+		s.Availability.Score = 100 * float64(healthy) / float64(samples)
 	}
-	if n := len(in.Recovered); n > 0 {
-		sum := 0.0
-		for i, ok := range in.Recovered {
-			if ok && i < len(in.TTRs) {
-				sum += 0.7 + 0.3*speed(in.TTRs[i], o)
-			}
-		}
+	if decided > 0 {
 		s.Recovery.Measured = true
-		s.Recovery.Score = 100 * sum / float64(n)
+		s.Recovery.Score = 100 * recoverySum / float64(decided)
 	}
-	if in.Checks > 0 {
+	if checks > 0 {
 		s.Consistency.Measured = true
-		s.Consistency.Score = 100 * float64(in.PassedChecks) / float64(in.Checks)
+		s.Consistency.Score = 100 * float64(passed) / float64(checks)
 	}
 	var num, den float64
 	for _, d := range []Dimension{s.Availability, s.Recovery, s.Consistency} {
