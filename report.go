@@ -72,17 +72,29 @@ func (o *Observer) Report(seed uint64) *Report {
 	for _, f := range o.faults {
 		r.Faults = append(r.Faults, f.out)
 	}
-	decided := t.decided
-	if o.probe == nil {
-		decided = 0 // faults are not followed without a probe: recovery unmeasured
-	}
-	r.Score = scoreFrom(o.samples, o.healthySamples, decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
+	r.Score = o.score()
 	if t.recovered > 0 {
 		r.MTTR = Duration(t.ttrSum / time.Duration(t.recovered))
 		q := quantiles(t.ttrs, t.recovered, 0.50, 0.90, 0.95, 0.99, 1)
 		r.P50TTR, r.P90TTR, r.P95TTR, r.P99TTR, r.MaxTTR = q[0], q[1], q[2], q[3], q[4]
 	}
 	return r
+}
+
+// Score returns the live score of the run so far, without building a report.
+func (o *Observer) Score() Score {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.score()
+}
+
+func (o *Observer) score() Score {
+	t := o.tally
+	decided := t.decided
+	if o.probe == nil {
+		decided = 0 // faults are not followed without a probe: recovery unmeasured
+	}
+	return scoreFrom(o.samples, o.healthySamples, decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
 }
 
 // quantiles returns nearest-rank quantiles (rank ⌈q·n⌉) of a histogram of

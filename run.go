@@ -30,8 +30,9 @@ type Run struct {
 	end   time.Time
 	opts  ObserveOptions
 
-	mu  sync.Mutex
-	rng *rand.Rand
+	mu        sync.Mutex
+	rng       *rand.Rand
+	listeners []func(FaultOutcome)
 }
 
 type runKey struct{}
@@ -67,6 +68,12 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
 		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
+		r.mu.Lock()
+		ls := r.listeners
+		r.mu.Unlock()
+		for _, l := range ls {
+			l(f)
+		}
 	}
 	return r, nil
 }
@@ -182,6 +189,17 @@ func (r *Run) Play(ctx context.Context) (*Report, error) {
 	}
 	return rep, err
 }
+
+// OnOutcome registers fn to hear each fault's final outcome, as the
+// observer decides it (schedules use it to track what is still active).
+func (r *Run) OnOutcome(fn func(FaultOutcome)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.listeners = append(r.listeners, fn)
+}
+
+// Observer returns the run's observer.
+func (r *Run) Observer() *Observer { return r.obs }
 
 // Stop ends the run after the current event; Play then finishes the report
 // at that instant. Schedules whose end depends on what happens (the last step

@@ -50,10 +50,11 @@ type Service struct {
 	metrics  *metrics
 	ids      atomic.Uint64
 
-	mu      sync.Mutex
-	rng     *rand.Rand // for selectors outside a run
-	stats   Stats
-	history history
+	mu       sync.Mutex
+	rng      *rand.Rand // for selectors outside a run
+	stats    Stats
+	history  history
+	survival *survival // the running survival run, if any
 }
 
 // NewService returns a service over injector. store and evidence may be nil

@@ -1,0 +1,535 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Survival errors.
+var (
+	// ErrSurvivalRunning: a survival run is already running on this service.
+	ErrSurvivalRunning = errors.New("survival run already running")
+	// ErrNoSurvival: StopSurvival was called with no survival run going.
+	ErrNoSurvival = errors.New("no survival run")
+)
+
+// SurvivalConfig configures a survival run: seeded random chaos for a long
+// time, against a system that must keep healing. The zero value of a field
+// means its default.
+type SurvivalConfig struct {
+	Duration Duration `json:"duration"` // default 30m
+	Interval Duration `json:"interval"` // time between injections; default 10s
+	Seed     uint64   `json:"seed"`     // 0: drawn at random and reported
+	// Mix weighs the action types; default: every type the providers
+	// support, weight 1. A type with weight 0 is never chosen.
+	Mix map[ActionType]float64 `json:"mix,omitempty"`
+	// MaxActiveFaults bounds the faults awaiting a verdict (landed, not yet
+	// recovered or given up); a tick at the bound injects nothing. Default 3.
+	MaxActiveFaults int `json:"max_active_faults"`
+	// Timed faults (pause, slow, partition, tool timeout, MCP, LLM) last a
+	// seeded random lifetime in [MinLifetime, MaxLifetime], on a 100ms grid.
+	MinLifetime Duration     `json:"min_lifetime"` // default 2s
+	MaxLifetime Duration     `json:"max_lifetime"` // default 10s
+	Targets     TargetFilter `json:"targets"`
+	// TimelineCap bounds the report's list of actions; default 1000.
+	TimelineCap int            `json:"timeline_cap"`
+	Observe     ObserveOptions `json:"-"`
+}
+
+// TargetFilter narrows the agents survival may hit. Empty fields allow all.
+// DAG faults (remove_node, remove_edge) are not filtered.
+type TargetFilter struct {
+	Types   []string `json:"types,omitempty"`   // agent types, e.g. ["worker"]
+	Include []string `json:"include,omitempty"` // agent IDs
+	Exclude []string `json:"exclude,omitempty"` // agent IDs never hit
+}
+
+func (f TargetFilter) allows(a AgentInfo) bool {
+	return (len(f.Types) == 0 || slices.Contains(f.Types, a.Type)) &&
+		(len(f.Include) == 0 || slices.Contains(f.Include, a.ID)) &&
+		!slices.Contains(f.Exclude, a.ID)
+}
+
+// Survival defaults.
+const (
+	DefaultSurvivalDuration    = 30 * time.Minute
+	DefaultSurvivalInterval    = 10 * time.Second
+	DefaultMaxActiveFaults     = 3
+	DefaultMinLifetime         = 2 * time.Second
+	DefaultMaxLifetime         = 10 * time.Second
+	DefaultSurvivalTimelineCap = 1000
+)
+
+// normalize fills defaults and validates against the injector's providers.
+// Errors name the field at fault.
+func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
+	switch {
+	case c.Duration < 0:
+		return c, fmt.Errorf("duration: negative duration %s", c.Duration)
+	case c.Interval < 0:
+		return c, fmt.Errorf("interval: negative duration %s", c.Interval)
+	case c.MaxActiveFaults < 0:
+		return c, fmt.Errorf("max_active_faults: negative count %d", c.MaxActiveFaults)
+	case c.MinLifetime < 0:
+		return c, fmt.Errorf("min_lifetime: negative duration %s", c.MinLifetime)
+	case c.MaxLifetime < 0:
+		return c, fmt.Errorf("max_lifetime: negative duration %s", c.MaxLifetime)
+	case c.TimelineCap < 0:
+		return c, fmt.Errorf("timeline_cap: negative count %d", c.TimelineCap)
+	}
+	if c.Duration == 0 {
+		c.Duration = Duration(DefaultSurvivalDuration)
+	}
+	if c.Interval == 0 {
+		c.Interval = Duration(DefaultSurvivalInterval)
+	}
+	if c.Interval > c.Duration {
+		return c, fmt.Errorf("interval: %s is longer than the duration %s", c.Interval, c.Duration)
+	}
+	if c.MaxActiveFaults == 0 {
+		c.MaxActiveFaults = DefaultMaxActiveFaults
+	}
+	if c.MinLifetime == 0 {
+		c.MinLifetime = Duration(DefaultMinLifetime)
+		if c.MaxLifetime != 0 {
+			c.MinLifetime = min(c.MinLifetime, c.MaxLifetime)
+		}
+	}
+	if c.MaxLifetime == 0 {
+		c.MaxLifetime = Duration(max(DefaultMaxLifetime, c.MinLifetime.D()))
+	}
+	if c.MinLifetime > c.MaxLifetime {
+		return c, fmt.Errorf("min_lifetime: %s is longer than max_lifetime %s", c.MinLifetime, c.MaxLifetime)
+	}
+	if c.TimelineCap == 0 {
+		c.TimelineCap = DefaultSurvivalTimelineCap
+	}
+	if c.Seed == 0 {
+		c.Seed = DrawSeed()
+	}
+	if err := c.Observe.Validate(); err != nil {
+		return c, err
+	}
+	if len(c.Mix) == 0 {
+		c.Mix = map[ActionType]float64{}
+		for _, t := range ActionTypes() {
+			if in.Supports(t) {
+				c.Mix[t] = 1
+			}
+		}
+		if len(c.Mix) == 0 {
+			return c, fmt.Errorf("mix: %w: the injector has no providers", ErrNoRuntime)
+		}
+		return c, nil
+	}
+	mix, total := maps.Clone(c.Mix), 0.0
+	for _, t := range slices.Sorted(maps.Keys(mix)) {
+		w := mix[t]
+		switch {
+		case !t.Valid():
+			return c, fmt.Errorf("mix.%s: unknown action type (want one of %s)", t, typeList())
+		case w < 0 || w != w || w > 1e300:
+			return c, fmt.Errorf("mix.%s: weight %v is not a finite non-negative number", t, w)
+		case w > 0 && !in.Supports(t):
+			if t.NeedsDAG() {
+				return c, fmt.Errorf("mix.%s: %w", t, ErrNoDAG)
+			}
+			return c, fmt.Errorf("mix.%s: %w", t, ErrNoRuntime)
+		}
+		total += w
+	}
+	if total == 0 {
+		return c, fmt.Errorf("mix: every weight is zero")
+	}
+	c.Mix = mix
+	return c, nil
+}
+
+// ParseMix reads a mix written as "kill_agent=2,llm_failure=1" (the CLI's
+// --mix). A type without "=w" has weight 1.
+func ParseMix(s string) (map[ActionType]float64, error) {
+	mix := map[ActionType]float64{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, weight, hasWeight := strings.Cut(part, "=")
+		t := ActionType(strings.TrimSpace(name))
+		if !t.Valid() {
+			return nil, fmt.Errorf("mix: unknown action type %q (want one of %s)", name, typeList())
+		}
+		w := 1.0
+		if hasWeight {
+			if _, err := fmt.Sscanf(strings.TrimSpace(weight), "%g", &w); err != nil || w < 0 {
+				return nil, fmt.Errorf("mix.%s: weight %q is not a non-negative number", t, weight)
+			}
+		}
+		if _, dup := mix[t]; dup {
+			return nil, fmt.Errorf("mix.%s: given twice", t)
+		}
+		mix[t] = w
+	}
+	if len(mix) == 0 {
+		return nil, fmt.Errorf("mix: empty")
+	}
+	return mix, nil
+}
+
+// SurvivalReport is the outcome of a survival run: the run's Report (score,
+// grade, faults, TTR percentiles, timeline of health) plus what survival did.
+type SurvivalReport struct {
+	*Report
+	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
+	Stopped bool                       `json:"stopped"`
+	Ticks   int                        `json:"ticks"`   // injection opportunities
+	Actions int                        `json:"actions"` // injections attempted
+	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
+	ByType  map[ActionType]TypeOutcome `json:"by_type"`
+	Events  []SurvivalEvent            `json:"events"` // the first TimelineCap actions
+	Dropped int                        `json:"events_dropped"`
+	byID    map[string]ActionType      // open faults, for per-type outcomes
+}
+
+// TypeOutcome counts what became of the actions of one type.
+type TypeOutcome struct {
+	Attempted   int      `json:"attempted"`
+	Landed      int      `json:"landed"`
+	Failed      int      `json:"failed"` // did not land: injection errors
+	Recovered   int      `json:"recovered"`
+	Unrecovered int      `json:"unrecovered"`
+	MTTR        Duration `json:"mttr"`
+	ttrSum      time.Duration
+}
+
+// SurvivalEvent is one action of a survival run.
+type SurvivalEvent struct {
+	At       Duration   `json:"at"`
+	ActionID string     `json:"action_id"`
+	Type     ActionType `json:"type"`
+	TargetID string     `json:"target_id,omitempty"`
+	SourceID string     `json:"source_id,omitempty"`
+	Lifetime Duration   `json:"lifetime,omitempty"`
+	Success  bool       `json:"success"`
+	Error    string     `json:"error,omitempty"`
+}
+
+// SurvivalStatus is a live view of the running survival run.
+type SurvivalStatus struct {
+	Running  bool     `json:"running"`
+	Seed     uint64   `json:"seed,omitempty"`
+	Virtual  bool     `json:"virtual"`
+	Progress float64  `json:"progress"` // 0–1 of the duration, on the run's clock
+	Elapsed  Duration `json:"elapsed"`  // on the run's clock (virtual time in a virtual run)
+	Duration Duration `json:"duration"`
+	Actions  int      `json:"actions"`
+	Active   int      `json:"active"` // faults awaiting a verdict
+	Score    Score    `json:"score"`  // live
+}
+
+// survival is the state of the service's one survival run.
+type survival struct {
+	run  *Run
+	cfg  SurvivalConfig
+	done chan struct{}
+	rep  *SurvivalReport
+	err  error
+
+	// counters read by GetSurvivalStatus; written on the executor's goroutine
+	actions int
+}
+
+// RunSurvival runs seeded random chaos for cfg.Duration and returns the
+// report. On a service with a *VirtualClock it runs in virtual time: a day
+// of chaos against the fakes takes seconds. Only one survival run may run
+// at a time (ErrSurvivalRunning). StopSurvival ends it early with the report
+// so far; cancelling ctx does the same and also returns ctx's error.
+func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*SurvivalReport, error) {
+	cfg, err := cfg.normalize(s.injector)
+	if err != nil {
+		return nil, fmt.Errorf("survival: %w", err)
+	}
+	r, err := s.NewRun(RunOptions{Seed: cfg.Seed, Duration: cfg.Duration.D(), Observe: cfg.Observe})
+	if err != nil {
+		return nil, fmt.Errorf("survival: %w", err)
+	}
+	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
+	s.mu.Lock()
+	if s.survival != nil {
+		s.mu.Unlock()
+		return nil, ErrSurvivalRunning
+	}
+	s.survival = sv
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.survival = nil
+		s.mu.Unlock()
+		close(sv.done)
+	}()
+
+	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}}
+	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
+	r.OnOutcome(ch.outcome)
+	for t := cfg.Interval.D(); t < cfg.Duration.D(); t += cfg.Interval.D() {
+		r.At(t, KindInject, ch.tick)
+	}
+	run, err := r.Play(ctx)
+	rep.Report = run
+	rep.Stopped = err == nil && run.End.Before(r.End())
+	for t, o := range rep.ByType {
+		if o.Recovered > 0 {
+			o.MTTR = Duration(o.ttrSum / time.Duration(o.Recovered))
+			rep.ByType[t] = o
+		}
+	}
+	rep.byID = nil
+	sv.rep, sv.err = rep, err
+	return rep, err
+}
+
+// GetSurvivalStatus returns the live status of the survival run, or a
+// status with Running false when none is running.
+func (s *Service) GetSurvivalStatus() SurvivalStatus {
+	s.mu.Lock()
+	sv := s.survival
+	var actions int
+	if sv != nil {
+		actions = sv.actions
+	}
+	s.mu.Unlock()
+	if sv == nil {
+		return SurvivalStatus{}
+	}
+	r := sv.run
+	elapsed := min(r.ex.Now().Sub(r.start), sv.cfg.Duration.D())
+	return SurvivalStatus{
+		Running: true, Seed: sv.cfg.Seed, Virtual: r.ex.Virtual(),
+		Progress: float64(elapsed) / float64(sv.cfg.Duration.D()),
+		Elapsed:  Duration(elapsed), Duration: sv.cfg.Duration, Actions: actions,
+		Active: r.obs.Open(), Score: r.obs.Score(),
+	}
+}
+
+// StopSurvival ends the running survival run after the event in progress
+// and returns its final report.
+func (s *Service) StopSurvival() (*SurvivalReport, error) {
+	s.mu.Lock()
+	sv := s.survival
+	s.mu.Unlock()
+	if sv == nil {
+		return nil, ErrNoSurvival
+	}
+	sv.run.Stop()
+	<-sv.done
+	return sv.rep, sv.err
+}
+
+// chaos is the schedule of one survival run: a tick every interval chooses
+// an action from the mix among the types that can land now, and a target
+// from the system's state.
+type chaos struct {
+	svc *Service
+	sv  *survival
+	rep *SurvivalReport
+	rng *rand.Rand // survival's own stream; selectors use the run's
+}
+
+func (c *chaos) tick(ctx context.Context) {
+	r := c.sv.run
+	c.rep.Ticks++
+	if r.probeFollowed() && r.obs.Open() >= c.sv.cfg.MaxActiveFaults {
+		c.rep.Skipped++
+		return
+	}
+	a, ok := c.choose(ctx)
+	if !ok {
+		c.rep.Skipped++
+		return
+	}
+	c.svc.mu.Lock()
+	c.sv.actions++
+	c.svc.mu.Unlock()
+	c.rep.Actions++
+	r.ex.Go(func(ctx context.Context) {
+		res := r.Inject(ctx, a)
+		c.record(r, res, a)
+	})
+}
+
+func (r *Run) probeFollowed() bool { return r.obs.probe != nil }
+
+func (c *chaos) record(r *Run, res Result, a Action) {
+	c.sv.run.mu.Lock() // records may come from concurrent injections in real time
+	defer c.sv.run.mu.Unlock()
+	o := c.rep.ByType[a.Type]
+	o.Attempted++
+	if res.Success {
+		o.Landed++
+		c.rep.byID[res.Action.ID] = a.Type
+	} else {
+		o.Failed++
+	}
+	c.rep.ByType[a.Type] = o
+	if len(c.rep.Events) >= c.sv.cfg.TimelineCap {
+		c.rep.Dropped++
+		return
+	}
+	ev := SurvivalEvent{
+		At: Duration(res.StartedAt.Sub(r.start)), ActionID: res.Action.ID, Type: a.Type,
+		TargetID: res.Action.TargetID, SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error,
+	}
+	if p, err := a.Params(); err == nil && a.Type.Liftable() {
+		ev.Lifetime = Duration(p.Duration)
+	}
+	c.rep.Events = append(c.rep.Events, ev)
+}
+
+func (c *chaos) outcome(f FaultOutcome) {
+	c.sv.run.mu.Lock()
+	defer c.sv.run.mu.Unlock()
+	t, ok := c.rep.byID[f.Action.ID]
+	if !ok {
+		return
+	}
+	delete(c.rep.byID, f.Action.ID)
+	o := c.rep.ByType[t]
+	if f.Recovered {
+		o.Recovered++
+		o.ttrSum += f.TTR.D()
+	} else {
+		o.Unrecovered++
+	}
+	c.rep.ByType[t] = o
+}
+
+// choose draws an action type from the mix, restricted to the types that
+// have a target now, and a target for it. Candidates are sorted before each
+// seeded draw, so the choice depends only on the seed and the state.
+func (c *chaos) choose(ctx context.Context) (Action, bool) {
+	st := c.state(ctx)
+	cfg := c.sv.cfg
+	types := slices.Sorted(maps.Keys(cfg.Mix))
+	var feasible []ActionType
+	var weights []float64
+	total := 0.0
+	for _, t := range types {
+		if w := cfg.Mix[t]; w > 0 && len(st.targets(t)) > 0 {
+			feasible = append(feasible, t)
+			weights = append(weights, w)
+			total += w
+		}
+	}
+	if len(feasible) == 0 {
+		return Action{}, false
+	}
+	x := c.rng.Float64() * total
+	t := feasible[len(feasible)-1]
+	for i, w := range weights {
+		if x < w {
+			t = feasible[i]
+			break
+		}
+		x -= w
+	}
+	targets := st.targets(t)
+	pick := targets[c.rng.IntN(len(targets))]
+	a := Action{Type: t}
+	switch {
+	case specs[t].target == targetEdge:
+		a.SourceID, a.TargetID = pick.src, pick.id
+	case specs[t].target != targetNone:
+		a.TargetID = pick.id
+	}
+	if t.Liftable() {
+		a.Metadata = map[string]any{MetaDuration: c.lifetime().String()}
+	}
+	if t == ActionLLMFailure {
+		kinds := LLMErrorTypes()
+		a.Metadata[MetaErrorType] = string(kinds[c.rng.IntN(len(kinds))])
+	}
+	return a, true
+}
+
+func (c *chaos) lifetime() time.Duration {
+	lo, hi := c.sv.cfg.MinLifetime.D(), c.sv.cfg.MaxLifetime.D()
+	steps := int64((hi - lo) / (100 * time.Millisecond))
+	return lo + time.Duration(c.rng.Int64N(steps+1))*100*time.Millisecond
+}
+
+// systemState is what survival reads of the system before each choice.
+type systemState struct {
+	agents []AgentInfo
+	nodes  []string
+	edges  []Edge
+	filter TargetFilter
+}
+
+type target struct{ id, src string }
+
+func (c *chaos) state(ctx context.Context) systemState {
+	in := c.svc.injector
+	st := systemState{filter: c.sv.cfg.Targets}
+	if in.runtime != nil {
+		_ = safely(func() error {
+			var err error
+			st.agents, err = in.runtime.ListAgents(ctx)
+			return err
+		})
+		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
+	}
+	if in.dag != nil {
+		_ = safely(func() error {
+			var err error
+			if st.nodes, err = in.dag.ListNodes(ctx); err != nil {
+				return err
+			}
+			st.edges, err = in.dag.ListEdges(ctx)
+			return err
+		})
+		slices.Sort(st.nodes)
+		slices.SortFunc(st.edges, func(a, b Edge) int {
+			return strings.Compare(a.Source+"\x00"+a.Target, b.Source+"\x00"+b.Target)
+		})
+	}
+	return st
+}
+
+// targets lists where t can land now: resume only paused agents, no kills
+// of stopped agents, roles only when someone holds them, never an empty
+// target.
+func (st systemState) targets(t ActionType) []target {
+	var out []target
+	switch specs[t].target {
+	case targetNode:
+		for _, n := range st.nodes {
+			out = append(out, target{id: n})
+		}
+		return out
+	case targetEdge:
+		for _, e := range st.edges {
+			out = append(out, target{id: e.Target, src: e.Source})
+		}
+		return out
+	}
+	for _, a := range st.agents {
+		if !st.filter.allows(a) || !eligible(t, a.Status) {
+			continue
+		}
+		if role := specs[t].role; role != "" && a.Type != role {
+			continue
+		}
+		out = append(out, target{id: a.ID})
+	}
+	if specs[t].target == targetNone && len(out) > 1 {
+		out = out[:1] // the role's holder, as Prepare resolves it
+	}
+	return out
+}

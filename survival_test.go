@@ -1,0 +1,299 @@
+package arena_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fakes"
+)
+
+func survive(t *testing.T, e *engine, cfg arena.SurvivalConfig) *arena.SurvivalReport {
+	t.Helper()
+	rep, err := e.svc.RunSurvival(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func survivalJSON(t *testing.T, seed uint64) []byte {
+	e := newEngine(fakes.WithSeed(seed))
+	rep := survive(t, e, arena.SurvivalConfig{Duration: arena.Duration(2 * time.Hour), Seed: seed})
+	rep.WallTime = 0
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSurvivalIsReproducible(t *testing.T) {
+	a, b := survivalJSON(t, 11), survivalJSON(t, 11)
+	if !bytes.Equal(a, b) {
+		t.Fatal("same seed, different survival reports")
+	}
+	var rep arena.SurvivalReport
+	if err := json.Unmarshal(a, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Actions < 100 || len(rep.ByType) < 8 || rep.Seed != 11 || rep.Config.Seed != 11 {
+		t.Errorf("2h at 10s: %d actions over %d types, seed %d; want ≥100 over ≥8 types, seed 11", rep.Actions, len(rep.ByType), rep.Seed)
+	}
+	if c := survivalJSON(t, 12); bytes.Equal(a, c) {
+		t.Error("seeds 11 and 12 gave the same report")
+	}
+}
+
+func TestSurvivalDrawsAndReportsASeed(t *testing.T) {
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(time.Minute)})
+	if rep.Seed == 0 || rep.Config.Seed != rep.Seed {
+		t.Errorf("seed = %d, config seed %d; want a drawn, reported seed", rep.Seed, rep.Config.Seed)
+	}
+}
+
+// TestSurvivalTargetsFromState pins each state rule with a mix that would
+// break it if targets were drawn blindly: every injection must land.
+func TestSurvivalTargetsFromState(t *testing.T) {
+	hour := arena.Duration(time.Hour)
+	cases := []struct {
+		name    string
+		opts    []fakes.Option
+		cfg     arena.SurvivalConfig
+		actions int // -1: any
+		check   func(t *testing.T, rep *arena.SurvivalReport)
+	}{
+		{"resume only paused agents: none paused", nil,
+			arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionResumeAgent: 1}}, 0, nil},
+		{"pause and resume", []fakes.Option{fakes.WithWorkers(5)},
+			arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionPauseAgent: 1, arena.ActionResumeAgent: 3}, MaxActiveFaults: 100}, -1,
+			func(t *testing.T, rep *arena.SurvivalReport) {
+				if rep.ByType[arena.ActionResumeAgent].Landed == 0 {
+					t.Error("no resume landed")
+				}
+			}},
+		{"no kills of dead agents", []fakes.Option{fakes.WithoutResurrection()},
+			arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 1}, MaxActiveFaults: 100}, 5, nil},
+		{"no empty DAG targets", []fakes.Option{fakes.WithoutDAGRepair()},
+			arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveNode: 1}, MaxActiveFaults: 100}, 5, nil},
+		{"type filter", nil,
+			arena.SurvivalConfig{Targets: arena.TargetFilter{Types: []string{"worker"}}, MaxActiveFaults: 100,
+				Mix: map[arena.ActionType]float64{arena.ActionNetworkPartition: 1, arena.ActionKillLeader: 1}}, -1,
+			func(t *testing.T, rep *arena.SurvivalReport) {
+				for _, ev := range rep.Events {
+					if ev.Type == arena.ActionKillLeader || ev.TargetID[:7] != "worker-" {
+						t.Fatalf("event %+v hits a non-worker", ev)
+					}
+				}
+			}},
+		{"exclude", nil,
+			arena.SurvivalConfig{Targets: arena.TargetFilter{Exclude: []string{"worker-1", "worker-2", "leader-0", "orchestrator-0"}},
+				Mix: map[arena.ActionType]float64{arena.ActionLLMFailure: 1}, MaxActiveFaults: 100}, -1,
+			func(t *testing.T, rep *arena.SurvivalReport) {
+				for _, ev := range rep.Events {
+					if ev.TargetID != "worker-3" {
+						t.Fatalf("event %+v hits an excluded agent", ev)
+					}
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cfg.Duration, tc.cfg.Interval, tc.cfg.Seed = hour, arena.Duration(5*time.Second), 3
+			rep := survive(t, newEngine(tc.opts...), tc.cfg)
+			if rep.InjectionErrorCount != 0 {
+				t.Errorf("injection errors: %+v", rep.InjectionErrors)
+			}
+			if tc.actions >= 0 && rep.Actions != tc.actions {
+				t.Errorf("actions = %d, want %d", rep.Actions, tc.actions)
+			}
+			if rep.Actions+rep.Skipped != rep.Ticks || rep.Ticks != 719 {
+				t.Errorf("ticks %d = actions %d + skipped %d? want 719 ticks", rep.Ticks, rep.Actions, rep.Skipped)
+			}
+			if tc.check != nil {
+				tc.check(t, rep)
+			}
+		})
+	}
+}
+
+// TestSurvivalMixWeights: over a long run the types come out in proportion
+// to their weights (Pearson's chi-square, 2 degrees of freedom, p > 0.001).
+func TestSurvivalMixWeights(t *testing.T) {
+	mix := map[arena.ActionType]float64{arena.ActionSlowAgent: 1, arena.ActionLLMFailure: 2, arena.ActionToolTimeout: 3}
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(12 * time.Hour), Interval: arena.Duration(2 * time.Second),
+		Seed: 5, Mix: mix, MaxActiveFaults: 1000})
+	n := float64(rep.Actions)
+	chi := 0.0
+	for typ, w := range mix {
+		want := n * w / 6
+		got := float64(rep.ByType[typ].Attempted)
+		chi += (got - want) * (got - want) / want
+	}
+	if rep.Actions != rep.Ticks || chi > 13.82 {
+		t.Errorf("actions %d of %d ticks, chi² = %.2f (counts %+v); want every tick used and chi² ≤ 13.82", rep.Actions, rep.Ticks, chi, rep.ByType)
+	}
+}
+
+// TestSurvivalMaxActiveFaults checks the bound at every probe sample: the
+// probe runs after the injections of its instant (same-instant rule).
+func TestSurvivalMaxActiveFaults(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithWorkers(6))
+	var svc *arena.Service
+	var worst atomic.Int64
+	probe := func(ctx context.Context) error {
+		if a := int64(svc.GetSurvivalStatus().Active); a > worst.Load() {
+			worst.Store(a)
+		}
+		return c.Probe(ctx)
+	}
+	svc = arena.NewService(arena.NewInjector(c, c), nil, nil, arena.WithClock(clock), arena.WithProbe(probe), arena.WithChecks(c.Checks()...))
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(3 * time.Hour),
+		Interval: arena.Duration(time.Second), Seed: 9, MaxActiveFaults: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if worst.Load() != 2 || rep.Skipped == 0 {
+		t.Errorf("most active faults = %d, skipped ticks %d; want exactly the bound 2 and some ticks skipped", worst.Load(), rep.Skipped)
+	}
+}
+
+func TestSurvivalConfigErrors(t *testing.T) {
+	svc := arena.NewService(arena.NewInjector(fakes.NewCluster(), nil), nil, nil) // no DAG
+	for _, tc := range []struct {
+		cfg  arena.SurvivalConfig
+		want string
+	}{
+		{arena.SurvivalConfig{Duration: -1}, "survival: duration: negative duration -1ns"},
+		{arena.SurvivalConfig{Interval: arena.Duration(time.Hour), Duration: arena.Duration(time.Minute)}, "survival: interval: 1h0m0s is longer than the duration 1m0s"},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{"kill_evrything": 1}}, `survival: mix.kill_evrything: unknown action type (want one of kill_leader`},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: -1}}, "survival: mix.kill_agent: weight -1 is not a finite non-negative number"},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 0}}, "survival: mix: every weight is zero"},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveEdge: 1}}, "survival: mix.remove_edge: no DAG provider"},
+		{arena.SurvivalConfig{MinLifetime: arena.Duration(time.Minute), MaxLifetime: arena.Duration(time.Second)}, "survival: min_lifetime: 1m0s is longer than max_lifetime 1s"},
+		{arena.SurvivalConfig{MaxActiveFaults: -2}, "survival: max_active_faults: negative count -2"},
+	} {
+		_, err := svc.RunSurvival(context.Background(), tc.cfg)
+		if err == nil || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
+			t.Errorf("RunSurvival(%+v) = %v, want %q…", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+func TestParseMix(t *testing.T) {
+	got, err := arena.ParseMix("kill_agent=2, llm_failure=0.5,slow_agent")
+	if err != nil || len(got) != 3 || got[arena.ActionKillAgent] != 2 || got[arena.ActionLLMFailure] != 0.5 || got[arena.ActionSlowAgent] != 1 {
+		t.Errorf("ParseMix = %v, %v", got, err)
+	}
+	for in, want := range map[string]string{
+		"kill_agnet=1":              `mix: unknown action type "kill_agnet"`,
+		"kill_agent=x":              `mix.kill_agent: weight "x" is not a non-negative number`,
+		"kill_agent=1,kill_agent=2": "mix.kill_agent: given twice",
+		"":                          "mix: empty",
+	} {
+		if _, err := arena.ParseMix(in); err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
+			t.Errorf("ParseMix(%q) = %v, want %q…", in, err, want)
+		}
+	}
+}
+
+// TestSurvivalStopAndCancel runs in real time inside a synctest bubble: Stop
+// and cancel end the run at once (well within one interval), with a report,
+// and a second start while running fails.
+func TestSurvivalStopAndCancel(t *testing.T) {
+	for _, how := range []string{"stop", "cancel"} {
+		t.Run(how, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := fakes.NewCluster()
+				svc := arena.NewService(arena.NewInjector(c, c), nil, nil, arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				type result struct {
+					rep *arena.SurvivalReport
+					err error
+				}
+				done := make(chan result, 1)
+				start := time.Now()
+				go func() {
+					rep, err := svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: arena.Duration(time.Hour), Interval: arena.Duration(10 * time.Second), Seed: 4})
+					done <- result{rep, err}
+				}()
+				time.Sleep(35 * time.Second)
+				st := svc.GetSurvivalStatus()
+				if !st.Running || st.Actions != 3 || math.Abs(st.Progress-35.0/3600) > 1e-9 || st.Elapsed.D() != 35*time.Second {
+					t.Errorf("status = %+v, want running, 3 actions, 35s elapsed", st)
+				}
+				if _, err := svc.RunSurvival(ctx, arena.SurvivalConfig{Seed: 1}); !errors.Is(err, arena.ErrSurvivalRunning) {
+					t.Errorf("second start = %v, want ErrSurvivalRunning", err)
+				}
+				var rep *arena.SurvivalReport
+				if how == "stop" {
+					var err error
+					rep, err = svc.StopSurvival()
+					if err != nil || !rep.Stopped {
+						t.Fatalf("StopSurvival = %v, stopped %v", err, rep != nil && rep.Stopped)
+					}
+					if r := <-done; r.rep != rep || r.err != nil {
+						t.Errorf("RunSurvival returned %v, %v; want the same report as Stop", r.rep, r.err)
+					}
+				} else {
+					cancel()
+					r := <-done
+					if !errors.Is(r.err, context.Canceled) || r.rep == nil {
+						t.Fatalf("cancelled RunSurvival = %v, %v; want the report and context.Canceled", r.rep, r.err)
+					}
+					rep = r.rep
+				}
+				if d := time.Since(start); d != 35*time.Second {
+					t.Errorf("run ended after %s, want at once (35s)", d)
+				}
+				if rep.End.Sub(rep.Start) != 35*time.Second || rep.Actions != 3 {
+					t.Errorf("report covers %s with %d actions, want 35s and 3", rep.End.Sub(rep.Start), rep.Actions)
+				}
+				if st := svc.GetSurvivalStatus(); st.Running {
+					t.Error("still running after the end")
+				}
+				if _, err := svc.StopSurvival(); !errors.Is(err, arena.ErrNoSurvival) {
+					t.Errorf("StopSurvival with none running = %v, want ErrNoSurvival", err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkSurvivalDay: 24 h of survival against a 10-agent fake cluster,
+// interval 10s, probes every 100ms; reports simulated seconds per wall second.
+func BenchmarkSurvivalDay(b *testing.B) {
+	b.ReportAllocs()
+	start := time.Now()
+	for b.Loop() {
+		e := newEngine(fakes.WithWorkers(8))
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(24 * time.Hour), Seed: 1})
+		if err != nil || rep.Samples != 864_001 {
+			b.Fatalf("err %v, samples %d", err, rep.Samples)
+		}
+	}
+	b.ReportMetric(86400*float64(b.N)/time.Since(start).Seconds(), "sim-s/wall-s")
+}
+
+func ExampleService_RunSurvival() {
+	clock := arena.NewVirtualClock(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
+	svc := arena.NewService(arena.NewInjector(cluster, cluster), nil, nil,
+		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(24 * time.Hour), Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d actions in %s of virtual time, grade %s\n", rep.Actions, rep.End.Sub(rep.Start), rep.Score.Grade)
+}
