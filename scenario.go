@@ -1,0 +1,246 @@
+package arena
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Scenario is a declarative chaos run: a list of steps (faults with delays,
+// expectations and dependencies), how to play them (Config) and the
+// scenario's own gate (Expect). It is what a scenario file holds; see
+// LoadScenario for the file format and RunScenarioReport for how it runs.
+type Scenario struct {
+	Name        string         `yaml:"name" json:"name"`
+	Description string         `yaml:"description,omitempty" json:"description,omitempty"`
+	Tags        []string       `yaml:"tags,omitempty" json:"tags,omitempty"`
+	Config      ScenarioConfig `yaml:"config,omitempty" json:"config,omitzero"`
+	Actions     []ScenarioStep `yaml:"actions" json:"actions"`
+	Expect      Gate           `yaml:"expect,omitempty" json:"expect,omitzero"`
+
+	// src holds where the scenario was loaded from: file name and the
+	// position of every field, for error messages. Nil when built in code.
+	src *scenarioSource
+}
+
+// ScenarioConfig says how a scenario is played. Zero values mean the
+// documented defaults.
+type ScenarioConfig struct {
+	// StopOnError: once a step fails (misses its expectation), nothing new
+	// starts; steps not started are reported as skipped.
+	StopOnError bool `yaml:"stop_on_error,omitempty" json:"stop_on_error,omitempty"`
+	// ParallelActions turns the steps into a DAG: a step is ready when all
+	// of its depends_on have completed and starts Delay after that.
+	ParallelActions bool `yaml:"parallel_actions,omitempty" json:"parallel_actions,omitempty"`
+	// MaxConcurrent bounds the injections in flight at once with
+	// ParallelActions (default 3). It is an error without ParallelActions.
+	MaxConcurrent int `yaml:"max_concurrent,omitempty" json:"max_concurrent,omitempty"`
+	// Timeout bounds the whole run; 0 means the planned length (see
+	// Scenario.PlannedLength) with slack for slow injections.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Warmup is observed before the first step becomes ready.
+	Warmup Duration `yaml:"warmup,omitempty" json:"warmup,omitempty"`
+	// Cooldown is observed after the last step has completed. A fault still
+	// unhealthy when the run ends counts as unrecovered, so give it at least
+	// the slowest recovery you expect.
+	Cooldown Duration `yaml:"cooldown,omitempty" json:"cooldown,omitempty"`
+	// Seed seeds the run's target selectors (and, in the CLI and arenatest,
+	// the fake workload); 0 draws one, reported in the ScenarioReport.
+	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// ProbeInterval and RecoveryDeadline override the service's
+	// ObserveOptions for this run.
+	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
+	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
+}
+
+// ScenarioStep is one entry of a scenario's actions: a fault to inject, when,
+// and what is expected of the injection itself.
+type ScenarioStep struct {
+	// Label names the step for depends_on and reports; unique when given.
+	Label string `yaml:"label,omitempty" json:"label,omitempty"`
+	// Delay is counted from the step's readiness: the previous step's
+	// completion (sequential), or its last dependency's completion
+	// (parallel), or the end of the warmup for the first steps.
+	Delay  Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
+	Action Action   `yaml:"action" json:"action"`
+	// ExpectSuccess and ExpectFailure say whether the fault must land or must
+	// be refused. Neither means success: a step whose fault does not land
+	// fails. Both at once is an error.
+	ExpectSuccess bool `yaml:"expect_success,omitempty" json:"expect_success,omitempty"`
+	ExpectFailure bool `yaml:"expect_failure,omitempty" json:"expect_failure,omitempty"`
+	// DependsOn lists labels of steps that must complete first. Without
+	// ParallelActions they may only name earlier steps.
+	DependsOn []string `yaml:"depends_on,omitempty" json:"depends_on,omitempty"`
+}
+
+// Gate is a scenario's own pass criteria (the `expect` block), checked
+// against the run's report. Unset criteria are not checked; every step must
+// meet its expectation regardless.
+type Gate struct {
+	// MinGrade: the run's grade is at least this. A run with nothing
+	// measured has no grade and fails it.
+	MinGrade Grade `yaml:"min_grade,omitempty" json:"min_grade,omitzero"`
+	// MinScore: the run's total score (0–100) is at least this.
+	MinScore *float64 `yaml:"min_score,omitempty" json:"min_score,omitempty"`
+	// MaxMTTR: the mean time to recover of the recovered faults is at most
+	// this. Unrecovered faults are AllRecovered's business.
+	MaxMTTR *Duration `yaml:"max_mttr,omitempty" json:"max_mttr,omitempty"`
+	// AllRecovered: every landed fault recovered (needs a probe).
+	AllRecovered bool `yaml:"all_recovered,omitempty" json:"all_recovered,omitempty"`
+	// Consistent: every consistency check passed, and at least one ran.
+	Consistent bool `yaml:"consistent,omitempty" json:"consistent,omitempty"`
+}
+
+// Scenario limits and defaults.
+const (
+	// MaxScenarioSize caps a scenario file (LoadScenario, LoadScenarioFile).
+	MaxScenarioSize = 1 << 20
+	// MaxScenarioSteps caps the number of actions of a scenario.
+	MaxScenarioSteps = 10_000
+	// MaxScenarioLength caps a scenario's planned length; longer chaos is
+	// what survival mode is for.
+	MaxScenarioLength = 24 * time.Hour
+	// DefaultMaxConcurrent bounds the injections in flight with
+	// parallel_actions when max_concurrent is not given.
+	DefaultMaxConcurrent = 3
+	// DefaultScenarioSlack is added (with the planned length once more) to
+	// the planned length to bound a scenario without a timeout, so that slow
+	// injections in real time do not cut it short.
+	DefaultScenarioSlack = time.Minute
+)
+
+// LoadScenario decodes and validates a scenario from YAML (or JSON, which is
+// YAML). name labels the source in error messages, usually the file name.
+//
+// Decoding is strict: unknown keys, wrong types, duplicate keys and
+// unparsable values are errors, never ignored or defaulted. All problems
+// are reported at once, as ScenarioErrors in file order, each with
+// file:line:column and the field path:
+//
+//	leader.yaml:12:9: actions[2].action.metadata.dealy: unknown key for slow_agent (want delay, duration)
+func LoadScenario(data []byte, name string) (*Scenario, error) {
+	if len(data) > MaxScenarioSize {
+		return nil, ScenarioErrors{{File: name, Msg: fmt.Sprintf("larger than %d bytes", MaxScenarioSize)}}
+	}
+	sc, errs := decodeScenario(data, name)
+	if sc != nil {
+		errs = append(errs, validateScenario(sc)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs.sorted()
+	}
+	return sc, nil
+}
+
+// LoadScenarioFile reads and loads the scenario file at path (at most
+// MaxScenarioSize bytes).
+func LoadScenarioFile(path string) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return LoadScenario(data, path)
+}
+
+// Source returns the name the scenario was loaded from ("" when it was
+// built in code).
+func (sc *Scenario) Source() string {
+	if sc.src == nil {
+		return ""
+	}
+	return sc.src.file
+}
+
+// maxConcurrent returns the effective bound on injections in flight.
+func (c ScenarioConfig) maxConcurrent() int {
+	switch {
+	case !c.ParallelActions:
+		return 1
+	case c.MaxConcurrent > 0:
+		return c.MaxConcurrent
+	}
+	return DefaultMaxConcurrent
+}
+
+// PlannedLength is how long the scenario runs when injections take no time
+// (as in virtual time) and nothing stops it early: warmup, then the longest
+// chain of delays (the sum of all delays when sequential), then cooldown.
+// It assumes a valid scenario.
+func (sc *Scenario) PlannedLength() time.Duration {
+	ready := sc.readyOffsets()
+	var last time.Duration
+	for i, st := range sc.Actions {
+		last = max(last, addSat(ready[i], st.Delay.D()))
+	}
+	return addSat(addSat(sc.Config.Warmup.D(), last), sc.Config.Cooldown.D())
+}
+
+// readyOffsets returns when each step becomes ready, from the end of the
+// warmup, if injections take no time.
+func (sc *Scenario) readyOffsets() []time.Duration {
+	ready := make([]time.Duration, len(sc.Actions))
+	if !sc.Config.ParallelActions {
+		var t time.Duration
+		for i, st := range sc.Actions {
+			ready[i] = t
+			t = addSat(t, st.Delay.D())
+		}
+		return ready
+	}
+	labels := sc.labelIndex()
+	done := make([]bool, len(sc.Actions))
+	var visit func(i int) time.Duration
+	visit = func(i int) time.Duration {
+		if done[i] {
+			return addSat(ready[i], sc.Actions[i].Delay.D())
+		}
+		done[i] = true // a cycle (invalid scenario) ends here instead of looping
+		var r time.Duration
+		for _, dep := range sc.Actions[i].DependsOn {
+			if j, ok := labels[dep]; ok && j != i {
+				r = max(r, visit(j))
+			}
+		}
+		ready[i] = r
+		return addSat(r, sc.Actions[i].Delay.D())
+	}
+	for i := range sc.Actions {
+		visit(i)
+	}
+	return ready
+}
+
+// labelIndex maps each label to its first step.
+func (sc *Scenario) labelIndex() map[string]int {
+	m := make(map[string]int, len(sc.Actions))
+	for i, st := range sc.Actions {
+		if _, dup := m[st.Label]; st.Label != "" && !dup {
+			m[st.Label] = i
+		}
+	}
+	return m
+}
+
+// runLimit is the Duration of the scenario's run: its timeout, or the
+// planned length twice plus DefaultScenarioSlack.
+func (sc *Scenario) runLimit() time.Duration {
+	if sc.Config.Timeout > 0 {
+		return sc.Config.Timeout.D()
+	}
+	plan := sc.PlannedLength()
+	return max(addSat(addSat(plan, plan), DefaultScenarioSlack), time.Millisecond)
+}
+
+// satAdd adds non-negative durations without wrapping around.
+func addSat(a, b time.Duration) time.Duration {
+	if s := a + b; s >= a || b < 0 {
+		return s
+	}
+	return time.Duration(1<<63 - 1)
+}

@@ -1,0 +1,161 @@
+package arena
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrInvalidScenario is wrapped by every *ScenarioError.
+var ErrInvalidScenario = errors.New("invalid scenario")
+
+// ScenarioError is one problem of a scenario: where it is and what is wrong.
+// File, Line and Column are known for scenarios loaded from a file; Path is
+// the field at fault ("actions[2].action.metadata.delay"), empty for the
+// document as a whole.
+type ScenarioError struct {
+	File   string
+	Line   int // 1-based; 0 when unknown
+	Column int // 1-based; 0 when unknown
+	Path   string
+	Msg    string
+}
+
+// Error formats the problem as file:line:column: path: message, leaving out
+// what is unknown.
+func (e *ScenarioError) Error() string {
+	var b strings.Builder
+	loc := e.File
+	if e.Line > 0 {
+		if loc != "" {
+			loc += ":"
+		}
+		loc += fmt.Sprint(e.Line)
+		if e.Column > 0 {
+			loc += fmt.Sprintf(":%d", e.Column)
+		}
+	}
+	if loc != "" {
+		b.WriteString(loc + ": ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidScenario) true.
+func (e *ScenarioError) Unwrap() error { return ErrInvalidScenario }
+
+// ScenarioErrors is every problem found in a scenario, in file order (in
+// field order for scenarios built in code). LoadScenario and
+// ValidateScenario return it as their error.
+type ScenarioErrors []*ScenarioError
+
+// Error lists the problems, one per line.
+func (es ScenarioErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (es ScenarioErrors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
+// sorted orders the problems by position; problems without one keep their
+// order and come first (they concern the file as a whole).
+func (es ScenarioErrors) sorted() ScenarioErrors {
+	slices.SortStableFunc(es, func(a, b *ScenarioError) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Column - b.Column
+	})
+	return es
+}
+
+// filePos is a 1-based line and column in a scenario file.
+type filePos struct{ line, col int }
+
+// scenarioSource remembers where a loaded scenario came from.
+type scenarioSource struct {
+	file string
+	pos  map[string]filePos // field path → position of its key (or item)
+	bad  map[string]bool    // paths that failed to decode: validation skips them
+}
+
+// errAt builds an error for path, located at the path's position or, for a
+// field that is missing, at its nearest present parent.
+func (src *scenarioSource) errAt(path, format string, args ...any) *ScenarioError {
+	e := &ScenarioError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	if src == nil {
+		return e
+	}
+	e.File = src.file
+	for p := path; ; p = pathParent(p) {
+		if pos, ok := src.pos[p]; ok {
+			e.Line, e.Column = pos.line, pos.col
+			break
+		}
+		if p == "" {
+			break
+		}
+	}
+	return e
+}
+
+// present reports whether path was in the file (always true for scenarios
+// built in code).
+func (src *scenarioSource) present(path string) bool {
+	if src == nil {
+		return true
+	}
+	_, ok := src.pos[path]
+	return ok
+}
+
+// failed reports whether path, or a field containing it, failed to decode:
+// its value is a placeholder that validation must not judge.
+func (src *scenarioSource) failed(path string) bool {
+	if src == nil {
+		return false
+	}
+	for p := path; ; p = pathParent(p) {
+		if src.bad[p] {
+			return true
+		}
+		if p == "" {
+			return false
+		}
+	}
+}
+
+// parentPath strips the last segment: "a.b[2]" → "a.b", "a.b" → "a".
+func pathParent(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// joinPath appends a key to a field path.
+func pathKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// indexPath appends a sequence index to a field path.
+func pathIndex(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }

@@ -1,0 +1,255 @@
+package arena
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ScenarioReport is the outcome of one scenario run, and of this run only:
+// nothing in it comes from the service's cumulative stats. Its JSON form is
+// stable: the field names below are the documented schema, durations are Go
+// duration strings, times are RFC 3339 on the run's clock. In virtual time
+// the same scenario, seed and system give the same report, Report.WallTime
+// aside.
+type ScenarioReport struct {
+	Scenario    string    `json:"scenario"`
+	Description string    `json:"description,omitempty"`
+	Tags        []string  `json:"tags,omitempty"`
+	Source      string    `json:"source,omitempty"` // the file it was loaded from
+	Seed        uint64    `json:"seed"`
+	Virtual     bool      `json:"virtual"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	// Outcome says how the run ended: completed (every step, then the
+	// cooldown), stopped (stop_on_error), timed_out or cancelled.
+	Outcome RunOutcome   `json:"outcome"`
+	Steps   []StepReport `json:"steps"` // in the scenario's order, skipped steps included
+	Passed  int          `json:"passed"`
+	Failed  int          `json:"failed"`
+	Skipped int          `json:"skipped"`
+	Gate    GateResult   `json:"gate"`
+	Report  *Report      `json:"report"` // the run's observation: score, grade, faults, checks
+}
+
+// RunOutcome says how a scenario run ended.
+type RunOutcome string
+
+// Run outcomes.
+const (
+	OutcomeCompleted RunOutcome = "completed"
+	OutcomeStopped   RunOutcome = "stopped" // stop_on_error
+	OutcomeTimedOut  RunOutcome = "timed_out"
+	OutcomeCancelled RunOutcome = "cancelled"
+)
+
+// StepReport is what became of one step.
+type StepReport struct {
+	Index     int        `json:"index"`
+	Label     string     `json:"label,omitempty"`
+	Type      ActionType `json:"type"`
+	Target    string     `json:"target,omitempty"` // as written: an ID or a selector; the result has the chosen ID
+	Source    string     `json:"source,omitempty"`
+	DependsOn []string   `json:"depends_on,omitempty"`
+	Expect    StepExpect `json:"expect"`
+	Status    StepStatus `json:"status"`
+	Reason    string     `json:"reason,omitempty"`  // why it failed or was skipped
+	Ready     *Duration  `json:"ready,omitempty"`   // offset from the run's start; nil if never ready
+	Started   *Duration  `json:"started,omitempty"` // nil when skipped
+	Result    *Result    `json:"result,omitempty"`  // nil when skipped
+}
+
+// StepExpect is what a step expects of its injection.
+type StepExpect string
+
+// Step expectations. A step without expect_failure expects success.
+const (
+	ExpectSuccess StepExpect = "success"
+	ExpectFailure StepExpect = "failure"
+)
+
+// StepStatus is a step's verdict.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepPassed  StepStatus = "passed"  // ran and met its expectation
+	StepFailed  StepStatus = "failed"  // ran and missed it
+	StepSkipped StepStatus = "skipped" // never started (stop_on_error, timeout, cancellation)
+)
+
+// GateResult is the scenario gate's verdict on a run.
+type GateResult struct {
+	Verdict GateVerdict `json:"verdict"`
+	Reasons []string    `json:"reasons"` // why it did not pass; empty when it passed
+	Checks  []GateCheck `json:"checks"`  // every criterion, passed or not
+}
+
+// GateVerdict is a gate's verdict.
+type GateVerdict string
+
+// Gate verdicts. A cancelled run is inconclusive: it was not seen to the end.
+const (
+	GatePassed       GateVerdict = "passed"
+	GateFailed       GateVerdict = "failed"
+	GateInconclusive GateVerdict = "inconclusive"
+)
+
+// GateCheck is one criterion of a gate with what was required and found.
+type GateCheck struct {
+	Name   string `json:"name"` // steps, run, min_grade, min_score, max_mttr, all_recovered, consistent
+	Want   string `json:"want"`
+	Got    string `json:"got"`
+	Passed bool   `json:"passed"`
+	Reason string `json:"reason,omitempty"` // set when it did not pass
+}
+
+// OK reports whether the scenario's gate passed.
+func (r *ScenarioReport) OK() bool { return r.Gate.Verdict == GatePassed }
+
+// Check evaluates the gate's criteria against a run's report; unset
+// criteria are left out.
+func (g Gate) Check(rep *Report) []GateCheck {
+	var out []GateCheck
+	s := rep.Score
+	if g.MinGrade != GradeNone {
+		c := GateCheck{Name: "min_grade", Want: g.MinGrade.String(), Got: gradeText(s), Passed: s.Grade.AtLeast(g.MinGrade)}
+		switch {
+		case !s.Measured:
+			c.Reason = "no grade: nothing was measured"
+		case !c.Passed:
+			c.Reason = fmt.Sprintf("grade %s is below the minimum %s", c.Got, g.MinGrade)
+		}
+		out = append(out, c)
+	}
+	if g.MinScore != nil {
+		c := GateCheck{Name: "min_score", Want: fmt.Sprintf("%.1f", *g.MinScore), Got: "none",
+			Passed: s.Measured && s.Total >= *g.MinScore-gradeSlack}
+		if s.Measured {
+			c.Got = fmt.Sprintf("%.1f", s.Total)
+		}
+		if !c.Passed {
+			c.Reason = fmt.Sprintf("score %s is below the minimum %s", c.Got, c.Want)
+		}
+		out = append(out, c)
+	}
+	if g.MaxMTTR != nil {
+		c := GateCheck{Name: "max_mttr", Want: g.MaxMTTR.String(), Got: rep.MTTR.String(), Passed: rep.MTTR <= *g.MaxMTTR}
+		if !c.Passed {
+			c.Reason = fmt.Sprintf("MTTR %s is above the maximum %s", rep.MTTR, g.MaxMTTR)
+		}
+		out = append(out, c)
+	}
+	if g.AllRecovered {
+		out = append(out, recoveredCheck(rep))
+	}
+	if g.Consistent {
+		out = append(out, consistentCheck(rep))
+	}
+	return out
+}
+
+func gradeText(s Score) string {
+	if !s.Measured {
+		return "none"
+	}
+	return fmt.Sprintf("%s (%.1f)", s.Grade, s.Total)
+}
+
+func recoveredCheck(rep *Report) GateCheck {
+	landed := rep.Landed
+	c := GateCheck{Name: "all_recovered", Want: "every landed fault recovered",
+		Got: fmt.Sprintf("%d of %d recovered", rep.Recovered, landed)}
+	switch {
+	case landed > 0 && !rep.Score.Recovery.Measured:
+		c.Reason = "recovery not measured (no probe)"
+	case rep.Unrecovered > 0:
+		var lost []string
+		for _, f := range rep.Faults {
+			if !f.Recovered {
+				lost = append(lost, fmt.Sprintf("%s on %s at %s", f.Action.Type, describeTarget(f.Action), f.At))
+			}
+		}
+		c.Reason = fmt.Sprintf("%d of %d faults unrecovered: %s", rep.Unrecovered, landed, strings.Join(lost, ", "))
+	default:
+		c.Passed = true
+	}
+	return c
+}
+
+func consistentCheck(rep *Report) GateCheck {
+	c := GateCheck{Name: "consistent", Want: "every consistency check passed",
+		Got: fmt.Sprintf("%d/%d checks passed", rep.ChecksPassed, rep.ChecksRun)}
+	switch {
+	case rep.ChecksRun == 0:
+		c.Reason = "no consistency check ran"
+	case rep.ChecksPassed < rep.ChecksRun:
+		c.Reason = fmt.Sprintf("%d of %d checks failed", rep.ChecksRun-rep.ChecksPassed, rep.ChecksRun)
+		for _, ch := range rep.Checks { // the listed ones: the first ListCap
+			if !ch.Passed {
+				c.Reason += fmt.Sprintf(", first %s at %s: %s", ch.Name, ch.At, ch.Error)
+				break
+			}
+		}
+	default:
+		c.Passed = true
+	}
+	return c
+}
+
+// judge builds the gate result: the steps, how the run ended, then the
+// scenario's expect block.
+func judge(sc *Scenario, r *ScenarioReport, cancelErr error) GateResult {
+	g := GateResult{Reasons: []string{}}
+	steps := GateCheck{Name: "steps", Want: "every step meets its expectation",
+		Got: fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped), Passed: r.Failed == 0 && r.Skipped == 0}
+	if !steps.Passed {
+		steps.Reason = fmt.Sprintf("%d of %d steps failed or skipped", r.Failed+r.Skipped, len(r.Steps))
+	}
+	run := GateCheck{Name: "run", Want: string(OutcomeCompleted), Got: string(r.Outcome), Passed: r.Outcome == OutcomeCompleted}
+	switch r.Outcome {
+	case OutcomeTimedOut:
+		run.Reason = fmt.Sprintf("timed out after %s", trimDuration(sc.Config.Timeout.D()))
+		if sc.Config.Timeout == 0 {
+			run.Reason = fmt.Sprintf("ran out of time after %s (no timeout set: the planned length with slack)", trimDuration(sc.runLimit()))
+		}
+	case OutcomeStopped:
+		run.Reason = "stopped on error"
+	case OutcomeCancelled:
+		run.Reason = fmt.Sprintf("cancelled: %v", cancelErr)
+	}
+	g.Checks = append([]GateCheck{steps, run}, sc.Expect.Check(r.Report)...)
+	for _, st := range r.Steps {
+		if st.Status == StepFailed {
+			g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s", stepName(sc, st.Index), st.Reason))
+		}
+	}
+	if r.Skipped > 0 {
+		g.Reasons = append(g.Reasons, fmt.Sprintf("%d steps skipped: %s", r.Skipped, firstSkipReason(r.Steps)))
+	}
+	for _, c := range g.Checks {
+		// Failed and skipped steps have their own reasons above, and they
+		// say why a stopped run stopped.
+		if !c.Passed && c.Name != "steps" && (c.Name != "run" || r.Outcome != OutcomeStopped) {
+			g.Reasons = append(g.Reasons, c.Reason)
+		}
+	}
+	switch {
+	case r.Outcome == OutcomeCancelled:
+		g.Verdict = GateInconclusive
+	case len(g.Reasons) > 0:
+		g.Verdict = GateFailed
+	default:
+		g.Verdict = GatePassed
+	}
+	return g
+}
+
+func firstSkipReason(steps []StepReport) string {
+	for _, st := range steps {
+		if st.Status == StepSkipped {
+			return st.Reason
+		}
+	}
+	return ""
+}

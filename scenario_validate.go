@@ -1,0 +1,288 @@
+package arena
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ValidateScenario checks a scenario and returns every problem found as
+// ScenarioErrors (nil when it is valid): required fields; each action's type,
+// target and metadata (as Action.Validate, but all of them); unique labels;
+// depends_on that resolve, point backwards unless parallel_actions, and form
+// no cycle (the cycle is named: "cycle: a -> b -> a"); non-negative
+// durations; expect_success and expect_failure not both set; a timeout no
+// shorter than the planned length; a sane gate. For a loaded scenario each
+// problem carries its file, line and column.
+func ValidateScenario(sc *Scenario) error {
+	if sc == nil {
+		return ScenarioErrors{{Msg: "nil scenario"}}
+	}
+	if errs := validateScenario(sc); len(errs) > 0 {
+		return errs.sorted()
+	}
+	return nil
+}
+
+type scenarioValidator struct {
+	sc   *Scenario
+	errs ScenarioErrors
+}
+
+func (v *scenarioValidator) add(path, format string, args ...any) {
+	if v.sc.src.failed(path) {
+		return // already reported by the decoder
+	}
+	v.errs = append(v.errs, v.sc.src.errAt(path, format, args...))
+}
+
+func (v *scenarioValidator) nonNegative(path string, d Duration) {
+	if d < 0 {
+		v.add(path, "negative duration %s", d)
+	}
+}
+
+func validateScenario(sc *Scenario) ScenarioErrors {
+	v := &scenarioValidator{sc: sc}
+	switch {
+	case !sc.src.present("name"):
+		v.add("name", "missing")
+	case strings.TrimSpace(sc.Name) == "":
+		v.add("name", "empty")
+	}
+	for i, tag := range sc.Tags {
+		if strings.TrimSpace(tag) == "" {
+			v.add(pathIndex("tags", i), "empty tag")
+		}
+	}
+	v.config()
+	v.steps()
+	acyclic := v.dependencies()
+	v.gate()
+	if acyclic && len(v.errs) == 0 {
+		v.length()
+	}
+	return v.errs
+}
+
+func (v *scenarioValidator) config() {
+	c := v.sc.Config
+	switch {
+	case c.MaxConcurrent < 0:
+		v.add("config.max_concurrent", "negative (want at least 1)")
+	case c.MaxConcurrent > 0 && !c.ParallelActions:
+		v.add("config.max_concurrent", "only applies with parallel_actions: true (steps run one at a time)")
+	}
+	v.nonNegative("config.timeout", c.Timeout)
+	v.nonNegative("config.warmup", c.Warmup)
+	v.nonNegative("config.cooldown", c.Cooldown)
+	v.nonNegative("config.probe_interval", c.ProbeInterval)
+	v.nonNegative("config.recovery_deadline", c.RecoveryDeadline)
+}
+
+func (v *scenarioValidator) steps() {
+	sc := v.sc
+	switch {
+	case len(sc.Actions) == 0 && !sc.src.present("actions"):
+		v.add("actions", "missing (a scenario needs at least one step)")
+		return
+	case len(sc.Actions) == 0:
+		v.add("actions", "empty (a scenario needs at least one step)")
+		return
+	case len(sc.Actions) > MaxScenarioSteps:
+		v.add("actions", "%d steps (at most %d)", len(sc.Actions), MaxScenarioSteps)
+		return
+	}
+	first := map[string]int{}
+	for i, st := range sc.Actions {
+		p := pathIndex("actions", i)
+		if st.Label != "" {
+			if j, dup := first[st.Label]; dup {
+				v.add(p+".label", "duplicate label %q (also actions[%d])", st.Label, j)
+			} else {
+				first[st.Label] = i
+			}
+		} else if sc.src.present(p + ".label") {
+			v.add(p+".label", "empty (leave it out, or name the step)")
+		}
+		v.nonNegative(p+".delay", st.Delay)
+		if !sc.src.present(p + ".action") {
+			v.add(p+".action", "missing")
+		} else {
+			for _, e := range actionProblems(st.Action) {
+				v.add(p+".action."+e.Field, "%s", e.Msg)
+			}
+		}
+		if st.ExpectSuccess && st.ExpectFailure {
+			v.add(p+".expect_failure", "both expect_success and expect_failure are set (choose one)")
+		}
+	}
+}
+
+// actionProblems is Action.Validate reporting every problem instead of the
+// first: the type, else the target and each metadata key.
+func actionProblems(a Action) []*ValidationError {
+	var out []*ValidationError
+	collect := func(err error) {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			out = append(out, ve)
+		}
+	}
+	spec, ok := specs[a.Type]
+	if !ok {
+		collect(a.Validate())
+		return out
+	}
+	collect(a.validateTarget(spec))
+	for _, key := range sortedKeys(a.Metadata) {
+		one := Action{Type: a.Type, Metadata: map[string]any{key: a.Metadata[key]}}
+		_, err := one.decodeMetadata(spec)
+		collect(err)
+	}
+	return out
+}
+
+// dependencies checks depends_on and reports whether the steps are free of
+// cycles.
+func (v *scenarioValidator) dependencies() bool {
+	sc := v.sc
+	if len(sc.Actions) > MaxScenarioSteps {
+		return false
+	}
+	labels := sc.labelIndex()
+	acyclic := true
+	for i, st := range sc.Actions {
+		seen := map[string]bool{}
+		for k, dep := range st.DependsOn {
+			p := fmt.Sprintf("actions[%d].depends_on[%d]", i, k)
+			j, ok := labels[dep]
+			switch {
+			case dep == "":
+				v.add(p, "empty label")
+			case seen[dep]:
+				v.add(p, "duplicate dependency %q", dep)
+			case !ok:
+				v.add(p, "unknown label %q", dep)
+			case j == i:
+				v.add(pathIndex("actions", i)+".depends_on", "cycle: %s -> %s", dep, dep)
+				acyclic = false
+			case j > i && !sc.Config.ParallelActions:
+				v.add(p, "%q is a later step (actions[%d]); without parallel_actions a step may only depend on earlier steps", dep, j)
+			}
+			seen[dep] = true
+		}
+	}
+	if sc.Config.ParallelActions {
+		for _, cyc := range sc.cycles(labels) {
+			names := make([]string, 0, len(cyc)+1)
+			for _, i := range cyc {
+				names = append(names, sc.Actions[i].Label)
+			}
+			names = append(names, names[0])
+			v.add(pathIndex("actions", cyc[0])+".depends_on", "cycle: %s", strings.Join(names, " -> "))
+			acyclic = false
+		}
+	}
+	return acyclic
+}
+
+// cycles finds the dependency cycles of length two or more (a step that
+// names itself is reported on its own), each starting at its earliest step
+// and following depends_on.
+func (sc *Scenario) cycles(labels map[string]int) [][]int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(sc.Actions))
+	var stack []int
+	var found [][]int
+	seen := map[string]bool{}
+	var visit func(i int)
+	visit = func(i int) {
+		color[i] = grey
+		stack = append(stack, i)
+		for _, dep := range sc.Actions[i].DependsOn {
+			j, ok := labels[dep]
+			if !ok || j == i {
+				continue
+			}
+			switch color[j] {
+			case white:
+				visit(j)
+			case grey:
+				k := len(stack) - 1
+				for stack[k] != j {
+					k--
+				}
+				cyc := rotateToMin(append([]int(nil), stack[k:]...))
+				if key := fmt.Sprint(cyc); !seen[key] {
+					seen[key] = true
+					found = append(found, cyc)
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[i] = black
+	}
+	for i := range sc.Actions {
+		if color[i] == white {
+			visit(i)
+		}
+	}
+	return found
+}
+
+func rotateToMin(cyc []int) []int {
+	m := 0
+	for i, x := range cyc {
+		if x < cyc[m] {
+			m = i
+		}
+	}
+	return append(cyc[m:], cyc[:m]...)
+}
+
+func (v *scenarioValidator) gate() {
+	g := v.sc.Expect
+	if g.MinGrade != GradeNone {
+		if _, err := ParseGrade(string(g.MinGrade)); err != nil {
+			v.add("expect.min_grade", "%v", err)
+		}
+	}
+	if g.MinScore != nil && !(*g.MinScore >= 0 && *g.MinScore <= 100) {
+		v.add("expect.min_score", "want a score from 0 to 100, got %v", *g.MinScore)
+	}
+	if g.MaxMTTR != nil {
+		v.nonNegative("expect.max_mttr", *g.MaxMTTR)
+	}
+}
+
+// length checks the planned length against the timeout and the cap.
+func (v *scenarioValidator) length() {
+	plan := v.sc.PlannedLength()
+	if plan > MaxScenarioLength {
+		v.add("", "planned length %s exceeds %s (warmup, the longest chain of delays, cooldown); survival mode is for longer chaos",
+			trimDuration(plan), trimDuration(MaxScenarioLength))
+		return
+	}
+	if t := v.sc.Config.Timeout.D(); t > 0 && t < plan {
+		v.add("config.timeout", "%s is shorter than the planned length %s (warmup, the longest chain of delays, cooldown)",
+			trimDuration(t), trimDuration(plan))
+	}
+}
+
+// trimDuration prints whole hours and minutes without trailing zero units.
+func trimDuration(d time.Duration) string {
+	s := d.String()
+	if d >= time.Minute && d%time.Minute == 0 {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if d >= time.Hour && d%time.Hour == 0 {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
