@@ -1,0 +1,174 @@
+// Package schemagen generates the JSON Schema of arena scenario files from
+// arena's Go types (with github.com/invopop/jsonschema), so that the schema
+// cannot drift from what arena.LoadScenario accepts. `make schema` writes it
+// to scenarios/scenario.schema.json; a test in package scenarios keeps the
+// shipped file equal to Generate's output.
+//
+// Reflection gives the structure: keys (the yaml tags), types, required
+// fields and additionalProperties false everywhere. On top of it Generate
+// adds what Go types cannot say: the one encoding of durations, the grade and
+// action type enums, value ranges, and, per action type, which of target_id
+// and source_id it needs and which metadata keys it takes. Those per-type
+// rules are derived from arena.Action.Validate itself. The schema serves
+// editors; the loader stays the authority (cross-field rules such as unique
+// labels, dependencies and cycles are its alone).
+package schemagen
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+
+	"github.com/ares-arena/arena"
+	"github.com/invopop/jsonschema"
+)
+
+// ID is the schema's $id.
+const ID = "https://github.com/ares-arena/arena/scenarios/scenario.schema.json"
+
+// Generate returns the scenario schema as indented JSON with a final newline.
+func Generate() ([]byte, error) {
+	r := &jsonschema.Reflector{
+		FieldNameTag:   "yaml",
+		ExpandedStruct: true,
+		Anonymous:      true,
+		Mapper:         mapType,
+		LookupComment: func(t reflect.Type, field string) string {
+			if field == "" {
+				return docs[t.Name()]
+			}
+			return docs[t.Name()+"."+field]
+		},
+	}
+	s := r.Reflect(&arena.Scenario{})
+	s.ID = ID
+	s.Title = "arena scenario"
+	defs := s.Definitions
+	defs["Duration"] = durationSchema()
+	defs["Grade"] = enumSchema(docs["Grade"], "A+", "A", "B", "C", "D", "F", "a+", "a", "b", "c", "d", "f")
+	var types []string
+	for _, t := range arena.ActionTypes() {
+		types = append(types, string(t))
+	}
+	defs["ActionType"] = enumSchema(docs["ActionType"], types...)
+	var llm []string
+	for _, e := range arena.LLMErrorTypes() {
+		llm = append(llm, string(e))
+	}
+	defs["LLMErrorType"] = enumSchema(docs["LLMErrorType"], llm...)
+
+	prop(s, "name").MinLength = ptr(uint64(1))
+	prop(s, "tags").Items.MinLength = ptr(uint64(1))
+	prop(s, "actions").MinItems = ptr(uint64(1))
+	prop(s, "actions").MaxItems = ptr(uint64(arena.MaxScenarioSteps))
+
+	cfg, step, action, gate := defs["ScenarioConfig"], defs["ScenarioStep"], defs["Action"], defs["Gate"]
+	if cfg == nil || step == nil || action == nil || gate == nil {
+		return nil, errors.New("schemagen: a scenario type was not reflected")
+	}
+	prop(cfg, "max_concurrent").Minimum = "0"
+	prop(cfg, "seed").Minimum = "0"
+	prop(step, "label").MinLength = ptr(uint64(1))
+	prop(step, "depends_on").Items.MinLength = ptr(uint64(1))
+	prop(step, "depends_on").UniqueItems = true
+	prop(gate, "min_score").Minimum = "0"
+	prop(gate, "min_score").Maximum = "100"
+
+	action.Properties.Delete("id") // the engine's: scenario steps have labels
+	for _, name := range []string{"target_id", "source_id"} {
+		prop(action, name).MinLength = ptr(uint64(1))
+		prop(action, name).MaxLength = ptr(uint64(256))
+	}
+	for _, t := range arena.ActionTypes() {
+		action.AllOf = append(action.AllOf, perType(t))
+	}
+
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// mapType replaces arena's scalar types by references to their definitions.
+// It returns a fresh schema each time: the reflector sets descriptions on it.
+func mapType(t reflect.Type) *jsonschema.Schema {
+	switch t {
+	case reflect.TypeFor[arena.Duration]():
+		return &jsonschema.Schema{Ref: "#/$defs/Duration"}
+	case reflect.TypeFor[arena.Grade]():
+		return &jsonschema.Schema{Ref: "#/$defs/Grade"}
+	case reflect.TypeFor[arena.ActionType]():
+		return &jsonschema.Schema{Ref: "#/$defs/ActionType"}
+	}
+	return nil
+}
+
+// goDuration matches what time.ParseDuration accepts without a sign; a
+// string of a plain number is seconds, as a bare number is.
+const goDuration = `^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$|^0$|^[0-9]+(\.[0-9]+)?$`
+
+func durationSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Description: docs["Duration"],
+		AnyOf: []*jsonschema.Schema{
+			{Type: "string", Pattern: goDuration},
+			{Type: "number", Minimum: "0"},
+		},
+	}
+}
+
+func enumSchema(desc string, values ...string) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string", Description: desc}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
+	}
+	return s
+}
+
+// perType says, for one action type, which target fields it needs or
+// refuses and which metadata keys it takes. Targets are read off
+// Action.Validate: a type that validates with no target takes none; one that
+// then still misses source_id is an edge.
+func perType(t arena.ActionType) *jsonschema.Schema {
+	var then jsonschema.Schema
+	then.Properties = jsonschema.NewProperties()
+	switch {
+	case (arena.Action{Type: t}).Validate() == nil:
+		then.Properties.Set("target_id", jsonschema.FalseSchema)
+		then.Properties.Set("source_id", jsonschema.FalseSchema)
+	case (arena.Action{Type: t, TargetID: "x"}).Validate() != nil:
+		then.Required = []string{"source_id", "target_id"}
+	default:
+		then.Required = []string{"target_id"}
+		then.Properties.Set("source_id", jsonschema.FalseSchema)
+	}
+	keys := t.MetadataKeys()
+	if len(keys) == 0 {
+		then.Properties.Set("metadata", &jsonschema.Schema{Type: "object", MaxProperties: ptr(uint64(0))})
+	} else {
+		meta := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), AdditionalProperties: jsonschema.FalseSchema}
+		for _, k := range keys {
+			v := &jsonschema.Schema{Ref: "#/$defs/Duration"}
+			if k == arena.MetaErrorType {
+				v = &jsonschema.Schema{Ref: "#/$defs/LLMErrorType"}
+			}
+			v.Description = docs["metadata."+k]
+			meta.Properties.Set(k, v)
+		}
+		then.Properties.Set("metadata", meta)
+	}
+	ifs := &jsonschema.Schema{Properties: jsonschema.NewProperties(), Required: []string{"type"}}
+	ifs.Properties.Set("type", &jsonschema.Schema{Const: string(t)})
+	return &jsonschema.Schema{If: ifs, Then: &then}
+}
+
+func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
+	p, ok := s.Properties.Get(name)
+	if !ok {
+		panic("schemagen: no property " + name) // the Go types changed: update Generate
+	}
+	return p
+}
+
+func ptr[T any](v T) *T { return &v }
