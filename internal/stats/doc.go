@@ -1,0 +1,16 @@
+// Package stats holds the statistics kernels of arena's regression tests:
+// Welch's two-sample t-test, the anytime-valid Bayes-factor t-test that
+// arena's sequential mode checks after every run, Hedges' g with a
+// confidence interval, and the sample size of a fixed design from the
+// noncentral t distribution. Distributions come from gonum
+// (distuv.StudentsT, distuv.NoncentralT); nothing here uses a normal
+// approximation where the t distribution is meant.
+//
+// Conventions: x is the candidate arm and y the baseline, so a positive
+// difference or t statistic means the candidate scored higher. Variances are
+// sample variances (n−1 in the denominator).
+//
+// The kernels are plain functions of summaries (n, mean, variance), so the
+// calibration simulations can feed them running sums and run millions of
+// looks in a second; arena's RegressionTester calls the same code.
+package stats
