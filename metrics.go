@@ -2,6 +2,7 @@ package arena
 
 import (
 	"errors"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -60,4 +61,32 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 		panic("arena: register metrics: " + err.Error())
 	}
 	return c
+}
+
+// MetricsSnapshot is the JSON view of the service's metrics (the Prometheus
+// collectors hold the same figures for scraping).
+type MetricsSnapshot struct {
+	Actions           map[ActionType]map[string]int `json:"actions"`        // type → "landed"/"failed" → count
+	MeanInjection     Duration                      `json:"mean_injection"` // wall-clock
+	FaultsRecovered   int                           `json:"faults_recovered"`
+	FaultsUnrecovered int                           `json:"faults_unrecovered"`
+	MeanTTR           Duration                      `json:"mean_ttr"`
+	Score             *float64                      `json:"score,omitempty"` // of the last finished run
+}
+
+// Metrics returns a consistent snapshot of the service's metrics.
+func (s *Service) Metrics() MetricsSnapshot {
+	st := s.Stats()
+	m := MetricsSnapshot{
+		Actions:       map[ActionType]map[string]int{},
+		MeanInjection: st.MeanInjection, FaultsRecovered: st.FaultsRecovered,
+		FaultsUnrecovered: st.FaultsUnrecovered, Score: st.LastScore,
+	}
+	for t, ts := range st.ByType {
+		m.Actions[t] = map[string]int{"landed": ts.Succeeded, "failed": ts.Failed}
+	}
+	if st.FaultsRecovered > 0 {
+		m.MeanTTR = Duration(st.ttrSum / time.Duration(st.FaultsRecovered))
+	}
+	return m
 }

@@ -237,6 +237,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	s.mu.Lock()
 	if f.Recovered {
 		s.stats.FaultsRecovered++
+		s.stats.ttrSum += f.TTR.D()
 		typ = EventFaultRecovered
 	} else {
 		s.stats.FaultsUnrecovered++

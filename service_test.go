@@ -370,6 +370,10 @@ func TestHealedFaultMakesNoProposal(t *testing.T) {
 	if st := svc.Stats(); st.LastScore == nil || *st.LastScore != rep.Score.Total || st.Runs != 1 {
 		t.Errorf("stats = %+v, want last score %v after 1 run", st, rep.Score.Total)
 	}
+	m := svc.Metrics()
+	if m.FaultsRecovered != 1 || m.MeanTTR.D() != 2*time.Second || m.Actions[ActionKillAgent]["landed"] != 1 || m.Score == nil || *m.Score != rep.Score.Total {
+		t.Errorf("metrics snapshot = %+v, want 1 recovered fault, mean TTR 2s, 1 landed kill, the run's score", m)
+	}
 }
 
 func TestTwoServicesShareARegistry(t *testing.T) {

@@ -24,6 +24,7 @@ type Stats struct {
 	LastBridgeError   string                   `json:"last_bridge_error,omitempty"`
 	MeanInjection     Duration                 `json:"mean_injection"` // wall-clock
 	injectionWall     time.Duration
+	ttrSum            time.Duration
 }
 
 // TypeStats count the actions of one type.

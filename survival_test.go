@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -296,4 +297,51 @@ func ExampleService_RunSurvival() {
 		return
 	}
 	fmt.Printf("%d actions in %s of virtual time, grade %s\n", rep.Actions, rep.End.Sub(rep.Start), rep.Score.Grade)
+}
+
+// BenchmarkSurvivalWeek: 7 days of virtual survival at a 1s interval
+// (604,800 actions, 6 million probe samples). It reports bytes and
+// allocations per simulated hour, and the live heap after a GC at the end of
+// day 1 and of day 7: a flat heap keeps the two close.
+func BenchmarkSurvivalWeek(b *testing.B) {
+	const week = 7 * 24 * time.Hour
+	for b.Loop() {
+		e := newEngine(fakes.WithWorkers(8))
+		heapAt := map[int]uint64{}
+		stop := make(chan struct{})
+		polled := make(chan struct{})
+		go func() { // sample the heap as the run crosses each day
+			defer close(polled)
+			for day := 1; day <= 7; {
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if st := e.svc.GetSurvivalStatus(); st.Running && st.Elapsed.D() >= time.Duration(day)*24*time.Hour {
+					runtime.GC()
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					heapAt[day] = ms.HeapAlloc
+					day++
+				}
+			}
+		}()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(week), Interval: arena.Duration(time.Second),
+			Seed: 1, MaxActiveFaults: 1000})
+		runtime.ReadMemStats(&after)
+		close(stop)
+		<-polled
+		if err != nil {
+			b.Fatal(err)
+		}
+		hours := week.Hours()
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/hours, "B/sim-hour")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/hours, "allocs/sim-hour")
+		b.ReportMetric(float64(heapAt[1])/1e6, "heap-day1-MB")
+		b.ReportMetric(float64(heapAt[7])/1e6, "heap-day7-MB")
+		b.ReportMetric(float64(rep.Actions), "actions")
+	}
 }
