@@ -3,6 +3,7 @@ package arena
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -46,7 +47,7 @@ func (v *scenarioValidator) nonNegative(path string, d Duration) {
 func validateScenario(sc *Scenario) ScenarioErrors {
 	v := &scenarioValidator{sc: sc}
 	switch {
-	case !sc.src.present("name"):
+	case sc.Name == "" && (sc.src == nil || !sc.src.present("name")):
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
@@ -60,7 +61,7 @@ func validateScenario(sc *Scenario) ScenarioErrors {
 	v.steps()
 	acyclic := v.dependencies()
 	v.gate()
-	if acyclic && len(v.errs) == 0 {
+	if acyclic && !v.timingBroken() {
 		v.length()
 	}
 	return v.errs
@@ -71,7 +72,7 @@ func (v *scenarioValidator) config() {
 	switch {
 	case c.MaxConcurrent < 0:
 		v.add("config.max_concurrent", "negative (want at least 1)")
-	case c.MaxConcurrent > 0 && !c.ParallelActions:
+	case c.MaxConcurrent > 0 && !c.ParallelActions && !v.sc.src.failed("config.parallel_actions"):
 		v.add("config.max_concurrent", "only applies with parallel_actions: true (steps run one at a time)")
 	}
 	v.nonNegative("config.timeout", c.Timeout)
@@ -84,7 +85,7 @@ func (v *scenarioValidator) config() {
 func (v *scenarioValidator) steps() {
 	sc := v.sc
 	switch {
-	case len(sc.Actions) == 0 && !sc.src.present("actions"):
+	case len(sc.Actions) == 0 && (sc.src == nil || !sc.src.present("actions")):
 		v.add("actions", "missing (a scenario needs at least one step)")
 		return
 	case len(sc.Actions) == 0:
@@ -103,7 +104,7 @@ func (v *scenarioValidator) steps() {
 			} else {
 				first[st.Label] = i
 			}
-		} else if sc.src.present(p + ".label") {
+		} else if sc.src != nil && sc.src.present(p+".label") {
 			v.add(p+".label", "empty (leave it out, or name the step)")
 		}
 		v.nonNegative(p+".delay", st.Delay)
@@ -168,7 +169,7 @@ func (v *scenarioValidator) dependencies() bool {
 			case j == i:
 				v.add(pathIndex("actions", i)+".depends_on", "cycle: %s -> %s", dep, dep)
 				acyclic = false
-			case j > i && !sc.Config.ParallelActions:
+			case j > i && !sc.Config.ParallelActions && !sc.src.failed("config.parallel_actions"):
 				v.add(p, "%q is a later step (actions[%d]); without parallel_actions a step may only depend on earlier steps", dep, j)
 			}
 			seen[dep] = true
@@ -259,6 +260,30 @@ func (v *scenarioValidator) gate() {
 	if g.MaxMTTR != nil {
 		v.nonNegative("expect.max_mttr", *g.MaxMTTR)
 	}
+}
+
+// timingBroken reports whether a problem already found (or a value that
+// failed to decode) makes the planned length meaningless.
+func (v *scenarioValidator) timingBroken() bool {
+	paths := make([]string, 0, len(v.errs))
+	for _, e := range v.errs {
+		paths = append(paths, e.Path)
+	}
+	if v.sc.src != nil {
+		for p := range v.sc.src.bad {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		switch {
+		case p == "" || p == "actions" || p == "config" || strings.Contains(p, "depends_on"),
+			strings.HasPrefix(p, "actions[") && strings.Count(p, ".") == 0,
+			strings.HasSuffix(p, "].delay"),
+			slices.Contains([]string{"config.timeout", "config.warmup", "config.cooldown", "config.parallel_actions"}, p):
+			return true
+		}
+	}
+	return false
 }
 
 // length checks the planned length against the timeout and the cap.

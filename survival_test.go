@@ -130,7 +130,7 @@ func TestSurvivalTargetsFromState(t *testing.T) {
 // to their weights (Pearson's chi-square, 2 degrees of freedom, p > 0.001).
 func TestSurvivalMixWeights(t *testing.T) {
 	mix := map[arena.ActionType]float64{arena.ActionSlowAgent: 1, arena.ActionLLMFailure: 2, arena.ActionToolTimeout: 3}
-	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(12 * time.Hour), Interval: arena.Duration(2 * time.Second),
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(4 * time.Hour), Interval: arena.Duration(time.Second),
 		Seed: 5, Mix: mix, MaxActiveFaults: 1000})
 	n := float64(rep.Actions)
 	chi := 0.0
