@@ -1,0 +1,413 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ares-arena/arena/internal/stats"
+)
+
+// RegressionMode is how a RegressionTester decides how many runs to make.
+type RegressionMode string
+
+// The modes.
+const (
+	// ModeFixed makes Runs runs per arm, then tests once with Welch's t-test.
+	ModeFixed RegressionMode = "fixed"
+	// ModeSequential looks after every run (or every Batch runs) with an
+	// anytime-valid t-test and stops as soon as the answer is significant,
+	// or at MaxRuns with Inconclusive.
+	ModeSequential RegressionMode = "sequential"
+)
+
+// Defaults of RegressionConfig.
+const (
+	DefaultRegressionAlpha = 0.05
+	DefaultRegressionMDE   = 0.5
+	DefaultRegressionPower = 0.8 // of the fixed design, for the default Runs
+	// DefaultMaxRunsFactor times the runs a fixed two-sided test needs for
+	// 90% power at the MDE is the default cap of a sequential test: 129 runs
+	// per arm at the default MDE of 0.5.
+	DefaultMaxRunsFactor = 1.5
+)
+
+// RegressionConfig configures one A/B test. The zero value of each field
+// means its default. Scores are "higher is better".
+type RegressionConfig struct {
+	// Baseline and Candidate are the two strategies. The tester does not
+	// look inside them: each run hands one to the Scorer in Trial.Strategy.
+	Baseline  any `json:"-"`
+	Candidate any `json:"-"`
+
+	Mode RegressionMode `json:"mode"` // default ModeFixed
+
+	// Runs is the number of runs per arm in ModeFixed. Default: the sample
+	// size that gives the fixed test 80% power at the MDE (51 at the
+	// default one-sided 0.05 level and MDE 0.5; 64 two-sided).
+	Runs int `json:"runs,omitempty"`
+	// MaxRuns caps the runs per arm in ModeSequential. Default: 1.5 × the
+	// two-sided fixed sample size for 90% power at the MDE (129 at MDE 0.5).
+	MaxRuns int `json:"max_runs,omitempty"`
+	// MinRuns is the number of runs per arm before the first look in
+	// ModeSequential (default 2, the least a t statistic needs). Early looks
+	// cost no validity: the Bayes factor cannot reach its threshold on a
+	// handful of runs.
+	MinRuns int `json:"min_runs,omitempty"`
+	// Batch: ModeSequential looks when the runs per arm are a multiple of
+	// Batch (default 1: after every run), and at MaxRuns.
+	Batch int `json:"batch,omitempty"`
+
+	// Alpha is the significance level (default 0.05).
+	Alpha float64 `json:"alpha,omitempty"`
+	// TwoSided asks "do the arms differ?" instead of the default one-sided
+	// "is the candidate better?".
+	TwoSided bool `json:"two_sided,omitempty"`
+	// MDE is the minimum detectable effect, in standard deviations (Cohen's
+	// d; default 0.5). It sets the default Runs, MaxRuns and G.
+	MDE float64 `json:"mde,omitempty"`
+	// G is the variance of the sequential test's N(0, g) prior on the
+	// standardised effect (default MDE²). A g near the effects you care
+	// about makes the test stop soonest for them.
+	G float64 `json:"g,omitempty"`
+
+	// Parallelism bounds the runs scored at once (default GOMAXPROCS).
+	// Results are stored by run index, never by completion order, so the
+	// outcome does not depend on it.
+	Parallelism int `json:"parallelism,omitempty"`
+	// Seed seeds the runs' seeds (Trial.Seed); 0 draws one, reported in
+	// the result.
+	Seed uint64 `json:"seed,omitempty"`
+}
+
+// withDefaults validates c and fills its zero fields.
+func (c RegressionConfig) withDefaults() (RegressionConfig, error) {
+	switch c.Mode {
+	case "":
+		c.Mode = ModeFixed
+	case ModeFixed, ModeSequential:
+	default:
+		return c, fmt.Errorf("mode: unknown mode %q (want %q or %q)", c.Mode, ModeFixed, ModeSequential)
+	}
+	if c.Alpha == 0 {
+		c.Alpha = DefaultRegressionAlpha
+	}
+	if !(c.Alpha > 0 && c.Alpha < 0.5) {
+		return c, fmt.Errorf("alpha: want a level in (0, 0.5), got %v", c.Alpha)
+	}
+	if c.MDE == 0 {
+		c.MDE = DefaultRegressionMDE
+	}
+	if !(c.MDE > 0) || math.IsInf(c.MDE, 0) {
+		return c, fmt.Errorf("mde: want a finite positive effect size, got %v", c.MDE)
+	}
+	if c.G == 0 {
+		c.G = c.MDE * c.MDE
+	}
+	if !(c.G > 0) || math.IsInf(c.G, 0) {
+		return c, fmt.Errorf("g: want a finite positive prior variance, got %v", c.G)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"runs", c.Runs}, {"max_runs", c.MaxRuns}, {"min_runs", c.MinRuns}, {"batch", c.Batch}, {"parallelism", c.Parallelism}} {
+		if f.v < 0 {
+			return c, fmt.Errorf("%s: negative count %d", f.name, f.v)
+		}
+	}
+	var err error
+	if c.Runs == 0 && c.Mode == ModeFixed {
+		if c.Runs, err = stats.SampleSize(c.MDE, c.Alpha, DefaultRegressionPower, c.TwoSided); err != nil {
+			return c, fmt.Errorf("runs: no default: %w", err)
+		}
+	}
+	if c.MaxRuns == 0 && c.Mode == ModeSequential {
+		n, err := stats.SampleSize(c.MDE, c.Alpha, 0.9, true)
+		if err != nil {
+			return c, fmt.Errorf("max_runs: no default: %w", err)
+		}
+		c.MaxRuns = int(math.Ceil(DefaultMaxRunsFactor * float64(n)))
+	}
+	if c.MinRuns == 0 {
+		c.MinRuns = 2
+	}
+	if c.Batch == 0 {
+		c.Batch = 1
+	}
+	if c.Parallelism == 0 {
+		c.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case c.Mode == ModeFixed && c.Runs < 2:
+		return c, fmt.Errorf("runs: need at least 2 runs per arm, got %d", c.Runs)
+	case c.Mode == ModeSequential && c.MaxRuns < 2:
+		return c, fmt.Errorf("max_runs: need at least 2 runs per arm, got %d", c.MaxRuns)
+	case c.MinRuns < 2:
+		return c, fmt.Errorf("min_runs: need at least 2 runs per arm, got %d", c.MinRuns)
+	}
+	return c, nil
+}
+
+// pairs is the most runs per arm the test can make.
+func (c RegressionConfig) pairs() int {
+	if c.Mode == ModeSequential {
+		return c.MaxRuns
+	}
+	return c.Runs
+}
+
+// RegressionTester runs A/B tests of two strategies: it scores runs of each
+// with its Scorer and tests whether the candidate scores better than the
+// baseline. See RegressionConfig for the two modes, RegressionResult for
+// the answer.
+type RegressionTester struct {
+	svc    *Service
+	scorer Scorer
+}
+
+// NewRegressionTester returns a tester that scores runs with scorer. svc is
+// handed to the scorer in Trial.Service, and records each finished test as
+// an arena.regression.completed event; it may be nil for scorers that build
+// their own systems (fakes.StrategyScorer does). A nil scorer is a
+// programmer error and panics.
+func NewRegressionTester(svc *Service, scorer Scorer) *RegressionTester {
+	if scorer == nil {
+		panic("arena: NewRegressionTester: nil scorer")
+	}
+	return &RegressionTester{svc: svc, scorer: scorer}
+}
+
+// EventRegressionCompleted is the event type of a finished regression test.
+const EventRegressionCompleted = "arena.regression.completed"
+
+// RegressionError is the error of a test that ended before its answer: the
+// context was cancelled or a run could not be scored. Nothing is made up
+// for the runs that did not complete; Completed says how many did.
+type RegressionError struct {
+	Completed int    // runs scored successfully, both arms together
+	Planned   int    // runs the test would have made at most, both arms
+	Trial     *Trial // the run that failed; nil when cancelled
+	Err       error
+}
+
+func (e *RegressionError) Error() string {
+	what := "cancelled"
+	if e.Trial != nil {
+		what = "scorer failed"
+	}
+	msg := fmt.Sprintf("regression: %s after %d of %d runs", what, e.Completed, e.Planned)
+	if e.Trial != nil {
+		msg += fmt.Sprintf(": %s run %d (seed %d)", e.Trial.Arm, e.Trial.Index, e.Trial.Seed)
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+func (e *RegressionError) Unwrap() error { return e.Err }
+
+// Run runs the test. Runs are scored in parallel, at most
+// cfg.Parallelism at once, in index order (baseline 0, candidate 0,
+// baseline 1, …), and each score is stored at its run's index. A sequential
+// test looks only at the complete pairs 0…n−1, so when it looks and what it
+// sees never depend on which run happened to finish first; runs still in
+// flight when it stops are cancelled and not counted.
+//
+// A cancelled context or a run that cannot be scored (an error, a panic, or
+// a score that is NaN or infinite) ends the test with a *RegressionError
+// and no result.
+func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*RegressionResult, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("regression: %w", err)
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = DrawSeed()
+	}
+	wall := time.Now()
+	c := newCollector(cfg)
+	if err := rt.collect(ctx, cfg, c); err != nil {
+		return nil, err
+	}
+	res := c.result()
+	res.WallTime = Duration(time.Since(wall))
+	if rt.svc != nil {
+		rt.svc.appendEvent(ctx, EventRegressionCompleted, "", rt.svc.Clock().Now(), regressionEvent{
+			Verdict: res.Verdict, Mode: res.Mode, P: res.P, Runs: [2]int{res.Baseline.Runs, res.Candidate.Runs},
+			Delta: res.Delta, Seed: res.Seed,
+		})
+	}
+	return res, nil
+}
+
+// regressionEvent is the payload of arena.regression.completed.
+type regressionEvent struct {
+	Verdict RegressionVerdict `json:"verdict"`
+	Mode    RegressionMode    `json:"mode"`
+	P       float64           `json:"p"`
+	Runs    [2]int            `json:"runs"` // baseline, candidate
+	Delta   float64           `json:"delta"`
+	Seed    uint64            `json:"seed"`
+}
+
+// scored is one run's outcome; job k is run k/2 of the baseline (k even)
+// or the candidate (k odd).
+type scored struct {
+	k     int
+	trial Trial
+	v     float64
+	err   error
+}
+
+// collect scores runs with bounded parallelism and feeds them to c until c
+// has its answer, every run is done, or something fails.
+func (rt *RegressionTester) collect(ctx context.Context, cfg RegressionConfig, c *collector) error {
+	planned := 2 * cfg.pairs()
+	if err := ctx.Err(); err != nil {
+		return &RegressionError{Planned: planned, Err: err}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan scored)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(cfg.Parallelism, planned) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for runCtx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= planned {
+					return
+				}
+				tr := rt.trial(cfg, k)
+				v, err := rt.scoreOne(runCtx, tr)
+				select {
+				case results <- scored{k: k, trial: tr, v: v, err: err}:
+				case <-runCtx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var failed *scored
+	completed := 0
+	for o := range results { // until every worker is gone: nothing outlives Run
+		switch {
+		case c.done || failed != nil:
+			continue // draining after the answer or a failure
+		case o.err != nil:
+			if ctx.Err() == nil {
+				failed = &o
+			}
+			cancel()
+			continue
+		}
+		completed++
+		if c.add(o.k, o.v) {
+			cancel() // the answer is in: stop the runs in flight
+		}
+	}
+	switch {
+	case c.done:
+		return nil
+	case failed != nil:
+		tr := failed.trial
+		return &RegressionError{Completed: completed, Planned: planned, Trial: &tr, Err: failed.err}
+	case ctx.Err() != nil:
+		return &RegressionError{Completed: completed, Planned: planned, Err: ctx.Err()}
+	}
+	return &RegressionError{Completed: completed, Planned: planned, Err: errors.New("runs ended without an answer")}
+}
+
+func (rt *RegressionTester) trial(cfg RegressionConfig, k int) Trial {
+	tr := Trial{Arm: ArmBaseline, Strategy: cfg.Baseline, Index: k / 2, Seed: trialSeed(cfg.Seed, k/2), Service: rt.svc}
+	if k%2 == 1 {
+		tr.Arm, tr.Strategy = ArmCandidate, cfg.Candidate
+	}
+	return tr
+}
+
+// scoreOne scores one run, turning panics and non-finite scores into errors.
+func (rt *RegressionTester) scoreOne(ctx context.Context, tr Trial) (v float64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = 0, fmt.Errorf("scorer panicked: %v", p)
+		}
+	}()
+	v, err = scoreWith(ctx, rt.scorer, tr)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = fmt.Errorf("score %v is not a finite number", v)
+	}
+	return v, err
+}
+
+// trialSeed derives the seed of run i from the test's seed (SplitMix64), so
+// that both arms of a pair share it and pairs differ. It is non-zero (0
+// would ask a run for a random seed) and below 2⁶³.
+func trialSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z = (z ^ (z >> 31)) >> 1
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+// collector stores scores by index and decides when the test has its
+// answer: in fixed mode when every run is in; in sequential mode at the
+// first look that rejects, or at the cap.
+type collector struct {
+	cfg    RegressionConfig
+	scores [2][]float64 // baseline, candidate
+	have   [2][]bool
+	n      int // complete pairs 0…n−1
+	seq    *seqTest
+	done   bool
+}
+
+func newCollector(cfg RegressionConfig) *collector {
+	p := cfg.pairs()
+	c := &collector{cfg: cfg}
+	for a := range 2 {
+		c.scores[a] = make([]float64, p)
+		c.have[a] = make([]bool, p)
+	}
+	if cfg.Mode == ModeSequential {
+		c.seq = newSeqTest(cfg)
+	}
+	return c
+}
+
+// add stores the score of job k and reports whether the answer is in.
+func (c *collector) add(k int, v float64) bool {
+	arm, i := k%2, k/2
+	c.scores[arm][i], c.have[arm][i] = v, true
+	for c.n < len(c.have[0]) && c.have[0][c.n] && c.have[1][c.n] {
+		i := c.n
+		c.n++
+		if c.seq != nil && c.seq.add(c.scores[0][i], c.scores[1][i]) {
+			c.done = true
+			return true
+		}
+	}
+	c.done = c.n == len(c.have[0])
+	return c.done
+}
+
+func (c *collector) result() *RegressionResult {
+	base, cand := c.scores[0][:c.n], c.scores[1][:c.n]
+	if c.seq != nil {
+		return c.seq.result(base, cand)
+	}
+	return fixedResult(c.cfg, base, cand)
+}
