@@ -64,6 +64,21 @@
 // run in a fixed order (EventKind): lifts, injections, samples, checks, phase
 // edges.
 //
+// # Regression testing
+//
+// A RegressionTester answers "is the candidate strategy better than the
+// baseline?" from many scored runs of each (NewRegressionTester, Run). Its
+// Scorer gets a Trial per run; the i-th runs of both arms share a seed, so a
+// scorer that draws everything from Trial.Seed (fakes.StrategyScorer builds
+// a fresh seeded fake cluster per run) compares the strategies on the same
+// cases. ModeFixed makes Runs runs per arm and applies Welch's t-test,
+// one-sided by default; ModeSequential looks after every run with an
+// anytime-valid Bayes-factor t-test and stops as soon as the answer is
+// significant, or at MaxRuns with Inconclusive — peeking does not inflate
+// its false alarms. The RegressionResult prints like benchstat:
+//
+//	better: p=0.012 n=18+18 Δ=+4.1 g=0.83 [0.21, 1.45]
+//
 // # Index
 //
 //   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
@@ -79,4 +94,10 @@
 //     Grade, GradeFor, ParseGrade, ComputeScore, ScoreOptions, Weights.
 //   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic,
 //     EvolutionCoordinator, PatchProposal, EvidenceStore, Evidence.
+//   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
+//     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
+//     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,
+//     CompareScores, SampleSize, OneSidedSampleSize, Scorer, ContextScorer,
+//     ScorerFunc, ContextScorerFunc, EnsembleScorer, NewEnsembleScorer,
+//     Trial, Arm.
 package arena

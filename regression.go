@@ -22,7 +22,8 @@ const (
 	ModeFixed RegressionMode = "fixed"
 	// ModeSequential looks after every run (or every Batch runs) with an
 	// anytime-valid t-test and stops as soon as the answer is significant,
-	// or at MaxRuns with Inconclusive.
+	// or at MaxRuns with Inconclusive. It never stops for lack of evidence:
+	// two arms that score one and the same constant run to the cap.
 	ModeSequential RegressionMode = "sequential"
 )
 
@@ -149,6 +150,8 @@ func (c RegressionConfig) withDefaults() (RegressionConfig, error) {
 		return c, fmt.Errorf("max_runs: need at least 2 runs per arm, got %d", c.MaxRuns)
 	case c.MinRuns < 2:
 		return c, fmt.Errorf("min_runs: need at least 2 runs per arm, got %d", c.MinRuns)
+	case c.Mode == ModeSequential && c.MinRuns > c.MaxRuns:
+		return c, fmt.Errorf("min_runs: %d is above max_runs %d", c.MinRuns, c.MaxRuns)
 	}
 	return c, nil
 }

@@ -336,8 +336,28 @@ func (s *seqTest) result(base, cand []float64) *RegressionResult {
 		compareExactly(r, base, cand)
 	default:
 		r.Verdict, r.P = Inconclusive, s.st.P(1)
+		if need := s.minRejectable(); s.cfg.MaxRuns < need {
+			r.Warnings = append(r.Warnings, fmt.Errorf(
+				"%w: a sequential test capped at %d runs per arm can never be significant at α %v; it needs ≥ %d",
+				ErrTooFewRuns, s.cfg.MaxRuns, s.cfg.Alpha, need))
+		}
 	}
 	return r
+}
+
+// minRejectable is the fewest runs per arm at which the Bayes factor can
+// reach its threshold at all: its supremum over t, (1 + n_δ·g)^(ν/2),
+// grows with n.
+func (s *seqTest) minRejectable() int {
+	threshold := math.Log(1 / s.cfg.Alpha)
+	if !s.cfg.TwoSided {
+		threshold = math.Log(1 / (2 * s.cfg.Alpha))
+	}
+	n := 2
+	for stats.LogBayesFactor(math.Inf(1), n, n, s.cfg.G) < threshold && n < 1<<20 {
+		n++
+	}
+	return n
 }
 
 // SampleSize returns the runs per arm a fixed two-sided test at level alpha

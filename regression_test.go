@@ -162,6 +162,16 @@ func TestRegressionSequential(t *testing.T) {
 		t.Errorf("A/A: %v, want inconclusive at the cap of 40", aa)
 	}
 
+	if len(aa.Warnings) != 0 {
+		t.Errorf("A/A warnings: %v", aa.Warnings)
+	}
+	// A cap so low that no data could reach the threshold is flagged.
+	low := run(t, gauss(70, 90, 1), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 5, Seed: 3})
+	if low.Verdict != arena.Inconclusive || len(low.Warnings) != 1 || low.Warnings[0].Error() !=
+		"too few runs: a sequential test capped at 5 runs per arm can never be significant at α 0.05; it needs ≥ 6" {
+		t.Errorf("cap 5: %v, warnings %v", low, low.Warnings)
+	}
+
 	// Batches: looks only at multiples of Batch (and the cap).
 	b := run(t, gauss(70, 70, 10), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 45, Batch: 10, Seed: 3})
 	if b.Looks != 5 { // 10, 20, 30, 40, 45
@@ -407,6 +417,7 @@ func TestRegressionConfigErrors(t *testing.T) {
 		{arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 1}, "regression: max_runs: need at least 2 runs per arm, got 1"},
 		{arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: 1}, "regression: min_runs: need at least 2 runs per arm, got 1"},
 		{arena.RegressionConfig{Parallelism: -1}, "regression: parallelism: negative count -1"},
+		{arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: 10, MaxRuns: 5}, "regression: min_runs: 10 is above max_runs 5"},
 	}
 	for _, tc := range cases {
 		_, err := arena.NewRegressionTester(nil, constScorer(1)).Run(context.Background(), tc.cfg)

@@ -31,7 +31,9 @@ func ExampleStrategyScorer() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s after %d runs per arm, %d of %d pairs won\n", res.Verdict, res.Candidate.Runs, res.Wins, res.Candidate.Runs)
+	fmt.Println(res)
+	fmt.Printf("%d of %d pairs won\n", res.Wins, res.Candidate.Runs)
 	// Output:
-	// better after 6 runs per arm, 6 of 6 pairs won
+	// better: p=0.031 n=6+6 Δ=+8.4 g=28.60 [17.10, 40.10]
+	// 6 of 6 pairs won
 }
