@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 
 	"github.com/ares-arena/arena"
 	"github.com/invopop/jsonschema"
@@ -145,9 +146,11 @@ func perType(t arena.ActionType) *jsonschema.Schema {
 	}
 	keys := t.MetadataKeys()
 	if len(keys) == 0 {
-		then.Properties.Set("metadata", &jsonschema.Schema{Type: "object", MaxProperties: ptr(uint64(0))})
+		then.Properties.Set("metadata", &jsonschema.Schema{Type: "object", MaxProperties: ptr(uint64(0)),
+			Description: string(t) + " takes no metadata."})
 	} else {
-		meta := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), AdditionalProperties: jsonschema.FalseSchema}
+		meta := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), AdditionalProperties: jsonschema.FalseSchema,
+			Description: "Metadata of " + string(t) + ": " + strings.Join(keys, ", ") + "."}
 		for _, k := range keys {
 			v := &jsonschema.Schema{Ref: "#/$defs/Duration"}
 			if k == arena.MetaErrorType {
