@@ -18,6 +18,11 @@ import (
 //
 // WithSeed and WithClock do not belong in a strategy: every run's cluster
 // is seeded by the run and follows its own virtual clock.
+//
+// An Experiment says what each run does to the cluster: a code-defined
+// schedule (ScheduleExperiment), a scenario such as a built-in one
+// (ScenarioExperiment), a survival run (SurvivalExperiment), or any
+// function of the service and the seed.
 type Strategy struct {
 	Name    string
 	Options []Option
@@ -36,6 +41,44 @@ func ScheduleExperiment(d time.Duration, steps ...arena.Step) Experiment {
 	steps = append([]arena.Step(nil), steps...)
 	return func(ctx context.Context, svc *arena.Service, seed uint64) (*arena.Report, error) {
 		return arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: seed, Duration: d}, steps...)
+	}
+}
+
+// ScenarioExperiment is the Experiment that plays a scenario (for example a
+// built-in one from scenarios.Load) with arena.RunScenarioReport, its
+// config.seed replaced by the run's seed, and scores the run's observation.
+// The scenario's own gate is not consulted: the A/B test compares scores.
+// A run that did not complete (cancelled, timed out) is an error.
+func ScenarioExperiment(sc *arena.Scenario) Experiment {
+	if sc == nil {
+		panic("fakes: ScenarioExperiment: nil scenario")
+	}
+	return func(ctx context.Context, svc *arena.Service, seed uint64) (*arena.Report, error) {
+		run := *sc // a copy per run: runs may be concurrent
+		run.Config.Seed = seed
+		rep, err := arena.RunScenarioReport(ctx, svc, &run)
+		if err != nil {
+			return nil, err
+		}
+		if rep.Outcome != arena.OutcomeCompleted && rep.Outcome != arena.OutcomeStopped {
+			return nil, fmt.Errorf("scenario %q: run %s", sc.Name, rep.Outcome)
+		}
+		return rep.Report, nil
+	}
+}
+
+// SurvivalExperiment is the Experiment that makes a survival run
+// (Service.RunSurvival) with cfg, seeded with the run's seed, and scores
+// its report.
+func SurvivalExperiment(cfg arena.SurvivalConfig) Experiment {
+	return func(ctx context.Context, svc *arena.Service, seed uint64) (*arena.Report, error) {
+		c := cfg
+		c.Seed = seed
+		rep, err := svc.RunSurvival(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return rep.Report, nil
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/scenarios"
 )
 
 // brownout is a minute of chaos where retries matter: LLM failures, tool
@@ -173,4 +174,42 @@ func TestStrategyScorerCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: err = %v, want context.Canceled", err)
 	}
+}
+
+// TestStrategyABOnScenarioAndSurvival: the same question asked through a
+// built-in scenario and through a survival run of random worker faults.
+func TestStrategyABOnScenarioAndSurvival(t *testing.T) {
+	sc, err := scenarios.Load("llm-brownout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	survival := arena.SurvivalConfig{
+		Duration: arena.Duration(5 * time.Minute), Interval: arena.Duration(10 * time.Second),
+		Mix:     map[arena.ActionType]float64{arena.ActionLLMFailure: 1, arena.ActionToolTimeout: 1, arena.ActionMCPDisconnect: 1},
+		Targets: arena.TargetFilter{Types: []string{arena.TypeWorker}},
+	}
+	for name, exp := range map[string]fakes.Experiment{
+		"scenario llm-brownout": fakes.ScenarioExperiment(sc),
+		"survival":              fakes.SurvivalExperiment(survival),
+	} {
+		res, err := arena.NewRegressionTester(nil, fakes.NewStrategyScorer(exp)).Run(context.Background(),
+			arena.RegressionConfig{Baseline: noRetries, Candidate: withRetries, Mode: arena.ModeSequential, MaxRuns: 30, Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t.Logf("%s: %v (baseline %.1f ± %.1f, candidate %.1f ± %.1f)", name, res,
+			res.Baseline.Mean, res.Baseline.SD, res.Candidate.Mean, res.Candidate.SD)
+		if res.Verdict != arena.Better {
+			t.Errorf("%s: %v, want better", name, res)
+		}
+	}
+}
+
+func TestScenarioExperimentNilPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "fakes: ScenarioExperiment: nil scenario" {
+			t.Errorf("panic %v, want the nil-scenario panic", r)
+		}
+	}()
+	fakes.ScenarioExperiment(nil)
 }
