@@ -134,9 +134,10 @@ func (g Gate) Check(rep *Report) []GateCheck {
 		out = append(out, c)
 	}
 	if g.MaxMTTR != nil {
-		c := GateCheck{Name: "max_mttr", Want: g.MaxMTTR.String(), Got: rep.MTTR.String(), Passed: rep.MTTR <= *g.MaxMTTR}
+		mttr := rep.MTTR.D().Round(time.Millisecond) // for display; the comparison is exact
+		c := GateCheck{Name: "max_mttr", Want: g.MaxMTTR.String(), Got: mttr.String(), Passed: rep.MTTR <= *g.MaxMTTR}
 		if !c.Passed {
-			c.Reason = fmt.Sprintf("MTTR %s is above the maximum %s", rep.MTTR, g.MaxMTTR)
+			c.Reason = fmt.Sprintf("MTTR %s is above the maximum %s", mttr, g.MaxMTTR)
 		}
 		out = append(out, c)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -220,4 +222,16 @@ func ExampleLoad() {
 	fmt.Printf("%s: %s, grade %s, MTTR %s\n", rep.Scenario, rep.Gate.Verdict, rep.Report.Score.Grade, rep.Report.MTTR)
 	// Output:
 	// leader-failover: passed, grade A+, MTTR 1.3s
+}
+
+// The README shows leader-failover.yaml verbatim.
+func TestReadmeShowsLeaderFailover(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := scenarios.FS.ReadFile("leader-failover.yaml")
+	if !bytes.Contains(readme, append(append([]byte("```yaml\n"), data...), "```"...)) {
+		t.Error("README's scenario example differs from scenarios/leader-failover.yaml")
+	}
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// systemOptions describe the system a command runs against.
+type systemOptions struct {
+	seed    uint64 // seeds the fake workload (and, through the scenario, the selectors)
+	virtual bool   // a virtual clock: the run takes CPU time only
+	workers int    // fake workers
+}
+
+// system is the default system under test: a fake cluster, seeded, with its
+// probe and checks wired into a service, on a virtual clock unless asked for
+// real time. Every command that runs chaos (run, survive, …) starts here.
+type system struct {
+	clock   arena.Clock
+	cluster *fakes.Cluster
+	svc     *arena.Service
+}
+
+func newSystem(o systemOptions) (*system, error) {
+	if o.workers < 1 {
+		return nil, badInput(fmt.Errorf("--workers: want at least 1, got %d", o.workers))
+	}
+	var clock arena.Clock = arena.RealClock{}
+	if o.virtual {
+		clock = arena.NewVirtualClock(time.Time{})
+	}
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
+	svc := arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
+		arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+	return &system{clock: clock, cluster: c, svc: svc}, nil
+}
+
+// addSystemFlags registers the flags that choose the system.
+func addSystemFlags(o *systemOptions, flags interface {
+	BoolVar(p *bool, name string, value bool, usage string)
+	IntVar(p *int, name string, value int, usage string)
+}) {
+	flags.BoolVar(&o.virtual, "virtual", true, "run in virtual time (the fake cluster needs no real time); --virtual=false runs in real time")
+	flags.IntVar(&o.workers, "workers", fakes.DefaultWorkers, "number of workers of the fake cluster")
+}
