@@ -3,11 +3,13 @@ GO       ?= go
 FUZZTIME ?= 5s
 PKGS     := ./...
 
-.PHONY: demo test unit fuzz bench lint
+DEMO     ?= everything-at-once
 
-## demo: a built-in chaos schedule against the fake cluster, in virtual time
+.PHONY: demo test unit fuzz bench lint schema
+
+## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
-	$(GO) run ./examples/quickstart
+	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
 ## test: lint, every package under the race detector, then each fuzz target briefly
 test: lint unit fuzz
@@ -19,6 +21,12 @@ unit:
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseDuration$$' -fuzztime=$(FUZZTIME) .
 	$(GO) test -run='^$$' -fuzz='^FuzzActionValidate$$' -fuzztime=$(FUZZTIME) .
+	$(GO) test -run='^$$' -fuzz='^FuzzLoadScenario$$' -fuzztime=$(FUZZTIME) .
+	$(GO) test -run='^$$' -fuzz='^FuzzValidateScenario$$' -fuzztime=$(FUZZTIME) .
+
+## schema: regenerate scenarios/scenario.schema.json from the Go types (a test checks it is current)
+schema:
+	$(GO) run ./internal/schemagen/genschema scenarios/scenario.schema.json
 
 ## bench: the benchmarks, with allocations
 bench:

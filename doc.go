@@ -64,6 +64,22 @@
 // run in a fixed order (EventKind): lifts, injections, samples, checks, phase
 // edges.
 //
+// # Scenarios
+//
+// A Scenario is declarative chaos, usually a YAML file (the built-in library
+// is package scenarios): steps that inject faults, a ScenarioConfig saying
+// how to play them, and a Gate (`expect`) the run must meet. LoadScenario
+// and LoadScenarioFile decode strictly and report every problem at once as
+// ScenarioErrors, each with file:line:column and the field path;
+// ValidateScenario applies the same rules to scenarios built in code.
+// RunScenarioReport plays one as a Run: sequentially, each step Delay after
+// the previous one completed, or with ParallelActions as a DAG of depends_on
+// with at most MaxConcurrent injections in flight; stop_on_error, timeout,
+// warmup, cooldown and cancellation are honoured throughout. The
+// ScenarioReport covers that run only: each step with its result and
+// expectation check, the run's Report, and the gate's verdict with reasons.
+// It writes itself as text, JSON and JUnit XML.
+//
 // # Regression testing
 //
 // A RegressionTester answers "is the candidate strategy better than the
@@ -94,6 +110,10 @@
 //     Grade, GradeFor, ParseGrade, ComputeScore, ScoreOptions, Weights.
 //   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic,
 //     EvolutionCoordinator, PatchProposal, EvidenceStore, Evidence.
+//   - Scenarios: Scenario, ScenarioConfig, ScenarioStep, Gate, LoadScenario,
+//     LoadScenarioFile, ValidateScenario, ScenarioError, ScenarioErrors,
+//     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
+//     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
 //     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
 //     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,

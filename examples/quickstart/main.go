@@ -1,6 +1,7 @@
 // Command quickstart runs a small chaos schedule against the in-memory fake
 // cluster in virtual time and prints the report: two minutes of chaos in a
-// few milliseconds. It is what `make demo` runs.
+// few milliseconds. `make demo` runs a built-in scenario through the CLI
+// instead; this example writes its chaos as a code-defined schedule.
 package main
 
 import (

@@ -11,8 +11,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestDemo runs the demo as `make demo` does and checks the report a user
-// reads: a grade, the three dimensions and every scheduled fault.
+// TestDemo runs the quickstart as `go run ./examples/quickstart` does and
+// checks the report a user reads: a grade, the three dimensions and every
+// scheduled fault.
 func TestDemo(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), &out, 7); err != nil {
