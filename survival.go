@@ -1,7 +1,9 @@
 package arena
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,10 +25,12 @@ var (
 // SurvivalConfig configures a survival run: seeded random chaos for a long
 // time, against a system that must keep healing. The zero value of a field
 // means its default.
+//
+// Its JSON form uses arena's duration encoding ("30m", or seconds).
 type SurvivalConfig struct {
-	Duration Duration `json:"duration"` // default 30m
-	Interval Duration `json:"interval"` // time between injections; default 10s
-	Seed     uint64   `json:"seed"`     // 0: drawn at random and reported
+	Duration time.Duration `json:"duration"` // default 30m
+	Interval time.Duration `json:"interval"` // time between injections; default 10s
+	Seed     uint64        `json:"seed"`     // 0: drawn at random and reported
 	// Mix weighs the action types; default: every type the providers
 	// support, weight 1. A type with weight 0 is never chosen.
 	Mix map[ActionType]float64 `json:"mix,omitempty"`
@@ -35,12 +39,51 @@ type SurvivalConfig struct {
 	MaxActiveFaults int `json:"max_active_faults"`
 	// Timed faults (pause, slow, partition, tool timeout, MCP, LLM) last a
 	// seeded random lifetime in [MinLifetime, MaxLifetime], on a 100ms grid.
-	MinLifetime Duration     `json:"min_lifetime"` // default 2s
-	MaxLifetime Duration     `json:"max_lifetime"` // default 10s
-	Targets     TargetFilter `json:"targets"`
+	MinLifetime time.Duration `json:"min_lifetime"` // default 2s
+	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
+	Targets     TargetFilter  `json:"targets"`
 	// TimelineCap bounds the report's list of actions; default 1000.
 	TimelineCap int            `json:"timeline_cap"`
 	Observe     ObserveOptions `json:"-"`
+}
+
+// survivalConfigJSON is SurvivalConfig with arena's duration encoding.
+type survivalConfigJSON struct {
+	Duration        Duration               `json:"duration"`
+	Interval        Duration               `json:"interval"`
+	Seed            uint64                 `json:"seed"`
+	Mix             map[ActionType]float64 `json:"mix,omitempty"`
+	MaxActiveFaults int                    `json:"max_active_faults"`
+	MinLifetime     Duration               `json:"min_lifetime"`
+	MaxLifetime     Duration               `json:"max_lifetime"`
+	Targets         TargetFilter           `json:"targets"`
+	TimelineCap     int                    `json:"timeline_cap"`
+}
+
+// MarshalJSON writes durations as Go duration strings.
+func (c SurvivalConfig) MarshalJSON() ([]byte, error) {
+	return json.Marshal(survivalConfigJSON{
+		Duration: Duration(c.Duration), Interval: Duration(c.Interval), Seed: c.Seed, Mix: c.Mix,
+		MaxActiveFaults: c.MaxActiveFaults, MinLifetime: Duration(c.MinLifetime), MaxLifetime: Duration(c.MaxLifetime),
+		Targets: c.Targets, TimelineCap: c.TimelineCap,
+	})
+}
+
+// UnmarshalJSON reads durations as strings or numbers of seconds, and
+// rejects unknown fields (a misspelt knob must not be silently ignored).
+func (c *SurvivalConfig) UnmarshalJSON(b []byte) error {
+	var j survivalConfigJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return err
+	}
+	*c = SurvivalConfig{
+		Duration: j.Duration.D(), Interval: j.Interval.D(), Seed: j.Seed, Mix: j.Mix,
+		MaxActiveFaults: j.MaxActiveFaults, MinLifetime: j.MinLifetime.D(), MaxLifetime: j.MaxLifetime.D(),
+		Targets: j.Targets, TimelineCap: j.TimelineCap, Observe: c.Observe,
+	}
+	return nil
 }
 
 // TargetFilter narrows the agents survival may hit. Empty fields allow all.
@@ -85,10 +128,10 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 		return c, fmt.Errorf("timeline_cap: negative count %d", c.TimelineCap)
 	}
 	if c.Duration == 0 {
-		c.Duration = Duration(DefaultSurvivalDuration)
+		c.Duration = DefaultSurvivalDuration
 	}
 	if c.Interval == 0 {
-		c.Interval = Duration(DefaultSurvivalInterval)
+		c.Interval = DefaultSurvivalInterval
 	}
 	if c.Interval > c.Duration {
 		return c, fmt.Errorf("interval: %s is longer than the duration %s", c.Interval, c.Duration)
@@ -97,13 +140,13 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 		c.MaxActiveFaults = DefaultMaxActiveFaults
 	}
 	if c.MinLifetime == 0 {
-		c.MinLifetime = Duration(DefaultMinLifetime)
+		c.MinLifetime = DefaultMinLifetime
 		if c.MaxLifetime != 0 {
 			c.MinLifetime = min(c.MinLifetime, c.MaxLifetime)
 		}
 	}
 	if c.MaxLifetime == 0 {
-		c.MaxLifetime = Duration(max(DefaultMaxLifetime, c.MinLifetime.D()))
+		c.MaxLifetime = max(DefaultMaxLifetime, c.MinLifetime)
 	}
 	if c.MinLifetime > c.MaxLifetime {
 		return c, fmt.Errorf("min_lifetime: %s is longer than max_lifetime %s", c.MinLifetime, c.MaxLifetime)
@@ -185,8 +228,11 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 
 // SurvivalReport is the outcome of a survival run: the run's Report (score,
 // grade, faults, TTR percentiles, timeline of health) plus what survival did.
+//
+// It embeds *Report, so rep.Score and rep.MTTR read as on any run; in JSON
+// the run's report is the "report" object.
 type SurvivalReport struct {
-	*Report
+	*Report `json:"report"`
 	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
 	Stopped bool                       `json:"stopped"`
 	Ticks   int                        `json:"ticks"`   // injection opportunities
@@ -256,7 +302,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
-	r, err := s.NewRun(RunOptions{Seed: cfg.Seed, Duration: cfg.Duration.D(), Observe: cfg.Observe})
+	r, err := s.NewRun(RunOptions{Seed: cfg.Seed, Duration: cfg.Duration, Observe: cfg.Observe})
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -278,7 +324,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}}
 	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
 	r.OnOutcome(ch.outcome)
-	for t := cfg.Interval.D(); t < cfg.Duration.D(); t += cfg.Interval.D() {
+	for t := cfg.Interval; t < cfg.Duration; t += cfg.Interval {
 		r.At(t, KindInject, ch.tick)
 	}
 	run, err := r.Play(ctx)
@@ -309,11 +355,11 @@ func (s *Service) GetSurvivalStatus() SurvivalStatus {
 		return SurvivalStatus{}
 	}
 	r := sv.run
-	elapsed := min(r.ex.Now().Sub(r.start), sv.cfg.Duration.D())
+	elapsed := min(r.ex.Now().Sub(r.start), sv.cfg.Duration)
 	return SurvivalStatus{
 		Running: true, Seed: sv.cfg.Seed, Virtual: r.ex.Virtual(),
-		Progress: float64(elapsed) / float64(sv.cfg.Duration.D()),
-		Elapsed:  Duration(elapsed), Duration: sv.cfg.Duration, Actions: actions,
+		Progress: float64(elapsed) / float64(sv.cfg.Duration),
+		Elapsed:  Duration(elapsed), Duration: Duration(sv.cfg.Duration), Actions: actions,
 		Active: r.obs.Open(), Score: r.obs.Score(),
 	}
 }
@@ -459,7 +505,7 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 }
 
 func (c *chaos) lifetime() time.Duration {
-	lo, hi := c.sv.cfg.MinLifetime.D(), c.sv.cfg.MaxLifetime.D()
+	lo, hi := c.sv.cfg.MinLifetime, c.sv.cfg.MaxLifetime
 	steps := int64((hi - lo) / (100 * time.Millisecond))
 	return lo + time.Duration(c.rng.Int64N(steps+1))*100*time.Millisecond
 }

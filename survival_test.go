@@ -28,7 +28,7 @@ func survive(t *testing.T, e *engine, cfg arena.SurvivalConfig) *arena.SurvivalR
 
 func survivalJSON(t *testing.T, seed uint64) []byte {
 	e := newEngine(fakes.WithSeed(seed))
-	rep := survive(t, e, arena.SurvivalConfig{Duration: arena.Duration(2 * time.Hour), Seed: seed})
+	rep := survive(t, e, arena.SurvivalConfig{Duration: 2 * time.Hour, Seed: seed})
 	rep.WallTime = 0
 	b, err := json.Marshal(rep)
 	if err != nil {
@@ -55,7 +55,7 @@ func TestSurvivalIsReproducible(t *testing.T) {
 }
 
 func TestSurvivalDrawsAndReportsASeed(t *testing.T) {
-	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(time.Minute)})
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: time.Minute})
 	if rep.Seed == 0 || rep.Config.Seed != rep.Seed {
 		t.Errorf("seed = %d, config seed %d; want a drawn, reported seed", rep.Seed, rep.Config.Seed)
 	}
@@ -64,7 +64,7 @@ func TestSurvivalDrawsAndReportsASeed(t *testing.T) {
 // TestSurvivalTargetsFromState pins each state rule with a mix that would
 // break it if targets were drawn blindly: every injection must land.
 func TestSurvivalTargetsFromState(t *testing.T) {
-	hour := arena.Duration(time.Hour)
+	hour := time.Hour
 	cases := []struct {
 		name    string
 		opts    []fakes.Option
@@ -108,7 +108,7 @@ func TestSurvivalTargetsFromState(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cfg.Duration, tc.cfg.Interval, tc.cfg.Seed = hour, arena.Duration(5*time.Second), 3
+			tc.cfg.Duration, tc.cfg.Interval, tc.cfg.Seed = hour, 5*time.Second, 3
 			rep := survive(t, newEngine(tc.opts...), tc.cfg)
 			if rep.InjectionErrorCount != 0 {
 				t.Errorf("injection errors: %+v", rep.InjectionErrors)
@@ -130,7 +130,7 @@ func TestSurvivalTargetsFromState(t *testing.T) {
 // to their weights (Pearson's chi-square, 2 degrees of freedom, p > 0.001).
 func TestSurvivalMixWeights(t *testing.T) {
 	mix := map[arena.ActionType]float64{arena.ActionSlowAgent: 1, arena.ActionLLMFailure: 2, arena.ActionToolTimeout: 3}
-	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: arena.Duration(4 * time.Hour), Interval: arena.Duration(time.Second),
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: 4 * time.Hour, Interval: time.Second,
 		Seed: 5, Mix: mix, MaxActiveFaults: 1000})
 	n := float64(rep.Actions)
 	chi := 0.0
@@ -158,8 +158,8 @@ func TestSurvivalMaxActiveFaults(t *testing.T) {
 		return c.Probe(ctx)
 	}
 	svc = arena.NewService(arena.NewInjector(c, c), nil, nil, arena.WithClock(clock), arena.WithProbe(probe), arena.WithChecks(c.Checks()...))
-	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(3 * time.Hour),
-		Interval: arena.Duration(time.Second), Seed: 9, MaxActiveFaults: 2})
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 3 * time.Hour,
+		Interval: time.Second, Seed: 9, MaxActiveFaults: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +175,12 @@ func TestSurvivalConfigErrors(t *testing.T) {
 		want string
 	}{
 		{arena.SurvivalConfig{Duration: -1}, "survival: duration: negative duration -1ns"},
-		{arena.SurvivalConfig{Interval: arena.Duration(time.Hour), Duration: arena.Duration(time.Minute)}, "survival: interval: 1h0m0s is longer than the duration 1m0s"},
+		{arena.SurvivalConfig{Interval: time.Hour, Duration: time.Minute}, "survival: interval: 1h0m0s is longer than the duration 1m0s"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{"kill_evrything": 1}}, `survival: mix.kill_evrything: unknown action type (want one of kill_leader`},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: -1}}, "survival: mix.kill_agent: weight -1 is not a finite non-negative number"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 0}}, "survival: mix: every weight is zero"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveEdge: 1}}, "survival: mix.remove_edge: no DAG provider"},
-		{arena.SurvivalConfig{MinLifetime: arena.Duration(time.Minute), MaxLifetime: arena.Duration(time.Second)}, "survival: min_lifetime: 1m0s is longer than max_lifetime 1s"},
+		{arena.SurvivalConfig{MinLifetime: time.Minute, MaxLifetime: time.Second}, "survival: min_lifetime: 1m0s is longer than max_lifetime 1s"},
 		{arena.SurvivalConfig{MaxActiveFaults: -2}, "survival: max_active_faults: negative count -2"},
 	} {
 		_, err := svc.RunSurvival(context.Background(), tc.cfg)
@@ -225,7 +225,7 @@ func TestSurvivalStopAndCancel(t *testing.T) {
 				done := make(chan result, 1)
 				start := time.Now()
 				go func() {
-					rep, err := svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: arena.Duration(time.Hour), Interval: arena.Duration(10 * time.Second), Seed: 4})
+					rep, err := svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: time.Hour, Interval: 10 * time.Second, Seed: 4})
 					done <- result{rep, err}
 				}()
 				time.Sleep(35 * time.Second)
@@ -278,7 +278,7 @@ func BenchmarkSurvivalDay(b *testing.B) {
 	start := time.Now()
 	for b.Loop() {
 		e := newEngine(fakes.WithWorkers(8))
-		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(24 * time.Hour), Seed: 1})
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 1})
 		if err != nil || rep.Samples != 864_001 {
 			b.Fatalf("err %v, samples %d", err, rep.Samples)
 		}
@@ -291,7 +291,7 @@ func ExampleService_RunSurvival() {
 	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
 	svc := arena.NewService(arena.NewInjector(cluster, cluster), nil, nil,
 		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
-	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(24 * time.Hour), Seed: 7})
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -329,7 +329,7 @@ func BenchmarkSurvivalWeek(b *testing.B) {
 		}()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.Duration(week), Interval: arena.Duration(time.Second),
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: week, Interval: time.Second,
 			Seed: 1, MaxActiveFaults: 1000})
 		runtime.ReadMemStats(&after)
 		close(stop)
@@ -350,5 +350,28 @@ func BenchmarkSurvivalWeek(b *testing.B) {
 		b.ReportMetric(float64(heapAt[6])/1e6, "heap-day6-MB")
 		b.ReportMetric(float64(heapAt[7])/1e6, "heap-day7-MB")
 		b.ReportMetric(float64(rep.Actions), "actions")
+	}
+}
+
+func TestSurvivalConfigJSON(t *testing.T) {
+	cfg := arena.SurvivalConfig{Duration: 24 * time.Hour, Interval: 1500 * time.Millisecond, Seed: 3,
+		Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 2}, MinLifetime: time.Second, MaxLifetime: 5 * time.Second}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"duration":"24h0m0s","interval":"1.5s","seed":3,"mix":{"kill_agent":2},"max_active_faults":0,"min_lifetime":"1s","max_lifetime":"5s","targets":{},"timeline_cap":0}`
+	if string(b) != want {
+		t.Errorf("Marshal = %s\nwant      %s", b, want)
+	}
+	var back arena.SurvivalConfig
+	if err := json.Unmarshal([]byte(`{"duration": 60, "interval": "2s", "mix": {"kill_agent": 2}}`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Duration != time.Minute || back.Interval != 2*time.Second || back.Mix[arena.ActionKillAgent] != 2 {
+		t.Errorf("Unmarshal = %+v", back)
+	}
+	if err := json.Unmarshal([]byte(`{"durration": "1h"}`), &back); err == nil || err.Error() != `json: unknown field "durration"` {
+		t.Errorf("Unmarshal of a misspelt field = %v", err)
 	}
 }

@@ -184,7 +184,7 @@ func TestStrategyABOnScenarioAndSurvival(t *testing.T) {
 		t.Fatal(err)
 	}
 	survival := arena.SurvivalConfig{
-		Duration: arena.Duration(5 * time.Minute), Interval: arena.Duration(10 * time.Second),
+		Duration: 5 * time.Minute, Interval: 10 * time.Second,
 		Mix:     map[arena.ActionType]float64{arena.ActionLLMFailure: 1, arena.ActionToolTimeout: 1, arena.ActionMCPDisconnect: 1},
 		Targets: arena.TargetFilter{Types: []string{arena.TypeWorker}},
 	}
