@@ -313,3 +313,37 @@ func TestRunScenarioReportOnFakes(t *testing.T) {
 		t.Errorf("report:\n%s", rep)
 	}
 }
+
+// RunScenarioReport only reads its scenario: one *Scenario may be played by
+// many runs at once (an A/B test does).
+func TestRunScenarioReportSharesTheScenario(t *testing.T) {
+	sc := loadChaos(t)
+	want, _ := json.Marshal(sc)
+	done := make(chan *arena.ScenarioReport)
+	for range 4 {
+		go func() {
+			rep, err := arena.RunScenarioReport(context.Background(), newEngine(fakes.WithSeed(42)).svc, sc)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- rep
+		}()
+	}
+	var first []byte
+	for range 4 {
+		rep := <-done
+		if rep == nil {
+			continue
+		}
+		rep.Report.WallTime = 0
+		b, _ := json.Marshal(rep)
+		if first == nil {
+			first = b
+		} else if !bytes.Equal(first, b) {
+			t.Error("concurrent runs of one scenario and seed differ")
+		}
+	}
+	if got, _ := json.Marshal(sc); !bytes.Equal(got, want) {
+		t.Errorf("the scenario changed:\n%s\n%s", want, got)
+	}
+}
