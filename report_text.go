@@ -1,8 +1,10 @@
 package arena
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,31 +15,41 @@ import (
 // checks.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	if err := r.writeText(&b, 0); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeText writes the summary; maxRows > 0 bounds the fault, error and
+// check lines (a long survival run lists its worst faults, not all).
+func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	mode := "real time"
 	if r.Virtual {
 		mode = "virtual time"
 	}
-	fmt.Fprintf(&b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
 	if r.Score.Measured {
-		fmt.Fprintf(&b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
+		fmt.Fprintf(b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
 	} else {
-		fmt.Fprintf(&b, "score -  grade none (nothing measured)\n")
+		fmt.Fprintf(b, "score -  grade none (nothing measured)\n")
 	}
-	passed := 0
-	for _, c := range r.Checks {
-		if c.Passed {
-			passed++
-		}
-	}
-	dim(&b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.Downtime))
-	dim(&b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered; MTTR %s, p95 %s, max %s",
-		r.Recovered, r.Unrecovered, r.MTTR, r.P95TTR, r.MaxTTR))
-	dim(&b, "consistency", r.Score.Consistency, fmt.Sprintf("%d/%d checks passed", passed, len(r.Checks)))
-	if len(r.Faults) > 0 {
+	dim(b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.Downtime))
+	dim(b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered; MTTR %s, p95 %s, max %s",
+		r.Recovered, r.Unrecovered, roundMS(r.MTTR), r.P95TTR, r.MaxTTR))
+	dim(b, "consistency", r.Score.Consistency, fmt.Sprintf("%d/%d checks passed", r.ChecksPassed, r.ChecksRun))
+	faults := r.Faults
+	if maxRows > 0 && len(faults) > maxRows {
+		faults = worstFaults(faults, maxRows)
+		fmt.Fprintf(b, "\nworst %d of %d faults\n", maxRows, r.Landed)
+	} else if len(faults) > 0 {
 		b.WriteString("\nfaults\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	}
+	if len(faults) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  at\ttype\ttarget\tTTR\toutcome")
-		for _, f := range r.Faults {
+		for _, f := range faults {
 			target := f.Action.TargetID
 			if f.Action.SourceID != "" {
 				target = f.Action.SourceID + "->" + target
@@ -47,19 +59,46 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	if len(r.InjectionErrors) > 0 {
-		b.WriteString("\ninjection errors (not scored)\n")
-		for _, e := range r.InjectionErrors {
-			fmt.Fprintf(&b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
+		fmt.Fprintf(b, "\ninjection errors (not scored): %d\n", r.InjectionErrorCount)
+		for i, e := range r.InjectionErrors {
+			if maxRows > 0 && i == maxRows {
+				fmt.Fprintf(b, "  … %d more\n", r.InjectionErrorCount-maxRows)
+				break
+			}
+			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
 		}
 	}
+	failed := 0
 	for _, c := range r.Checks {
-		if !c.Passed {
-			fmt.Fprintf(&b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+		if c.Passed {
+			continue
 		}
+		if failed++; maxRows > 0 && failed > maxRows {
+			fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
+			break
+		}
+		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
+
+// worstFaults returns the n listed faults that healed worst: unrecovered
+// first, then by TTR, in time order within a tie.
+func worstFaults(faults []FaultOutcome, n int) []FaultOutcome {
+	s := slices.Clone(faults)
+	slices.SortStableFunc(s, func(a, b FaultOutcome) int {
+		if a.Recovered != b.Recovered {
+			if !a.Recovered {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.TTR, a.TTR)
+	})
+	return s[:n]
+}
+
+func roundMS(d Duration) Duration { return Duration(d.D().Round(time.Millisecond)) }
 
 // String returns the human summary.
 func (r *Report) String() string {
