@@ -85,7 +85,8 @@ func (o ObserveOptions) Validate() error {
 // only when tasks fail. So a fault is watched for SettleTime after it landed
 // before it is called recovered: a healthy run that is broken within that
 // time does not count, and the fault is recovered at the first stable run
-// after the last unhealthy sample. The verdict, and the consistency checks
+// after the last unhealthy sample. A later injection cuts the settle time
+// short for a fault already stably healthy then (see Observer.Settle). The verdict, and the consistency checks
 // that follow a recovery, come once both StableSamples and SettleTime have
 // passed. When the run ends first, a fault whose last StableSamples samples
 // were healthy is recovered (its checks are the end-of-run checks); any
@@ -321,6 +322,28 @@ func (o *Observer) Landed(res Result) Fault {
 		o.open = append(o.open, f)
 	}
 	return Fault{f}
+}
+
+// Settle is called just before an injection. It cuts short the settle time
+// of open faults that have been stably healthy since their last unhealthy
+// sample: they are recovered now and their checks run now, before the next
+// fault lands, so that what happens next is the next fault's doing.
+func (o *Observer) Settle(ctx context.Context) {
+	o.mu.Lock()
+	var settled []*faultTrack
+	o.open = slices.DeleteFunc(o.open, func(f *faultTrack) bool {
+		if f.runLen < o.opts.StableSamples {
+			return false
+		}
+		o.recover(f)
+		o.decide(f)
+		settled = append(settled, f)
+		return true
+	})
+	o.mu.Unlock()
+	for _, f := range settled {
+		o.runChecks(ctx, f)
+	}
 }
 
 // Lifted records that the engine lifted fault f now (err is the runtime's

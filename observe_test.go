@@ -410,3 +410,27 @@ func TestQuantilesNearestRank(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFaultCutsSettleTimeShort: a fault healed and stable when the next
+// one lands is recovered then; the next fault's outage is not added to it.
+func TestNextFaultCutsSettleTimeShort(t *testing.T) {
+	svc, _ := virtualService(2*time.Second, WithChecks(Check{Name: "ok", Run: func(context.Context) error { return nil }}))
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 30 * time.Second}, kill(time.Second), kill(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range rep.Faults {
+		if !f.Recovered || f.TTR.D() != 2*time.Second {
+			t.Errorf("fault %d = %+v, want recovered in 2s", i, f)
+		}
+	}
+	// The first fault's checks run when the second lands (5s), the second's
+	// after its settle time (15s), then at the end.
+	var at []time.Duration
+	for _, c := range rep.Checks {
+		at = append(at, c.At.D())
+	}
+	if len(at) != 3 || at[0] != 5*time.Second || at[1] != 15*time.Second {
+		t.Errorf("checks at %v, want [5s 15s 30s]", at)
+	}
+}

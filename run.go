@@ -142,6 +142,7 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // run's seed, the observer follows the fault, and a fault with a `duration`
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
+	r.obs.Settle(ctx)
 	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a)
 	fault := r.obs.Landed(res)
 	if !res.Success {

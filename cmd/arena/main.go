@@ -85,6 +85,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newValidateCmd(e),
 		newListCmd(e),
 		newSchemaCmd(e),
+		newSurviveCmd(e),
 	)
 	return root
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+func TestSurviveVirtualDay(t *testing.T) {
+	code, out, errOut := cli(t, "survive", "--duration", "24h", "--seed", "7", "--min-grade", "C")
+	if code != exitPass {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"survival: 24h0m0s of chaos every 10s, completed; 8639 actions", "arena report: seed 7, virtual time, 24h0m0s observed", "worst 20 of"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr = %q, want nothing (no terminal, no progress bar)", errOut)
+	}
+}
+
+func TestSurviveJSONIsReproducible(t *testing.T) {
+	args := []string{"survive", "--duration", "1h", "--interval", "5s", "--seed", "3", "--mix", "kill_agent=2,llm_failure=1", "--json"}
+	_, a, _ := cli(t, args...)
+	_, b, _ := cli(t, args...)
+	var ra, rb arena.SurvivalReport
+	if err := json.Unmarshal([]byte(a), &ra); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(b), &rb); err != nil {
+		t.Fatal(err)
+	}
+	ra.WallTime, rb.WallTime = 0, 0
+	ja, _ := json.Marshal(ra)
+	jb, _ := json.Marshal(rb)
+	if string(ja) != string(jb) {
+		t.Error("the same seed gave different survival reports")
+	}
+	if len(ra.ByType) != 2 || ra.ByType[arena.ActionKillAgent].Attempted == 0 || ra.Config.Seed != 3 {
+		t.Errorf("by type = %+v seed %d, want kill_agent and llm_failure only, seed 3", ra.ByType, ra.Config.Seed)
+	}
+}
+
+func TestSurviveGateAndBadInput(t *testing.T) {
+	code, _, errOut := cli(t, "survive", "--duration", "10m", "--seed", "2", "--workers", "1", "--min-score", "99.9")
+	if code != exitGateFailed || !strings.Contains(errOut, "survival failed: [score") || !strings.Contains(errOut, "rerun with: arena survive --duration 10m0s --interval 10s --seed 2") {
+		t.Errorf("gate: exit %d, stderr %q", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"survive", "--mix", "kill_agnet=1"}, `arena: --mix: unknown action type "kill_agnet"`},
+		{[]string{"survive", "--min-grade", "E"}, `arena: --min-grade: unknown grade "E"`},
+		{[]string{"survive", "--interval", "2h"}, "arena: survival: interval: 2h0m0s is longer than the duration 30m0s"},
+		{[]string{"survive", "--progress", "sometimes"}, `arena: --progress: "sometimes" is not auto, always or never`},
+		{[]string{"survive", "--duration", "soon"}, `arena: invalid argument "soon" for "--duration"`},
+	} {
+		code, _, errOut := cli(t, tc.args...)
+		if code != exitBadInput || !strings.HasPrefix(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q…", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestSurviveInterruptedPrintsTheReport(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+	}()
+	code, out, errOut := cliCtx(t, ctx, "survive", "--duration", "8760h", "--seed", "5", "--progress", "always")
+	if code != exitInfra || !strings.Contains(out, "survival: 8760h0m0s of chaos every 10s") || !strings.Contains(out, "arena report: seed 5") {
+		t.Errorf("exit %d, report %q", code, out)
+	}
+	if !strings.Contains(errOut, "survival did not finish: context canceled (seed 5)") {
+		t.Errorf("stderr = %q", errOut)
+	}
+}
