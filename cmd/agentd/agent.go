@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ares-arena/arena/containers/agentapi"
+)
+
+// routeTimeout bounds a hand-off to a route; a route that fails is skipped
+// for routeBackoff.
+const (
+	routeTimeout = 300 * time.Millisecond
+	routeBackoff = time.Second
+	idlePoll     = 50 * time.Millisecond
+)
+
+// Agent is one agentd process: its ledger, memory, faults and loops.
+type Agent struct {
+	cfg    Config
+	log    *slog.Logger
+	client *http.Client
+	now    func() time.Time
+
+	wake chan struct{} // a task arrived
+
+	mu       sync.Mutex
+	started  time.Time
+	ledger   *ledger
+	mem      memory
+	store    store
+	ckptAt   time.Time
+	restores int
+	faults   faultSet
+	seq      int                  // last task number created by a source
+	down     map[string]time.Time // route → skipped until
+	rr       int                  // round-robin position
+	finishes []finish             // within the error window
+	attempts agentapi.Attempts
+}
+
+type finish struct {
+	at time.Time
+	ok bool
+}
+
+// NewAgent opens the agent's ledger and checkpoint and restores its memory.
+func NewAgent(cfg Config, log *slog.Logger) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	l, err := openLedger(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{
+		cfg: cfg, log: log, client: cfg.Client, now: time.Now,
+		wake: make(chan struct{}, 1), ledger: l, store: store{dir: cfg.Data},
+		down: map[string]time.Time{}, mem: newMemory(),
+	}
+	if a.client == nil {
+		a.client = &http.Client{Timeout: routeTimeout}
+	}
+	a.started = a.now()
+	a.seq = l.maxSeq(cfg.ID)
+	a.attempts.Failed = map[string]int{}
+	switch m, at, err := a.store.load(); {
+	case err == nil:
+		a.mem, a.ckptAt = m, at
+		a.restores++
+	case !errors.Is(err, errNoCheckpoint):
+		log.Warn("checkpoint unreadable; starting with empty memory", "err", err)
+	}
+	if c := l.counts; c.Accepted > 0 {
+		log.Info("ledger replayed", "accepted", c.Accepted, "pending", c.Pending, "done", c.Done, "failed", c.Failed, "handed", c.Handed)
+	}
+	return a, nil
+}
+
+// Close closes the ledger.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ledger.close()
+}
+
+// Run runs the agent's loops until ctx ends.
+func (a *Agent) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	loops := []func(context.Context){a.processLoop, a.checkpointLoop}
+	if a.cfg.Source {
+		loops = append(loops, a.sourceLoop)
+	}
+	for _, loop := range loops {
+		wg.Go(func() { loop(ctx) })
+	}
+	wg.Wait()
+}
+
+func (a *Agent) notify() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// sourceLoop creates a task every TaskInterval while the agent is in the DAG
+// and its queue has room.
+func (a *Agent) sourceLoop(ctx context.Context) {
+	t := time.NewTicker(a.cfg.TaskInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		a.mu.Lock()
+		a.faults.expire(a.now())
+		if !a.faults.has(agentapi.KindRemoveNode, "") && a.ledger.counts.Pending < a.cfg.MaxPending {
+			a.seq++
+			if _, err := a.ledger.accept(a.cfg.ID + "-" + strconv.Itoa(a.seq)); err != nil {
+				a.log.Error("ledger", "err", err)
+			}
+		}
+		a.mu.Unlock()
+		a.notify()
+	}
+}
+
+// checkpointLoop checkpoints a sound memory, and restores a corrupted one
+// from the last checkpoint.
+func (a *Agent) checkpointLoop(ctx context.Context) {
+	t := time.NewTicker(a.cfg.CheckpointInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		a.checkpointTick()
+	}
+}
+
+func (a *Agent) checkpointTick() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	if a.mem.ok() {
+		if err := a.store.save(a.mem, now); err != nil {
+			a.log.Error("checkpoint", "err", err)
+			return
+		}
+		a.ckptAt = now
+		return
+	}
+	m, _, err := a.store.load()
+	switch {
+	case errors.Is(err, errNoCheckpoint):
+		m = newMemory()
+	case err != nil:
+		a.log.Error("memory corrupted and checkpoint unreadable", "err", err)
+		return
+	}
+	a.mem = m
+	a.restores++
+	a.log.Info("memory corrupted: restored from the checkpoint", "tasks", m.Tasks)
+}
+
+// processLoop takes the oldest pending task and hands it on (an agent with
+// routes) or executes it.
+func (a *Agent) processLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		a.faults.expire(a.now())
+		removed := a.faults.has(agentapi.KindRemoveNode, "")
+		id, ok := a.ledger.next()
+		a.mu.Unlock()
+		if !ok || removed {
+			select {
+			case <-ctx.Done():
+			case <-a.wake:
+			case <-time.After(idlePoll):
+			}
+			continue
+		}
+		if len(a.cfg.Routes) > 0 {
+			if !a.route(ctx, id) {
+				sleep(ctx, idlePoll)
+			}
+			continue
+		}
+		a.execute(ctx, id)
+	}
+}
+
+// route hands task id to the next route that takes it. It reports whether
+// one did.
+func (a *Agent) route(ctx context.Context, id string) bool {
+	a.mu.Lock()
+	now := a.now()
+	var cands []string
+	for i := range a.cfg.Routes {
+		r := a.cfg.Routes[(a.rr+i)%len(a.cfg.Routes)]
+		if a.faults.has(agentapi.KindRemoveEdge, r) || now.Before(a.down[r]) {
+			continue
+		}
+		cands = append(cands, r)
+	}
+	a.mu.Unlock()
+	for _, r := range cands {
+		err := a.post(ctx, r, id)
+		a.mu.Lock()
+		if err != nil {
+			a.down[r] = a.now().Add(routeBackoff)
+			a.mu.Unlock()
+			a.log.Debug("route refused", "route", r, "task", id, "err", err)
+			continue
+		}
+		a.rr = (slices.Index(a.cfg.Routes, r) + 1) % len(a.cfg.Routes)
+		if err := a.ledger.hand(id, r); err != nil {
+			a.log.Error("ledger", "err", err)
+		}
+		a.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+func (a *Agent) routeURL(id string) string {
+	if a.cfg.RouteURL != nil {
+		return a.cfg.RouteURL(id)
+	}
+	return "http://" + id + ":" + strconv.Itoa(a.cfg.RoutePort)
+}
+
+// taskBody is agentd's hand-off message (POST /tasks).
+type taskBody struct {
+	ID   string `json:"id"`
+	From string `json:"from"`
+}
+
+func (a *Agent) post(ctx context.Context, to, id string) error {
+	body, _ := json.Marshal(taskBody{ID: id, From: a.cfg.ID})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.routeURL(to)+agentapi.PathTasks, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("%s answered %s", to, resp.Status)
+	}
+	return nil
+}
+
+// execute runs task id to its end: attempts with retries and doubling
+// backoff, then done or failed for good.
+func (a *Agent) execute(ctx context.Context, id string) {
+	for try := 0; ; try++ {
+		reason := a.attempt(ctx)
+		if ctx.Err() != nil {
+			return // a shutdown is not the task's failure; it stays pending
+		}
+		a.mu.Lock()
+		if reason == "" {
+			a.attempts.OK++
+		} else {
+			a.attempts.Failed[reason]++
+		}
+		final := reason == "" || try >= a.cfg.Retries || reason == "llm_failure:invalid_response"
+		if final {
+			if err := a.ledger.finish(id, reason == "", reason); err != nil {
+				a.log.Error("ledger", "err", err)
+			}
+			if reason == "" {
+				a.mem.record(id)
+			}
+			a.finishes = append(a.finishes, finish{at: a.now(), ok: reason == ""})
+		}
+		a.mu.Unlock()
+		if final {
+			return
+		}
+		if !sleep(ctx, a.cfg.Backoff<<try) {
+			return
+		}
+	}
+}
+
+// attempt is one try at a task: the memory, MCP and LLM must be sound at its
+// start and end, the CPU work is done, a tool is called. It returns why it
+// failed, or "".
+func (a *Agent) attempt(ctx context.Context) string {
+	start := a.now()
+	if r := a.broken(); r != "" {
+		return r
+	}
+	a.work()
+	a.mu.Lock()
+	a.faults.expire(a.now())
+	tool, hang := a.faults.get(agentapi.KindToolTimeout)
+	a.mu.Unlock()
+	if hang {
+		wait := min(tool.Timeout.D(), a.cfg.TaskTimeout-a.now().Sub(start))
+		sleep(ctx, max(wait, 0))
+		return agentapi.KindToolTimeout
+	}
+	sleep(ctx, a.cfg.ToolLatency)
+	if a.now().Sub(start) > a.cfg.TaskTimeout {
+		return "task_timeout"
+	}
+	return a.broken()
+}
+
+// broken returns the fault that makes an attempt fail now, or "".
+func (a *Agent) broken() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	switch {
+	case !a.mem.ok():
+		return agentapi.KindMemoryCorrupt
+	case a.faults.has(agentapi.KindMCPDisconnect, ""):
+		return agentapi.KindMCPDisconnect
+	}
+	if f, ok := a.faults.get(agentapi.KindLLMFailure); ok {
+		return agentapi.KindLLMFailure + ":" + f.ErrorType
+	}
+	return ""
+}
+
+// work burns a fixed amount of CPU: what slow_agent's throttling slows.
+func (a *Agent) work() {
+	start := time.Now()
+	var h [32]byte
+	for i := 0; i < a.cfg.Work; i++ {
+		h = sha256.Sum256(h[:])
+	}
+	a.mu.Lock()
+	a.attempts.LastWork = agentapi.Duration(time.Since(start))
+	a.mu.Unlock()
+}
+
+// health says whether the agent works: in the DAG with all its edges, and
+// with an error rate under the threshold. Call with a.mu held.
+func (a *Agent) health() agentapi.Health {
+	now := a.now()
+	a.faults.expire(now)
+	if a.faults.has(agentapi.KindRemoveNode, "") {
+		return agentapi.Health{Reason: "dag broken: node " + a.cfg.ID + " removed", DAGBroken: true}
+	}
+	for _, r := range a.cfg.Routes {
+		if a.faults.has(agentapi.KindRemoveEdge, r) {
+			return agentapi.Health{Reason: "dag broken: missing edge " + a.cfg.ID + "->" + r, DAGBroken: true}
+		}
+	}
+	from := now.Add(-a.cfg.ErrorWindow)
+	a.finishes = slices.DeleteFunc(a.finishes, func(f finish) bool { return f.at.Before(from) })
+	failed := 0
+	for _, f := range a.finishes {
+		if !f.ok {
+			failed++
+		}
+	}
+	if n := len(a.finishes); n > 0 {
+		if rate := float64(failed) / float64(n); rate > a.cfg.ErrorThreshold {
+			return agentapi.Health{Reason: fmt.Sprintf("error rate %.2f above %.2f", rate, a.cfg.ErrorThreshold)}
+		}
+	}
+	return agentapi.Health{Healthy: true}
+}
+
+// State returns the agent's state as GET /state shows it.
+func (a *Agent) State() agentapi.State {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := a.health()
+	st := agentapi.State{
+		ID: a.cfg.ID, Type: a.cfg.Type, Started: a.started,
+		Faults: a.faults.list(), Tasks: a.ledger.counts, Ledger: a.ledger.snapshot(), Health: h,
+		Attempts: agentapi.Attempts{OK: a.attempts.OK, LastWork: a.attempts.LastWork},
+	}
+	if len(a.attempts.Failed) > 0 {
+		st.Attempts.Failed = map[string]int{}
+		for k, v := range a.attempts.Failed {
+			st.Attempts.Failed[k] = v
+		}
+	}
+	sum := a.mem.checksum()
+	st.Memory = agentapi.Memory{OK: a.mem.ok(), Checksum: hex.EncodeToString(sum[:]), CheckpointAt: a.ckptAt, Restores: a.restores}
+	_, _, err := a.store.load()
+	st.Memory.CheckpointOK = err == nil
+	st.DAG = agentapi.DAG{Removed: a.faults.has(agentapi.KindRemoveNode, ""), Routes: []string{}, Missing: []string{}}
+	for _, r := range a.cfg.Routes {
+		if a.faults.has(agentapi.KindRemoveEdge, r) {
+			st.DAG.Missing = append(st.DAG.Missing, r)
+		} else {
+			st.DAG.Routes = append(st.DAG.Routes, r)
+		}
+	}
+	return st
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena/containers/agentapi"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fastConfig is a config with timings short enough for unit tests.
+func fastConfig(id, typ string, routes ...string) Config {
+	c := DefaultConfig()
+	c.ID, c.Type, c.Routes, c.Source = id, typ, routes, typ == "leader"
+	c.TaskInterval = 10 * time.Millisecond
+	c.Work = 100
+	c.ToolLatency = time.Millisecond
+	c.TaskTimeout = 200 * time.Millisecond
+	c.Backoff = 5 * time.Millisecond
+	c.CheckpointInterval = 20 * time.Millisecond
+	c.MCPReconnect = 100 * time.Millisecond
+	c.DAGRepair = 100 * time.Millisecond
+	c.ErrorWindow = 200 * time.Millisecond
+	return c
+}
+
+// cluster is agents wired in one process through httptest servers.
+type cluster struct {
+	t      *testing.T
+	agents map[string]*Agent
+	srvs   map[string]*httptest.Server
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	client *http.Client
+}
+
+// startCluster starts the agents of cfgs, each routing by ID to the others.
+func startCluster(t *testing.T, cfgs ...Config) *cluster {
+	t.Helper()
+	c := &cluster{t: t, agents: map[string]*Agent{}, srvs: map[string]*httptest.Server{}, client: &http.Client{Transport: &http.Transport{}}}
+	var mu sync.Mutex
+	urls := map[string]string{}
+	for _, cfg := range cfgs {
+		cfg.RouteURL = func(id string) string {
+			mu.Lock()
+			defer mu.Unlock()
+			return urls[id]
+		}
+		cfg.Client = c.client
+		a, err := NewAgent(cfg, nil)
+		if err != nil {
+			t.Fatalf("NewAgent(%s): %v", cfg.ID, err)
+		}
+		c.agents[cfg.ID] = a
+		srv := httptest.NewServer(a.Handler())
+		c.srvs[cfg.ID] = srv
+		mu.Lock()
+		urls[cfg.ID] = srv.URL
+		mu.Unlock()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	for _, a := range c.agents {
+		c.wg.Go(func() { a.Run(ctx) })
+	}
+	t.Cleanup(c.stop)
+	return c
+}
+
+func (c *cluster) stop() {
+	c.cancel()
+	c.wg.Wait()
+	for id, s := range c.srvs {
+		s.Close()
+		c.agents[id].Close()
+	}
+	c.client.CloseIdleConnections()
+	c.srvs = map[string]*httptest.Server{}
+}
+
+// do sends a request to agent id and decodes the answer into out.
+func (c *cluster) do(method, id, path string, body any, out any) int {
+	c.t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, c.srvs[id].URL+path, rd)
+	resp, err := c.client.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s%s: %v", method, id, path, err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			c.t.Fatalf("%s %s%s: decode: %v", method, id, path, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func (c *cluster) state(id string) agentapi.State {
+	c.t.Helper()
+	var st agentapi.State
+	if code := c.do(http.MethodGet, id, agentapi.PathState, nil, &st); code != http.StatusOK {
+		c.t.Fatalf("GET %s/state = %d", id, code)
+	}
+	return st
+}
+
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func refCluster(t *testing.T, dataRoot string) *cluster {
+	cfgs := []Config{
+		fastConfig("leader-0", "leader", "orchestrator-0"),
+		fastConfig("orchestrator-0", "orchestrator", "worker-1", "worker-2"),
+		fastConfig("worker-1", "worker"),
+		fastConfig("worker-2", "worker"),
+	}
+	if dataRoot != "" {
+		for i := range cfgs {
+			cfgs[i].Data = filepath.Join(dataRoot, cfgs[i].ID)
+		}
+	}
+	return startCluster(t, cfgs...)
+}
+
+func TestTasksFlowThroughTheDAG(t *testing.T) {
+	c := refCluster(t, t.TempDir())
+	eventually(t, 5*time.Second, "both workers finish tasks", func() bool {
+		return c.state("worker-1").Tasks.Done >= 3 && c.state("worker-2").Tasks.Done >= 3
+	})
+	lead, orch := c.state("leader-0"), c.state("orchestrator-0")
+	if lead.Tasks.Handed == 0 || len(lead.Ledger.Handed["orchestrator-0"]) == 0 {
+		t.Errorf("leader handed nothing to the orchestrator: %+v", lead.Tasks)
+	}
+	accepted := map[string]bool{}
+	for _, id := range []string{"worker-1", "worker-2"} {
+		for _, task := range c.state(id).Ledger.Accepted {
+			accepted[task] = true
+		}
+	}
+	for w, ids := range orch.Ledger.Handed {
+		for _, id := range ids {
+			if !accepted[id] {
+				t.Errorf("task %s handed to %s is not in its ledger", id, w)
+			}
+		}
+	}
+	if h := c.state("worker-1").Health; !h.Healthy {
+		t.Errorf("worker-1 health = %+v, want healthy", h)
+	}
+	if m := c.state("worker-1").Memory; !m.OK || !m.CheckpointOK || m.CheckpointAt.IsZero() {
+		t.Errorf("worker-1 memory = %+v, want sound and checkpointed", m)
+	}
+}
+
+func TestFaultsChangeTheReportedState(t *testing.T) {
+	c := refCluster(t, "")
+	eventually(t, 5*time.Second, "worker-1 finishes tasks", func() bool { return c.state("worker-1").Tasks.Done > 0 })
+
+	tests := []struct {
+		fault  agentapi.Fault
+		id     string
+		failed string // attempt failure reason it causes ("" none counted)
+		health string // substring of the health reason while active ("" healthy)
+	}{
+		{agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(20 * time.Millisecond)}, "worker-1", "tool_timeout", ""},
+		{agentapi.Fault{Kind: agentapi.KindLLMFailure, ErrorType: "invalid_response"}, "worker-1", "llm_failure:invalid_response", "error rate"},
+		{agentapi.Fault{Kind: agentapi.KindRemoveEdge, Target: "worker-2"}, "orchestrator-0", "", "dag broken: missing edge orchestrator-0->worker-2"},
+		{agentapi.Fault{Kind: agentapi.KindRemoveNode}, "worker-2", "", "dag broken: node worker-2 removed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault.Kind, func(t *testing.T) {
+			var fs agentapi.FaultState
+			if code := c.do(http.MethodPost, tt.id, agentapi.PathFaults, tt.fault, &fs); code != http.StatusOK {
+				t.Fatalf("POST /faults %+v = %d", tt.fault, code)
+			}
+			if len(fs.Faults) != 1 || fs.Faults[0].Kind != tt.fault.Kind {
+				t.Fatalf("active faults = %+v, want %s", fs.Faults, tt.fault.Kind)
+			}
+			if tt.failed != "" {
+				eventually(t, 3*time.Second, "attempts fail with "+tt.failed, func() bool {
+					return c.state(tt.id).Attempts.Failed[tt.failed] > 0
+				})
+			}
+			if tt.health != "" {
+				eventually(t, 3*time.Second, "health says "+tt.health, func() bool {
+					return strings.Contains(c.state(tt.id).Health.Reason, tt.health)
+				})
+			}
+			if code := c.do(http.MethodDelete, tt.id, agentapi.PathFaults+"/"+tt.fault.Kind, nil, &fs); code != http.StatusOK || len(fs.Faults) != 0 {
+				t.Fatalf("DELETE /faults/%s = %d, %+v", tt.fault.Kind, code, fs.Faults)
+			}
+			eventually(t, 3*time.Second, tt.id+" healthy again", func() bool { return c.state(tt.id).Health.Healthy })
+		})
+	}
+}
+
+func TestFaultsEndOnTheirOwn(t *testing.T) {
+	c := refCluster(t, "")
+	for _, f := range []agentapi.Fault{
+		{Kind: agentapi.KindToolTimeout, Duration: agentapi.Duration(50 * time.Millisecond)},
+		{Kind: agentapi.KindMCPDisconnect},                  // reconnects after MCPReconnect
+		{Kind: agentapi.KindRemoveNode},                     // repaired after DAGRepair
+		{Kind: agentapi.KindRemoveEdge, Target: "worker-1"}, // repaired after DAGRepair
+		{Kind: agentapi.KindLLMFailure, Duration: agentapi.Duration(50 * time.Millisecond)},
+	} {
+		id := "worker-1"
+		if f.Kind == agentapi.KindRemoveEdge {
+			id = "orchestrator-0"
+		}
+		var fs agentapi.FaultState
+		if code := c.do(http.MethodPost, id, agentapi.PathFaults, f, &fs); code != http.StatusOK {
+			t.Fatalf("POST %+v = %d", f, code)
+		}
+		if fs.Faults[0].Until.IsZero() {
+			t.Errorf("%s: no end: %+v", f.Kind, fs.Faults[0])
+		}
+		eventually(t, 2*time.Second, f.Kind+" ends", func() bool { return len(c.state(id).Faults) == 0 })
+	}
+}
+
+func TestMemoryCorruptionIsHealedFromTheCheckpoint(t *testing.T) {
+	c := refCluster(t, t.TempDir())
+	eventually(t, 5*time.Second, "a checkpoint", func() bool { return !c.state("worker-1").Memory.CheckpointAt.IsZero() })
+	before := c.state("worker-1").Memory.Restores
+	if code := c.do(http.MethodPost, "worker-1", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindMemoryCorrupt}, nil); code != http.StatusOK {
+		t.Fatalf("POST memory_corrupt = %d", code)
+	}
+	eventually(t, 2*time.Second, "memory restored", func() bool {
+		m := c.state("worker-1").Memory
+		return m.OK && m.Restores > before
+	})
+}
+
+func TestBadFaults(t *testing.T) {
+	c := refCluster(t, "")
+	for _, tt := range []struct {
+		body any
+		want int
+	}{
+		{agentapi.Fault{Kind: "fly_away"}, http.StatusNotImplemented},
+		{agentapi.Fault{Kind: agentapi.KindLLMFailure, ErrorType: "sulk"}, http.StatusBadRequest},
+		{agentapi.Fault{Kind: agentapi.KindRemoveEdge, Target: "leader-0"}, http.StatusBadRequest},
+		{map[string]any{"kind": "tool_timeout", "timout": "1s"}, http.StatusBadRequest},
+		{map[string]any{"kind": "tool_timeout", "timeout": -1}, http.StatusBadRequest},
+	} {
+		var e agentapi.Error
+		if got := c.do(http.MethodPost, "orchestrator-0", agentapi.PathFaults, tt.body, &e); got != tt.want || e.Error == "" {
+			t.Errorf("POST %+v = %d %q, want %d with an error", tt.body, got, e.Error, tt.want)
+		}
+	}
+	if got := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/fly_away", nil, nil); got != http.StatusNotImplemented {
+		t.Errorf("DELETE /faults/fly_away = %d, want 501", got)
+	}
+	if got := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/tool_timeout", nil, nil); got != http.StatusOK {
+		t.Errorf("DELETE of an inactive fault = %d, want 200", got)
+	}
+}
+
+// A restarted agent replays its ledger: what it had accepted is still there,
+// and what was not finished is done after the restart.
+func TestLedgerSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := fastConfig("worker-1", "worker")
+	cfg.Data = dir
+	a, err := NewAgent(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t-1", "t-2", "t-3"} {
+		if _, err := a.ledger.accept(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.ledger.finish("t-1", true, "")
+	a.Close()
+	// A torn last line: the process died mid-write.
+	f, _ := os.OpenFile(filepath.Join(dir, ledgerFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("D t-")
+	f.Close()
+
+	b, err := NewAgent(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := b.ledger.counts; got.Accepted != 3 || got.Done != 1 || got.Pending != 2 {
+		t.Fatalf("after restart counts = %+v, want 3 accepted, 1 done, 2 pending", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	eventually(t, 2*time.Second, "pending tasks done", func() bool { return b.State().Tasks.Done == 3 })
+	cancel()
+	<-done
+	if got := b.State().Ledger.Accepted; !slices.Equal(got, []string{"t-1", "t-2", "t-3"}) {
+		t.Errorf("accepted = %v", got)
+	}
+}
+
+// Without a data directory a restart forgets: the sender's hand-offs are
+// then missing from the receiver, which is what the tasks check detects.
+func TestMemoryOnlyForgets(t *testing.T) {
+	cfg := fastConfig("worker-1", "worker")
+	a, _ := NewAgent(cfg, nil)
+	a.ledger.accept("t-1")
+	a.Close()
+	b, _ := NewAgent(cfg, nil)
+	defer b.Close()
+	if n := b.ledger.counts.Accepted; n != 0 {
+		t.Errorf("memory-only agent remembers %d tasks after a restart", n)
+	}
+}

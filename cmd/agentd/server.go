@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/ares-arena/arena/containers/agentapi"
+)
+
+var errUnknownKind = errors.New("unknown fault kind")
+
+// maxBody caps request bodies.
+const maxBody = 1 << 16
+
+// Handler serves the agentapi contract and agentd's hand-off endpoint.
+func (a *Agent) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+agentapi.PathHealth, a.handleHealth)
+	mux.HandleFunc("GET "+agentapi.PathState, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, a.State())
+	})
+	mux.HandleFunc("POST "+agentapi.PathFaults, a.handleFault)
+	mux.HandleFunc("DELETE "+agentapi.PathFaults+"/{kind}", a.handleLift)
+	mux.HandleFunc("POST "+agentapi.PathTasks, a.handleTask)
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, agentapi.Error{Error: err.Error()})
+}
+
+func (a *Agent) handleHealth(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	h := a.health()
+	a.mu.Unlock()
+	code := http.StatusOK
+	if !h.Healthy {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, h)
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func (a *Agent) faultState() agentapi.FaultState {
+	a.faults.expire(a.now())
+	return agentapi.FaultState{Faults: a.faults.list()}
+}
+
+// handleFault lands a fault. memory_corrupt acts at once and is not kept as
+// an active fault: the memory stays corrupted until the checkpoint tick (or a
+// restart) restores it.
+func (a *Agent) handleFault(w http.ResponseWriter, r *http.Request) {
+	var f agentapi.Fault
+	if err := decode(w, r, &f); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	if err := validateFault(&f, a.cfg.Routes); err != nil {
+		code := http.StatusBadRequest
+		if errors.Is(err, errUnknownKind) {
+			code = http.StatusNotImplemented
+		}
+		writeError(w, code, err)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	switch f.Kind {
+	case agentapi.KindMemoryCorrupt:
+		a.mem.corrupt()
+	case agentapi.KindMCPDisconnect:
+		a.faults.set(f, now, a.cfg.MCPReconnect)
+	case agentapi.KindRemoveEdge, agentapi.KindRemoveNode:
+		a.faults.set(f, now, a.cfg.DAGRepair)
+	default:
+		a.faults.set(f, now, 0)
+	}
+	a.log.Info("fault landed", "kind", f.Kind, "target", f.Target, "duration", f.Duration.D())
+	writeJSON(w, http.StatusOK, a.faultState())
+}
+
+// handleLift lifts a fault kind; ?target= narrows remove_edge to one edge.
+func (a *Agent) handleLift(w http.ResponseWriter, r *http.Request) {
+	kind := r.PathValue("kind")
+	switch kind {
+	case agentapi.KindToolTimeout, agentapi.KindMCPDisconnect, agentapi.KindLLMFailure,
+		agentapi.KindRemoveEdge, agentapi.KindRemoveNode:
+	default:
+		writeError(w, http.StatusNotImplemented, errUnknownKind)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.lift(kind, r.URL.Query().Get("target"))
+	writeJSON(w, http.StatusOK, a.faultState())
+}
+
+// handleTask accepts a task handed on by another agent, once it is in the
+// ledger.
+func (a *Agent) handleTask(w http.ResponseWriter, r *http.Request) {
+	var t taskBody
+	if err := decode(w, r, &t); err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
+	a.mu.Lock()
+	a.faults.expire(a.now())
+	if a.faults.has(agentapi.KindRemoveNode, "") {
+		a.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, errors.New("node removed from the DAG"))
+		return
+	}
+	_, err := a.ledger.accept(t.ID)
+	a.mu.Unlock()
+	switch {
+	case errors.Is(err, errBadTask):
+		writeError(w, http.StatusBadRequest, err)
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	a.notify()
+	w.WriteHeader(http.StatusAccepted)
+}

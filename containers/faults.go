@@ -1,0 +1,478 @@
+package containers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+)
+
+// KillMode is how StopAgent delivers SIGKILL.
+//
+// Docker treats a kill through its API (docker kill) as a deliberate stop:
+// the restart policy does not restart the container (checked on Docker
+// 20.10: State exited, RestartCount 0). A SIGKILL the daemon did not send
+// is a crash, and the restart policy restarts the container.
+type KillMode string
+
+const (
+	// KillAuto: KillSignal when the container's process is visible from
+	// this host (a local daemon), else KillAPI.
+	KillAuto KillMode = "auto"
+	// KillSignal sends SIGKILL to the container's main process from this
+	// host (it needs the daemon's PID namespace and the right to signal:
+	// root, as with a local dockerd). The restart policy resurrects the
+	// agent and `docker inspect` counts it in RestartCount.
+	KillSignal KillMode = "signal"
+	// KillAPI kills through the Docker API, and the runtime's supervisor
+	// starts the container again after WithRestartDelay. Its restarts are
+	// counted by the runtime (AgentInfo.Restarts), not by Docker.
+	KillAPI KillMode = "api"
+)
+
+// StopAgent kills the agent with SIGKILL (see KillMode); its restart policy,
+// or the runtime's supervisor, resurrects it. Healing is the system's job:
+// kills are never lifted.
+func (r *Runtime) StopAgent(ctx context.Context, agentID string) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	ins, err := r.inspect(ctx, a)
+	if err != nil {
+		return err
+	}
+	if st := status(ins.State); st == arena.StatusStopped {
+		return cannotLand(a.ID, "agent is "+string(ins.State.Status))
+	}
+	if r.opts.killMode != KillAPI {
+		if pid := ins.State.Pid; pid > 0 && hostProcess(pid, ins.ID) {
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				return fmt.Errorf("containers: agent %s: kill pid %d: %w", a.ID, pid, err)
+			}
+			if ins.State.Paused {
+				// The signal is pending in the frozen cgroup: thaw it to die.
+				if _, err := r.docker.ContainerUnpause(ctx, ins.ID, client.ContainerUnpauseOptions{}); err != nil {
+					return fmt.Errorf("containers: agent %s: unpause after kill: %w", a.ID, err)
+				}
+			}
+			return nil
+		}
+		if r.opts.killMode == KillSignal {
+			return fmt.Errorf("containers: agent %s: KillSignal: process %d of container %.12s is not visible from this host", a.ID, ins.State.Pid, ins.ID)
+		}
+	}
+	if _, err := r.docker.ContainerKill(ctx, ins.ID, client.ContainerKillOptions{Signal: "KILL"}); err != nil {
+		return fmt.Errorf("containers: agent %s: kill: %w", a.ID, err)
+	}
+	r.supervise(a)
+	return nil
+}
+
+// hostProcess reports whether pid on this host is the container's process:
+// its cgroup path names the container (cgroup v1 /docker/<id>, v2
+// docker-<id>.scope). A remote daemon's PIDs mean nothing here.
+func hostProcess(pid int, containerID string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	return err == nil && bytes.Contains(b, []byte(containerID))
+}
+
+// supervise starts the container again once it has stopped, after the
+// restart delay: the resurrection Docker does not do for API kills.
+func (r *Runtime) supervise(a *Agent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.bg.Go(func() {
+		ctx := r.bgCtx
+		w := r.docker.ContainerWait(ctx, a.ContainerID(), client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+		select {
+		case <-w.Result:
+		case <-w.Error:
+		case <-ctx.Done():
+			return
+		}
+		if !sleepCtx(ctx, r.opts.restartDelay) {
+			return
+		}
+		if _, err := r.docker.ContainerStart(ctx, a.ContainerID(), client.ContainerStartOptions{}); err == nil {
+			r.mu.Lock()
+			r.live[a.ID].supervised++
+			r.mu.Unlock()
+		}
+	})
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// PauseAgent freezes the agent's processes (Docker pause, the cgroup
+// freezer) until ResumeAgent or LiftFault.
+func (r *Runtime) PauseAgent(ctx context.Context, agentID string) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	ins, err := r.inspect(ctx, a)
+	if err != nil {
+		return err
+	}
+	if st := status(ins.State); st != arena.StatusRunning {
+		return cannotLand(a.ID, "agent is "+string(st))
+	}
+	if _, err := r.docker.ContainerPause(ctx, ins.ID, client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("containers: agent %s: pause: %w", a.ID, err)
+	}
+	return nil
+}
+
+// ResumeAgent thaws a paused agent.
+func (r *Runtime) ResumeAgent(ctx context.Context, agentID string) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	ins, err := r.inspect(ctx, a)
+	if err != nil {
+		return err
+	}
+	if st := status(ins.State); st != arena.StatusPaused {
+		return cannotLand(a.ID, "agent is "+string(st)+", not paused")
+	}
+	return r.unpause(ctx, a)
+}
+
+func (r *Runtime) unpause(ctx context.Context, a *Agent) error {
+	if _, err := r.docker.ContainerUnpause(ctx, a.ContainerID(), client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("containers: agent %s: unpause: %w", a.ID, err)
+	}
+	r.applyDeferredLifts(ctx, a)
+	return nil
+}
+
+// cpuLimits are a container's CPU limits as Docker holds them.
+type cpuLimits struct{ quota, period, nano int64 }
+
+// cfsPeriod is the CFS period slow_agent throttles over.
+const cfsPeriod = 100_000 // µs
+
+// minQuota is the smallest CFS quota the kernel takes.
+const minQuota = 1000 // µs
+
+// SlowAgent throttles the agent's CPU (a container update of its CFS quota)
+// until LiftFault restores its limits. The delay is read as "a work unit
+// that needs the reference CPU time (WithSlowReference, 100ms) takes delay
+// longer": the agent gets ref/(ref+delay) of one CPU, or of its own limit
+// when it has a lower one, at least 1ms per 100ms period. Slowing a slowed
+// agent changes the throttle; the limits restored are the original ones.
+func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Duration) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if delay <= 0 {
+		return cannotLand(a.ID, "delay must be positive, got "+delay.String())
+	}
+	ins, err := r.inspect(ctx, a)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	orig := r.live[a.ID].slowed
+	r.mu.Unlock()
+	if orig == nil {
+		hc := ins.HostConfig
+		orig = &cpuLimits{quota: hc.CPUQuota, period: hc.CPUPeriod, nano: hc.NanoCPUs}
+	}
+	share := float64(r.opts.slowRef) / float64(r.opts.slowRef+delay)
+	var res container.Resources
+	if orig.nano > 0 {
+		res.NanoCPUs = max(int64(float64(orig.nano)*share), 10_000_000) // Docker's minimum, 0.01 CPU
+	} else {
+		cpus := 1.0
+		if orig.quota > 0 && orig.period > 0 {
+			cpus = min(cpus, float64(orig.quota)/float64(orig.period))
+		}
+		res.CPUPeriod = cfsPeriod
+		res.CPUQuota = max(int64(cpus*share*cfsPeriod), minQuota)
+	}
+	if _, err := r.docker.ContainerUpdate(ctx, ins.ID, client.ContainerUpdateOptions{Resources: &res}); err != nil {
+		return fmt.Errorf("containers: agent %s: throttle CPU: %w", a.ID, err)
+	}
+	r.mu.Lock()
+	r.live[a.ID].slowed = orig
+	r.mu.Unlock()
+	return nil
+}
+
+// unslow restores the limits the agent had before slow_agent.
+func (r *Runtime) unslow(ctx context.Context, a *Agent) error {
+	r.mu.Lock()
+	orig := r.live[a.ID].slowed
+	r.mu.Unlock()
+	if orig == nil {
+		return nil
+	}
+	var res container.Resources
+	if orig.nano > 0 {
+		res.NanoCPUs = orig.nano
+	} else {
+		res.CPUPeriod = cmpOr(orig.period, cfsPeriod)
+		res.CPUQuota = cmpOr(orig.quota, -1) // -1: no limit (0 would mean "unchanged")
+	}
+	if _, err := r.docker.ContainerUpdate(ctx, a.ContainerID(), client.ContainerUpdateOptions{Resources: &res}); err != nil {
+		return fmt.Errorf("containers: agent %s: restore CPU: %w", a.ID, err)
+	}
+	r.mu.Lock()
+	r.live[a.ID].slowed = nil
+	r.mu.Unlock()
+	return nil
+}
+
+func cmpOr(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// PartitionNetwork disconnects the agent from the agents' network: its
+// peers cannot reach it, nor can the probe (its published ports go with the
+// network). The network heals after WithPartitionHealing (3s), or when
+// LiftFault reconnects it first.
+func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	l := r.live[a.ID]
+	if l.partitioned {
+		r.mu.Unlock()
+		return cannotLand(a.ID, "already partitioned")
+	}
+	l.partitioned = true // claimed: a concurrent partition of the same agent cannot land
+	l.partGen++
+	gen := l.partGen
+	r.mu.Unlock()
+	if _, err := r.docker.NetworkDisconnect(ctx, r.network.ID, client.NetworkDisconnectOptions{Container: a.ContainerID()}); err != nil {
+		r.mu.Lock()
+		l.partitioned = false
+		r.mu.Unlock()
+		return fmt.Errorf("containers: agent %s: disconnect: %w", a.ID, err)
+	}
+	if heal := r.opts.partitionHeal; heal > 0 {
+		r.mu.Lock()
+		if !r.closed {
+			r.bg.Go(func() {
+				if sleepCtx(r.bgCtx, heal) {
+					r.reconnect(r.bgCtx, a, gen)
+				}
+			})
+		}
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+// reconnect ends partition gen of a (if it is still the current one),
+// retrying for a while if Docker refuses.
+func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen int) error {
+	var err error
+	for try := 0; try < 10; try++ {
+		r.mu.Lock()
+		l := r.live[a.ID]
+		current := l.partitioned && l.partGen == gen
+		r.mu.Unlock()
+		if !current {
+			return nil
+		}
+		_, err = r.docker.NetworkConnect(ctx, r.network.ID, client.NetworkConnectOptions{
+			Container: a.ContainerID(), EndpointConfig: &network.EndpointSettings{Aliases: []string{a.ID}},
+		})
+		if err == nil {
+			r.mu.Lock()
+			if l.partGen == gen {
+				l.partitioned = false
+			}
+			r.mu.Unlock()
+			r.applyDeferredLifts(ctx, a)
+			return nil
+		}
+		if !sleepCtx(ctx, 250*time.Millisecond) {
+			break
+		}
+	}
+	return fmt.Errorf("containers: agent %s: reconnect: %w", a.ID, err)
+}
+
+// Partitioned reports whether the agent is cut off the network now.
+func (r *Runtime) Partitioned(agentID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.live[agentID]
+	return ok && l.partitioned
+}
+
+// hookable reports whether kind is an agent-level fault (fault-control
+// endpoint or WithFaultHook).
+func hookable(kind arena.ActionType) bool {
+	switch kind {
+	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
+		arena.ActionMemoryCorrupt, arena.ActionRemoveNode, arena.ActionRemoveEdge:
+		return true
+	}
+	return false
+}
+
+// ToolTimeout makes the agent's tool calls hang for timeout, then fail,
+// until LiftFault.
+func (r *Runtime) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error {
+	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(timeout)})
+}
+
+// CorruptMemory corrupts the agent's memory; the agent heals it from its
+// checkpoint.
+func (r *Runtime) CorruptMemory(ctx context.Context, agentID string) error {
+	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindMemoryCorrupt})
+}
+
+// DisconnectMCP drops the agent's MCP session (agentd reconnects after 1s).
+func (r *Runtime) DisconnectMCP(ctx context.Context, agentID string) error {
+	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindMCPDisconnect})
+}
+
+// InjectLLMFailure makes the agent's LLM calls fail with errType until
+// LiftFault.
+func (r *Runtime) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) error {
+	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindLLMFailure, ErrorType: string(errType)})
+}
+
+// agentFault lands an agent-level fault through the hook for its kind, or
+// the agent's fault-control endpoint.
+func (r *Runtime) agentFault(ctx context.Context, agentID string, f agentapi.Fault) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	if h, ok := r.opts.hooks[arena.ActionType(f.Kind)]; ok && h.Inject != nil {
+		return h.Inject(ctx, a, f)
+	}
+	if why := r.unreachable(ctx, a); why != "" {
+		return cannotLand(a.ID, why+": its fault-control endpoint is out of reach")
+	}
+	return r.postFault(ctx, a, f)
+}
+
+// unreachable says why the agent's control endpoint cannot answer now
+// ("" when it can).
+func (r *Runtime) unreachable(ctx context.Context, a *Agent) string {
+	if r.Partitioned(a.ID) {
+		return "agent is partitioned"
+	}
+	ins, err := r.inspect(ctx, a)
+	if err != nil {
+		return err.Error()
+	}
+	if st := status(ins.State); st != arena.StatusRunning {
+		return "agent is " + string(st)
+	}
+	return ""
+}
+
+// LiftFault ends a timed fault: pause_agent (unpause), slow_agent (restore
+// the CPU limits), network_partition (reconnect), tool_timeout,
+// mcp_disconnect and llm_failure (DELETE /faults/{kind}, or the hook's Lift).
+// Lifting a fault that is not active does nothing. An agent-level fault of
+// an agent that is partitioned or paused cannot be lifted now: LiftFault
+// says so and lifts it when the runtime reconnects or resumes the agent.
+// Other kinds are ErrNotLiftable.
+func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
+	a, err := r.agent(agentID)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case arena.ActionPauseAgent:
+		ins, err := r.inspect(ctx, a)
+		if err != nil {
+			return err
+		}
+		if ins.State != nil && ins.State.Paused {
+			return r.unpause(ctx, a)
+		}
+		return nil
+	case arena.ActionSlowAgent:
+		return r.unslow(ctx, a)
+	case arena.ActionNetworkPartition:
+		r.mu.Lock()
+		l := r.live[a.ID]
+		part, gen := l.partitioned, l.partGen
+		r.mu.Unlock()
+		if !part {
+			return nil
+		}
+		return r.reconnect(ctx, a, gen)
+	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
+		if h, ok := r.opts.hooks[kind]; ok {
+			if h.Lift == nil {
+				return fmt.Errorf("containers: agent %s: %s hook: %w", a.ID, kind, ErrNotLiftable)
+			}
+			return h.Lift(ctx, a)
+		}
+		if why := r.unreachable(ctx, a); why != "" {
+			if why == "agent is stopped" {
+				return r.deleteFault(ctx, a, string(kind))
+			}
+			r.mu.Lock()
+			l := r.live[a.ID]
+			if !slices.Contains(l.lifts, kind) {
+				l.lifts = append(l.lifts, kind)
+			}
+			r.mu.Unlock()
+			return fmt.Errorf("containers: agent %s: %s: lifting %s when the runtime reconnects or resumes it", a.ID, why, kind)
+		}
+		return r.deleteFault(ctx, a, string(kind))
+	}
+	return fmt.Errorf("containers: agent %s: %s: %w", a.ID, kind, ErrNotLiftable)
+}
+
+// applyDeferredLifts lifts the agent-level faults that could not be lifted
+// while the agent was out of reach (best effort: the agent may be out of
+// reach for another reason still).
+func (r *Runtime) applyDeferredLifts(ctx context.Context, a *Agent) {
+	r.mu.Lock()
+	l := r.live[a.ID]
+	lifts := l.lifts
+	l.lifts = nil
+	r.mu.Unlock()
+	for _, k := range lifts {
+		if why := r.unreachable(ctx, a); why != "" {
+			r.mu.Lock()
+			l.lifts = append(l.lifts, k)
+			r.mu.Unlock()
+			continue
+		}
+		r.deleteFault(ctx, a, string(k))
+	}
+}

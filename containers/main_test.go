@@ -1,0 +1,56 @@
+package containers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena/containers"
+	"go.uber.org/goleak"
+)
+
+// testProject labels everything this package's tests create, so that its
+// sweep never touches what another package's tests run at the same time.
+const testProject = "arena-containers-test"
+
+func TestMain(m *testing.M) {
+	// No registry is reachable on CI machines: no Ryuk reaper image (the
+	// sweep below and Runtime.Close do its job), and inside a container the
+	// daemon's published ports are on loopback. .ci/run sets both; these
+	// defaults make a bare `go test` behave the same.
+	setDefaultEnv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	if _, err := os.Stat("/.dockerenv"); err == nil {
+		setDefaultEnv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+	}
+	sweep() // what a killed earlier run left behind
+	code := m.Run()
+	sweep()
+	if code == 0 {
+		// goleak.VerifyTestMain would call os.Exit itself; it is done by
+		// hand so that the sweep above runs first.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func setDefaultEnv(k, v string) {
+	if os.Getenv(k) == "" {
+		os.Setenv(k, v)
+	}
+}
+
+func sweep() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := containers.Ping(ctx); err != nil {
+		return
+	}
+	if err := containers.Sweep(ctx, testProject); err != nil {
+		fmt.Fprintln(os.Stderr, "sweep:", err)
+	}
+}

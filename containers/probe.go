@@ -1,0 +1,222 @@
+package containers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers/agentapi"
+)
+
+// Probe reports whether the system is healthy now: every agent is asked
+// GET /health through its mapped port, in parallel, within the probe timeout
+// (WithProbeTimeout). The system is healthy when every agent that is not a
+// worker (the leader, the orchestrator, your own types) is available, a
+// quorum (⌊N/2⌋+1) of the N workers is, and no agent reports a broken DAG.
+// An agent is available when it answers 200, or 503 for a broken DAG only.
+// The error names the first reason found, in that order:
+//
+//	leader unavailable: leader-0: no answer within 100ms
+//	orchestrator unavailable: orchestrator-0: connection refused
+//	quorum lost: 1 of 3 workers available
+//	dag broken: missing edge orchestrator-0->worker-2
+//
+// A paused agent does not answer, a killed one refuses until its restart, a
+// partitioned one cannot be reached at all, and an agentd agent answers 503
+// while its error rate is above its threshold.
+func (r *Runtime) Probe(ctx context.Context) error {
+	type verdict struct {
+		h   agentapi.Health
+		err error
+	}
+	vs := make([]verdict, len(r.agents))
+	var wg sync.WaitGroup
+	for i, a := range r.agents {
+		wg.Go(func() { vs[i].h, vs[i].err = r.health(ctx, a) })
+	}
+	wg.Wait()
+	avail := func(i int) bool { return vs[i].err == nil && (vs[i].h.Healthy || vs[i].h.DAGBroken) }
+	why := func(i int) string {
+		if vs[i].err != nil {
+			return vs[i].err.Error()
+		}
+		return vs[i].h.Reason
+	}
+	order := make([]int, 0, len(r.agents))
+	for i := range r.agents {
+		order = append(order, i)
+	}
+	rank := func(t string) int {
+		switch t {
+		case arena.TypeLeader:
+			return 0
+		case arena.TypeOrchestrator:
+			return 1
+		case arena.TypeWorker:
+			return 3
+		}
+		return 2
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return rank(r.agents[i].Type) - rank(r.agents[j].Type) })
+	workers, up := 0, 0
+	for _, i := range order {
+		a := r.agents[i]
+		if a.Type == arena.TypeWorker {
+			workers++
+			if avail(i) {
+				up++
+			}
+			continue
+		}
+		if !avail(i) {
+			return fmt.Errorf("%s unavailable: %s: %s", a.Type, a.ID, why(i))
+		}
+	}
+	if workers > 0 && up < workers/2+1 {
+		return fmt.Errorf("quorum lost: %d of %d workers available", up, workers)
+	}
+	for _, i := range order {
+		if vs[i].err == nil && vs[i].h.DAGBroken {
+			return errors.New(vs[i].h.Reason)
+		}
+	}
+	return nil
+}
+
+// Checks returns the consistency checks, which read GET /state of the agents
+// that have one (agents answering 404 are left out):
+//
+//   - "tasks": no task lost. Every task an agent handed on is in the ledger
+//     of the agent it was handed to.
+//   - "memory": every agent's memory matches its checksum, and its last
+//     checkpoint reads back intact.
+//
+// Agents that cannot answer by design (partitioned, paused, stopped) are
+// skipped; the tasks handed to them are not verified this time. An agent
+// that should answer and does not (after a few tries) fails the check.
+func (r *Runtime) Checks() []arena.Check {
+	return []arena.Check{
+		{Name: "tasks", Run: r.checkTasks},
+		{Name: "memory", Run: r.checkMemory},
+	}
+}
+
+// states reads the state of every agent that can answer.
+func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error) {
+	out := map[string]agentapi.State{}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for _, a := range r.agents {
+		wg.Go(func() {
+			st, err := r.readState(ctx, a)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, errSkip), errors.Is(err, ErrUnsupported):
+			case err != nil:
+				errs = append(errs, err)
+			default:
+				out[a.ID] = st
+			}
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+var errSkip = errors.New("agent out of reach by design")
+
+// readState reads a's state, retrying a few times: an agent that has just
+// restarted may need a moment to listen again.
+func (r *Runtime) readState(ctx context.Context, a *Agent) (agentapi.State, error) {
+	var err error
+	for try := 0; try < 4; try++ {
+		if r.unreachable(ctx, a) != "" {
+			return agentapi.State{}, errSkip
+		}
+		var st agentapi.State
+		if err = r.call(ctx, r.ctlC, a, "GET", agentapi.PathState, nil, &st); err == nil || errors.Is(err, ErrUnsupported) {
+			return st, err
+		}
+		if !sleepCtx(ctx, 250*time.Millisecond) {
+			break
+		}
+	}
+	return agentapi.State{}, fmt.Errorf("state unreadable: %w", err)
+}
+
+func (r *Runtime) checkTasks(ctx context.Context) error {
+	sts, err := r.states(ctx)
+	if err != nil {
+		return err
+	}
+	missing := func(to string, ids []string, st agentapi.State) []string {
+		have := make(map[string]bool, len(st.Ledger.Accepted))
+		for _, id := range st.Ledger.Accepted {
+			have[id] = true
+		}
+		var out []string
+		for _, id := range ids {
+			if !have[id] {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	var lost []string
+	senders := slices.Sorted(maps.Keys(sts))
+	for _, from := range senders {
+		for _, to := range slices.Sorted(maps.Keys(sts[from].Ledger.Handed)) {
+			st, ok := sts[to]
+			if !ok {
+				continue // out of reach: not verified this time
+			}
+			m := missing(to, sts[from].Ledger.Handed[to], st)
+			if len(m) > 0 {
+				// The receiver was read before the sender's last hand-offs,
+				// perhaps: read it again, after the sender.
+				if a, ok := r.byID[to]; ok {
+					if again, err := r.readState(ctx, a); err == nil {
+						m = missing(to, m, again)
+					}
+				}
+			}
+			for _, id := range m {
+				lost = append(lost, fmt.Sprintf("%s (%s->%s)", id, from, to))
+			}
+		}
+	}
+	if len(lost) > 0 {
+		show := lost[:min(len(lost), 5)]
+		return fmt.Errorf("%d tasks lost: handed on but not in the receiver's ledger: %s", len(lost), strings.Join(show, ", "))
+	}
+	return nil
+}
+
+func (r *Runtime) checkMemory(ctx context.Context) error {
+	sts, err := r.states(ctx)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, id := range slices.Sorted(maps.Keys(sts)) {
+		m := sts[id].Memory
+		switch {
+		case !m.OK:
+			bad = append(bad, id+": memory does not match its checksum")
+		case !m.CheckpointOK && !m.CheckpointAt.IsZero():
+			bad = append(bad, id+": checkpoint unreadable or corrupt")
+		}
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
