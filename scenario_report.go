@@ -12,6 +12,10 @@ import (
 // duration strings, times are RFC 3339 on the run's clock. In virtual time
 // the same scenario, seed and system give the same report, Report.WallTime
 // aside.
+//
+// It embeds the run's *Report, so rep.Score, rep.MTTR and rep.Faults read as
+// on any run (the report's own Seed, Virtual, Start and End are the same as
+// the scenario's); in JSON the run's report is the "report" object.
 type ScenarioReport struct {
 	Scenario    string    `json:"scenario"`
 	Description string    `json:"description,omitempty"`
@@ -23,13 +27,13 @@ type ScenarioReport struct {
 	End         time.Time `json:"end"`
 	// Outcome says how the run ended: completed (every step, then the
 	// cooldown), stopped (stop_on_error), timed_out or cancelled.
-	Outcome RunOutcome   `json:"outcome"`
-	Steps   []StepReport `json:"steps"` // in the scenario's order, skipped steps included
-	Passed  int          `json:"passed"`
-	Failed  int          `json:"failed"`
-	Skipped int          `json:"skipped"`
-	Gate    GateResult   `json:"gate"`
-	Report  *Report      `json:"report"` // the run's observation: score, grade, faults, checks
+	Outcome RunOutcome      `json:"outcome"`
+	Steps   []StepReport    `json:"steps"` // in the scenario's order, skipped steps included
+	Passed  int             `json:"passed"`
+	Failed  int             `json:"failed"`
+	Skipped int             `json:"skipped"`
+	Gate    GateResult      `json:"gate"`
+	*Report `json:"report"` // the run's observation: score, grade, faults, checks
 }
 
 // RunOutcome says how a scenario run ended.
