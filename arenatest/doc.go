@@ -1,0 +1,97 @@
+// Package arenatest runs arena from tests: a scenario, a survival run or an
+// A/B test of two strategies becomes a test result in go test, Ginkgo and
+// CI, with a failure message that says what to fix and how to replay it.
+//
+//	func TestLeaderFailover(t *testing.T) {
+//		rep := arenatest.Run(t, "leader-failover") // built-in scenario, fresh fake cluster
+//		require.True(t, rep.Score.Grade.AtLeast(arena.GradeB))
+//	}
+//
+// The helpers call the arena package (RunScenarioReport, RunSurvival,
+// RegressionTester) and only report: each returns its result, and fails t
+// with t.Errorf, from the test's goroutine, when the run misses what it had
+// to meet. When there is nothing to return (a scenario that does not load,
+// an option that does not apply), they report the error and stop the test
+// with t.FailNow.
+//
+// # The system under test
+//
+// By default each call gets a fresh fake cluster (fakes.NewCluster) seeded
+// with the run's seed, on a virtual clock: a minute of chaos takes
+// milliseconds, a day about a second, and the same seed gives the same
+// report. WithCluster tunes it (workers, healing knobs); RealTime runs it on
+// the wall clock. It holds no goroutines, files or sockets, so nothing
+// outlives the call; the run's context ends with the test (t.Context, or a
+// context cancelled by t.Cleanup).
+//
+// WithRuntime runs against your own system instead: its faults land through
+// your arena.RuntimeProvider, with WithDAG, WithProbe and WithChecks (or the
+// runtime's own ListNodes…, Probe and Checks methods). Such a run is in real
+// time, unless the runtime follows an *arena.VirtualClock; asking Virtual()
+// of a real-time runtime is an error, not a silent switch.
+//
+// # Failures and seeds
+//
+// A failing run reports the score and grade, the gate's reasons, the worst
+// faults with their time to recover, the seed, and the commands that replay
+// it:
+//
+//	arena: scenario leader-failover failed its gate: score 42.0, grade F
+//	  - actions[1] (kill-successor): expected the fault to land: no eligible target: no running leader
+//	  - grade F (42.0) is below the minimum A
+//	  - 1 of 1 faults unrecovered: kill_leader on leader-0 at 15s
+//	faults: 1 landed, 0 recovered, 1 unrecovered; 1 did not land
+//	worst faults:
+//	  - kill_leader on leader-0 at 15s: unrecovered
+//	seed: 7
+//	rerun: go test -run '^TestLeaderFailover$' -arena.seed=7
+//	   or: ARENA_SEED=7 go test -run '^TestLeaderFailover$'
+//
+// A run's seed is, in this order: the -arena.seed flag, the ARENA_SEED
+// environment variable, WithSeed, the seed in the scenario or config, or
+// else drawn at random. The flag and the variable override the seeds written
+// in code, for every run of the test binary: that is how a failure is
+// replayed, and how other cases are tried. The flag is registered when this
+// package is initialised (SeedFlag). Under Ginkgo the commands focus the
+// spec (-ginkgo.focus); for a benchmark they select it with -bench.
+//
+// # Reports
+//
+// Each result is published where the test runner shows it (Entries lists
+// the figures: arena.score, arena.grade, arena.seed, …):
+//
+//   - go test: t.Attr, which go test -json reports as "attr" events.
+//   - Ginkgo: report entries (GinkgoT()'s AddReportEntry…), which Ginkgo
+//     writes to its --json-report and --junit-report files. This package does
+//     not import Ginkgo; package arenaginkgo adds entries for results made
+//     elsewhere and reads them back from a suite's report.
+//   - Benchmarks: b.ReportMetric(score, "score"), for benchstat.
+//
+// With WithReportDir, or else the ARENA_REPORT_DIR environment variable,
+// each call also writes <dir>/<test name>.json (the result's stable JSON:
+// arena.ScenarioReport, arena.SurvivalReport or arena.RegressionResult),
+// .xml (JUnit) and .txt (the human summary); a second call in the same test
+// writes <test name>-2.*. A relative directory is relative to the package's
+// directory, where go test runs its tests: CI should pass an absolute one.
+//
+// # Conformance
+//
+// TestRuntime checks that a RuntimeProvider keeps the engine's contract;
+// the fakes pass it, and so should your runtime:
+//
+//	func TestMyRuntime(t *testing.T) {
+//		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return myruntime.New(t) })
+//	}
+//
+// # Index
+//
+//   - Helpers: Run, Survive, Compare, TestRuntime, RuntimeFactory, TB.
+//   - Options: Option, WithRuntime, WithDAG, WithCluster, Virtual, RealTime,
+//     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithScorer,
+//     WithExperiment, WantVerdicts, NoRegression.
+//   - Seeds and reports: SeedFlag, SeedEnv, SeedOverride, ReportDirEnv,
+//     Entry, Entries.
+//   - A/B tests: DefaultExperiment, DefaultScenario.
+//
+// Matchers for Gomega are in package matchers.
+package arenatest

@@ -1,0 +1,168 @@
+package arenatest
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ares-arena/arena"
+)
+
+// worstFaults is how many faults a failure message lists.
+const worstFaults = 3
+
+// failure is the message of a run that failed: what failed and why, what
+// the faults did, and how to replay it.
+type failure struct {
+	head    string        // "scenario leader-failover failed its gate"
+	score   *arena.Score  // nil: no score line (A/B tests)
+	reasons []string      // the gate's reasons, one per line
+	report  *arena.Report // for the faults; may be nil
+	lines   []string      // more detail, indented
+	seed    uint64
+	files   string // report files' path without extension; "" if none
+}
+
+// text formats the failure for t.
+//
+//	arena: scenario leader-failover failed its gate: score 61.2, grade D
+//	  - grade D is below the minimum A
+//	faults: 2 landed, 1 recovered, 1 unrecovered; MTTR 4.1s, p95 4.1s, max 4.1s
+//	worst faults:
+//	  - kill_leader on leader-0 at 15s: unrecovered
+//	  - kill_leader on worker-1 at 30s: recovered in 4.1s
+//	seed: 7
+//	rerun: go test -run '^TestLeaderFailover$' -arena.seed=7
+//	   or: ARENA_SEED=7 go test -run '^TestLeaderFailover$'
+func (f failure) text(t TB) string {
+	var b strings.Builder
+	b.WriteString("arena: " + f.head)
+	if f.score != nil {
+		b.WriteString(": " + scoreText(*f.score))
+	}
+	b.WriteByte('\n')
+	for _, r := range f.reasons {
+		fmt.Fprintf(&b, "  - %s\n", r)
+	}
+	for _, l := range f.lines {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if r := f.report; r != nil && (r.Landed > 0 || r.InjectionErrorCount > 0) {
+		fmt.Fprintf(&b, "faults: %d landed, %d recovered, %d unrecovered", r.Landed, r.Recovered, r.Unrecovered)
+		if r.Recovered > 0 {
+			fmt.Fprintf(&b, "; MTTR %s, p95 %s, max %s", shortDuration(r.MTTR.D()), shortDuration(r.P95TTR.D()), shortDuration(r.MaxTTR.D()))
+		}
+		if r.InjectionErrorCount > 0 {
+			fmt.Fprintf(&b, "; %d did not land", r.InjectionErrorCount)
+		}
+		b.WriteByte('\n')
+		if worst := worst(r, worstFaults); len(worst) > 0 {
+			b.WriteString("worst faults:\n")
+			for _, fo := range worst {
+				fmt.Fprintf(&b, "  - %s\n", faultText(fo))
+			}
+		}
+	}
+	fmt.Fprintf(&b, "seed: %d\n", f.seed)
+	cmds := rerun(t, f.seed)
+	fmt.Fprintf(&b, "rerun: %s\n   or: %s", cmds[0], cmds[1])
+	if f.files != "" {
+		fmt.Fprintf(&b, "\nreport: %s.json (and .xml, .txt)", f.files)
+	}
+	return b.String()
+}
+
+func scoreText(s arena.Score) string {
+	if !s.Measured {
+		return "no score (nothing measured)"
+	}
+	return fmt.Sprintf("score %.1f, grade %s", s.Total, s.Grade)
+}
+
+// worst returns at most n faults, the unrecovered ones first (earliest
+// first), then the slowest recoveries; faults that did no harm are left out.
+func worst(r *arena.Report, n int) []arena.FaultOutcome {
+	var fs []arena.FaultOutcome
+	for _, f := range r.Faults {
+		if !f.Recovered || f.TTR > 0 || failedCheck(f) != "" {
+			fs = append(fs, f)
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b arena.FaultOutcome) int {
+		switch {
+		case a.Recovered != b.Recovered && !a.Recovered:
+			return -1
+		case a.Recovered != b.Recovered:
+			return 1
+		case !a.Recovered:
+			return 0 // in the order they landed
+		}
+		return cmp.Compare(b.TTR, a.TTR)
+	})
+	return fs[:min(n, len(fs))]
+}
+
+// faultText: "kill_leader on leader-0 at 15s: recovered in 1.2s, check tasks failed".
+func faultText(f arena.FaultOutcome) string {
+	s := string(f.Action.Type)
+	if t := target(f.Action); t != "" {
+		s += " on " + t
+	}
+	s += " at " + shortDuration(f.At.D()) + ": "
+	if f.Recovered {
+		s += "recovered in " + shortDuration(f.TTR.D())
+	} else {
+		s += "unrecovered"
+	}
+	if c := failedCheck(f); c != "" {
+		s += ", check " + c + " failed"
+	}
+	return s
+}
+
+func failedCheck(f arena.FaultOutcome) string {
+	for _, c := range f.Checks {
+		if !c.Passed {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+func target(a arena.Action) string {
+	if a.SourceID != "" {
+		return a.SourceID + "->" + a.TargetID
+	}
+	return a.TargetID
+}
+
+// rerun returns the two commands that replay t's runs with seed: the flag
+// and the environment form. They select t alone: go test's -run (or
+// -bench) pattern, or Ginkgo's focus on the spec's full text.
+func rerun(t TB, seed uint64) [2]string {
+	name := t.Name()
+	if _, ok := t.(ginkgoReporter); ok {
+		focus := shellQuote("^" + regexp.QuoteMeta(name) + "$")
+		return [2]string{
+			fmt.Sprintf("go test -ginkgo.focus=%s -%s=%d", focus, SeedFlag, seed),
+			fmt.Sprintf("%s=%d ginkgo --focus=%s", SeedEnv, seed, focus),
+		}
+	}
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	sel := "-run " + shellQuote(strings.Join(parts, "/"))
+	if _, ok := t.(metricReporter); ok && strings.HasPrefix(name, "Benchmark") {
+		sel = "-run '^$' -bench " + shellQuote(strings.Join(parts, "/"))
+	}
+	return [2]string{
+		fmt.Sprintf("go test %s -%s=%d", sel, SeedFlag, seed),
+		fmt.Sprintf("%s=%d go test %s", SeedEnv, seed, sel),
+	}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

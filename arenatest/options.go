@@ -1,0 +1,271 @@
+package arenatest
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// Option configures Run, Survive or Compare. Options are small named values
+// (Uber's apply form), so tests can compare them. An option that does not
+// apply to the helper it is given to is an error, never silently ignored.
+type Option interface {
+	apply(*options)
+}
+
+// options is what the helpers were given. given records the options by
+// name, in order, to check them against the helper.
+type options struct {
+	given []string
+	errs  []error // of options that contradict each other
+
+	runtime   arena.RuntimeProvider
+	dag       arena.DAGProvider
+	cluster   []fakes.Option
+	clock     clockMode
+	seed      uint64
+	reportDir string
+	probe     arena.Probe
+	checks    []arena.Check
+	hasChecks bool
+	gate      *arena.Gate
+
+	scorer     arena.Scorer
+	experiment fakes.Experiment
+	verdicts   []arena.RegressionVerdict
+}
+
+type clockMode int
+
+const (
+	clockDefault clockMode = iota
+	clockVirtual
+	clockReal
+)
+
+func (m clockMode) String() string {
+	switch m {
+	case clockVirtual:
+		return "Virtual()"
+	case clockReal:
+		return "RealTime()"
+	}
+	return "the default clock"
+}
+
+type runtimeOption struct{ rt arena.RuntimeProvider }
+
+func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntime"); c.runtime = o.rt }
+
+// WithRuntime runs against your system instead of the default fake
+// cluster. Its faults land through rt; a DAG, probe and checks come from
+// WithDAG, WithProbe and WithChecks or, when those are not given, from rt
+// itself if it has the methods (ListNodes…, Probe(ctx) error,
+// Checks() []arena.Check, as fakes.Cluster does).
+//
+// A runtime runs in real time, unless it follows a virtual clock (a method
+// Clock() arena.Clock that returns an *arena.VirtualClock, as a
+// fakes.Cluster made with fakes.WithClock does). Asking Virtual() of a
+// real-time runtime is an error: arena does not switch clocks behind your
+// back.
+func WithRuntime(rt arena.RuntimeProvider) Option { return runtimeOption{rt} }
+
+type dagOption struct{ dag arena.DAGProvider }
+
+func (o dagOption) apply(c *options) { c.given = append(c.given, "WithDAG"); c.dag = o.dag }
+
+// WithDAG sets the DAG provider that remove_node and remove_edge go
+// through. Without it a WithRuntime runtime that is also an
+// arena.DAGProvider is used, and the default fake cluster is its own.
+func WithDAG(dag arena.DAGProvider) Option { return dagOption{dag} }
+
+type clusterOption struct{ opts []fakes.Option }
+
+func (o clusterOption) apply(c *options) {
+	c.given = append(c.given, "WithCluster")
+	c.cluster = append(c.cluster, o.opts...)
+}
+
+// WithCluster tunes the default fake cluster: workers, healing knobs,
+// workload (fakes.WithWorkers(5), fakes.WithoutRetries(), …). The cluster's
+// seed and clock are the run's: fakes.WithSeed and fakes.WithClock are
+// errors here (use WithSeed, Virtual or RealTime).
+func WithCluster(opts ...fakes.Option) Option { return clusterOption{slices.Clone(opts)} }
+
+type clockOption clockMode
+
+func (o clockOption) apply(c *options) {
+	c.given = append(c.given, clockMode(o).String())
+	if c.clock != clockDefault && c.clock != clockMode(o) {
+		c.errs = append(c.errs, fmt.Errorf("both %s and %s given", c.clock, clockMode(o)))
+	}
+	c.clock = clockMode(o)
+}
+
+// Virtual runs on a virtual clock: a day of chaos against the fakes takes
+// seconds, and the same seed gives the same report. It is the default for
+// the fake cluster; with a real-time runtime it is an error.
+func Virtual() Option { return clockOption(clockVirtual) }
+
+// RealTime runs on the wall clock: the run takes as long as it says.
+// It is the default with WithRuntime.
+func RealTime() Option { return clockOption(clockReal) }
+
+type seedOption uint64
+
+func (o seedOption) apply(c *options) { c.given = append(c.given, "WithSeed"); c.seed = uint64(o) }
+
+// WithSeed sets the run's seed (fake workload, target selectors, survival's
+// choices, the A/B test's run seeds). -arena.seed and ARENA_SEED override
+// it; see the package documentation.
+func WithSeed(seed uint64) Option { return seedOption(seed) }
+
+type reportDirOption string
+
+func (o reportDirOption) apply(c *options) {
+	c.given = append(c.given, "WithReportDir")
+	c.reportDir = string(o)
+}
+
+// WithReportDir writes the reports (JSON, JUnit XML, text) to dir, which
+// is created if needed. Without it, ARENA_REPORT_DIR names the directory;
+// without either nothing is written.
+func WithReportDir(dir string) Option { return reportDirOption(dir) }
+
+type probeOption struct{ p arena.Probe }
+
+func (o probeOption) apply(c *options) { c.given = append(c.given, "WithProbe"); c.probe = o.p }
+
+// WithProbe sets the system's health probe, sampled every 100ms of the
+// run's clock. Without a probe, availability and recovery are unmeasured.
+func WithProbe(p arena.Probe) Option { return probeOption{p} }
+
+type checksOption struct{ checks []arena.Check }
+
+func (o checksOption) apply(c *options) {
+	c.given = append(c.given, "WithChecks")
+	c.checks, c.hasChecks = append(c.checks, o.checks...), true
+}
+
+// WithChecks sets the system's consistency checks, run after each recovery
+// and at the end.
+func WithChecks(checks ...arena.Check) Option { return checksOption{slices.Clone(checks)} }
+
+type gateOption struct{ g arena.Gate }
+
+func (o gateOption) apply(c *options) {
+	c.given = append(c.given, "WithGate")
+	g := o.g
+	if c.gate != nil {
+		g = stricter(*c.gate, g)
+	}
+	c.gate = &g
+}
+
+// WithGate sets criteria the run must meet, as a scenario's expect block
+// does. For Run they are added to the scenario's own gate (both must hold:
+// the higher minimum, the lower maximum); for Survive they are the gate,
+// which is otherwise empty: a survival run then fails only when it cannot
+// be run, and its grade is yours to judge (matchers.SurviveWithGrade).
+func WithGate(g arena.Gate) Option { return gateOption{g} }
+
+type scorerOption struct{ s arena.Scorer }
+
+func (o scorerOption) apply(c *options) { c.given = append(c.given, "WithScorer"); c.scorer = o.s }
+
+// WithScorer scores Compare's runs. Without it both strategies must be
+// fakes.Strategy values, scored by fakes.StrategyScorer over the
+// experiment (WithExperiment).
+func WithScorer(s arena.Scorer) Option { return scorerOption{s} }
+
+type experimentOption struct{ exp fakes.Experiment }
+
+func (o experimentOption) apply(c *options) {
+	c.given = append(c.given, "WithExperiment")
+	c.experiment = o.exp
+}
+
+// WithExperiment sets what each run of a fakes.Strategy does in Compare
+// (default DefaultExperiment: the built-in scenario everything-at-once).
+func WithExperiment(exp fakes.Experiment) Option { return experimentOption{exp} }
+
+type verdictsOption struct{ vs []arena.RegressionVerdict }
+
+func (o verdictsOption) apply(c *options) {
+	c.given = append(c.given, "WantVerdicts")
+	c.verdicts = slices.Clone(o.vs)
+}
+
+// WantVerdicts sets the verdicts with which Compare passes (default: only
+// arena.Better, "the candidate is significantly better").
+func WantVerdicts(vs ...arena.RegressionVerdict) Option { return verdictsOption{slices.Clone(vs)} }
+
+// NoRegression makes Compare pass unless the candidate is significantly
+// worse: WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive).
+// It is the gate of a CI job that guards against regressions.
+func NoRegression() Option {
+	return WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive)
+}
+
+// collect applies opts and checks them against what the helper accepts.
+func collect(helper string, allowed []string, opts []Option) (*options, error) {
+	o := &options{}
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("options[%d]: nil option", i)
+		}
+		opt.apply(o)
+	}
+	if len(o.errs) > 0 {
+		return nil, o.errs[0]
+	}
+	for _, name := range o.given {
+		if !slices.Contains(allowed, name) {
+			return nil, fmt.Errorf("%s does not apply to %s", name, helper)
+		}
+	}
+	for i, fo := range o.cluster {
+		switch {
+		case fo == nil:
+			return nil, fmt.Errorf("WithCluster: options[%d]: nil option", i)
+		case sameType(fo, fakes.WithSeed(0)):
+			return nil, fmt.Errorf("WithCluster: options[%d]: fakes.WithSeed: the cluster is seeded with the run's seed (use WithSeed)", i)
+		case sameType(fo, fakes.WithClock(nil)):
+			return nil, fmt.Errorf("WithCluster: options[%d]: fakes.WithClock: the cluster follows the run's clock (use Virtual or RealTime)", i)
+		}
+	}
+	if o.runtime != nil && len(o.cluster) > 0 {
+		return nil, fmt.Errorf("WithCluster tunes the default fake cluster; it does not apply with WithRuntime")
+	}
+	for _, v := range o.verdicts {
+		switch v {
+		case arena.Better, arena.Worse, arena.NoDifference, arena.Inconclusive:
+		default:
+			return nil, fmt.Errorf("WantVerdicts: unknown verdict %q", v)
+		}
+	}
+	return o, nil
+}
+
+// sameType tells a fakes option's kind without fakes exporting it.
+func sameType(a, b any) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
+
+// stricter is the gate that holds when both a and b hold.
+func stricter(a, b arena.Gate) arena.Gate {
+	out := a
+	if b.MinGrade != arena.GradeNone && (a.MinGrade == arena.GradeNone || !a.MinGrade.AtLeast(b.MinGrade)) {
+		out.MinGrade = b.MinGrade
+	}
+	if b.MinScore != nil && (a.MinScore == nil || *b.MinScore > *a.MinScore) {
+		out.MinScore = b.MinScore
+	}
+	if b.MaxMTTR != nil && (a.MaxMTTR == nil || *b.MaxMTTR < *a.MaxMTTR) {
+		out.MaxMTTR = b.MaxMTTR
+	}
+	out.AllRecovered = a.AllRecovered || b.AllRecovered
+	out.Consistent = a.Consistent || b.Consistent
+	return out
+}

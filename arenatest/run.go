@@ -1,0 +1,100 @@
+package arenatest
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ares-arena/arena"
+)
+
+var runOptions = []string{"WithRuntime", "WithDAG", "WithCluster", "Virtual()", "RealTime()",
+	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithGate"}
+
+// Run plays a scenario against a fresh system and fails t when the
+// scenario's gate fails (a step missed its expectation, the run did not
+// complete, or the expect block does not hold), with a message that shows
+// the score, the grade, the gate's reasons, the worst faults with their
+// time to recover, the seed and the command that replays the run. It
+// returns the report either way.
+//
+// scenario is the name of a built-in scenario (package scenarios), the path
+// of a scenario file, or an *arena.Scenario (which Run copies, not changes).
+// The system is a fresh fake cluster in virtual time unless opts say
+// otherwise (WithCluster, WithRuntime, RealTime, …); the seed is the
+// override (-arena.seed, ARENA_SEED), else WithSeed, else the scenario's
+// config.seed, else drawn. When the scenario cannot be loaded or run,
+// Run reports the error and stops the test (t.FailNow).
+func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
+	t.Helper()
+	o, err := collect("Run", runOptions, opts)
+	if err != nil {
+		return stop[arena.ScenarioReport](t, "Run", err)
+	}
+	sc, _, err := loadScenario(scenario)
+	if err == nil {
+		err = arena.ValidateScenario(sc)
+	}
+	if err != nil {
+		return stop[arena.ScenarioReport](t, "Run", err)
+	}
+	seed, err := seedFor(o, sc.Config.Seed)
+	if err != nil {
+		return stop[arena.ScenarioReport](t, "Run", err)
+	}
+	sc.Config.Seed = seed
+	if o.gate != nil {
+		sc.Expect = stricter(sc.Expect, *o.gate)
+	}
+	sys, err := newSystemSafe(o, seed)
+	if err != nil {
+		return stop[arena.ScenarioReport](t, "Run", err)
+	}
+	rep, runErr := arena.RunScenarioReport(testContext(t), sys.svc, sc)
+	if rep == nil {
+		return stop[arena.ScenarioReport](t, "Run", runErr)
+	}
+
+	publish(t, Entries(rep), rep.Score)
+	files, err := reportFiles{json: rep, junit: rep.WriteJUnit, text: rep.WriteText}.write(t, o)
+	if err != nil {
+		t.Errorf("arenatest.Run: %v", err)
+	}
+	f := failure{head: fmt.Sprintf("scenario %s failed its gate", sc.Name), score: &rep.Score,
+		reasons: rep.Gate.Reasons, report: rep.Report, seed: rep.Seed, files: files}
+	switch {
+	case runErr != nil:
+		f.head = fmt.Sprintf("scenario %s did not finish: %v", sc.Name, runErr)
+		t.Errorf("%s", f.text(t))
+	case !rep.OK():
+		t.Errorf("%s", f.text(t))
+	case !isBenchmark(t):
+		t.Logf("arena: scenario %s passed its gate: %s (seed %d)%s", sc.Name, scoreText(rep.Score), rep.Seed, filesNote(files))
+	}
+	return rep
+}
+
+// stop reports an error that leaves no result and stops the test.
+func stop[R any](t TB, helper string, err error) *R {
+	t.Helper()
+	t.Errorf("arenatest.%s: %v", helper, err)
+	t.FailNow()
+	return nil
+}
+
+// testContext is the test's context when it has one (it ends when the
+// test does), else one cancelled at cleanup.
+func testContext(t TB) context.Context {
+	if c, ok := t.(contexter); ok {
+		return c.Context()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func filesNote(files string) string {
+	if files == "" {
+		return ""
+	}
+	return "; report " + files + ".json"
+}

@@ -1,0 +1,106 @@
+package arenatest
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ares-arena/arena"
+)
+
+var surviveOptions = runOptions
+
+// Survive makes a survival run (seeded random chaos for cfg.Duration, see
+// arena.SurvivalConfig) against a fresh system and returns its report.
+// It fails t when the gate of WithGate does not hold, or when the run did
+// not finish, with the same kind of message as Run. Without WithGate the
+// grade is the caller's to judge (matchers.SurviveWithGrade, or
+// rep.Score.Grade.AtLeast).
+//
+// With the default fake cluster the run is virtual: a day of chaos takes
+// about a second of CPU. The seed is the override (-arena.seed,
+// ARENA_SEED), else WithSeed, else cfg.Seed, else drawn. An invalid
+// config is reported and stops the test (t.FailNow).
+func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalReport {
+	t.Helper()
+	o, err := collect("Survive", surviveOptions, opts)
+	if err != nil {
+		return stop[arena.SurvivalReport](t, "Survive", err)
+	}
+	seed, err := seedFor(o, cfg.Seed)
+	if err != nil {
+		return stop[arena.SurvivalReport](t, "Survive", err)
+	}
+	cfg.Seed = seed
+	sys, err := newSystemSafe(o, seed)
+	if err != nil {
+		return stop[arena.SurvivalReport](t, "Survive", err)
+	}
+	rep, runErr := sys.svc.RunSurvival(testContext(t), cfg)
+	if rep == nil {
+		return stop[arena.SurvivalReport](t, "Survive", runErr)
+	}
+
+	var gate []arena.GateCheck
+	if o.gate != nil {
+		gate = o.gate.Check(rep.Report)
+	}
+	var reasons []string
+	for _, c := range gate {
+		if !c.Passed {
+			reasons = append(reasons, c.Reason)
+		}
+	}
+	publish(t, Entries(rep), rep.Score)
+	sr := survivalResult{rep: rep, gate: gate, name: t.Name()}
+	files, err := reportFiles{json: rep, junit: sr.writeJUnit, text: sr.writeText}.write(t, o)
+	if err != nil {
+		t.Errorf("arenatest.Survive: %v", err)
+	}
+	f := failure{head: "survival run failed its gate", score: &rep.Score, reasons: reasons,
+		report: rep.Report, seed: rep.Config.Seed, files: files}
+	switch {
+	case runErr != nil:
+		f.head = fmt.Sprintf("survival run did not finish: %v", runErr)
+		t.Errorf("%s", f.text(t))
+	case len(reasons) > 0:
+		t.Errorf("%s", f.text(t))
+	case !isBenchmark(t):
+		t.Logf("arena: survival run of %s: %s, %d faults landed, %d unrecovered (seed %d)%s",
+			shortDuration(rep.End.Sub(rep.Start)), scoreText(rep.Score), rep.Landed, rep.Unrecovered, rep.Config.Seed, filesNote(files))
+	}
+	return rep
+}
+
+// survivalResult is a survival run with its gate, for the report files.
+type survivalResult struct {
+	rep  *arena.SurvivalReport
+	gate []arena.GateCheck
+	name string
+}
+
+func (s survivalResult) writeText(w io.Writer) error {
+	if err := writeGate(w, s.gate); err != nil {
+		return err
+	}
+	return s.rep.WriteText(w)
+}
+
+func writeGate(w io.Writer, gate []arena.GateCheck) error {
+	if len(gate) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "gate\n"); err != nil {
+		return err
+	}
+	for _, c := range gate {
+		mark := "ok"
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		if _, err := fmt.Fprintf(w, "  %s %s: want %s, got %s\n", mark, c.Name, c.Want, c.Got); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

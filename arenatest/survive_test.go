@@ -1,0 +1,121 @@
+package arenatest_test
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/fakes"
+)
+
+var gateB = arenatest.WithGate(arena.Gate{MinGrade: arena.GradeB})
+
+func TestSurvivePasses(t *testing.T) {
+	r := record("TestSurvive", func(t arenatest.TB) {
+		rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: 10 * time.Minute}, arenatest.WithSeed(7), gateB)
+		if rep == nil || rep.Config.Seed != 7 || !rep.Virtual || rep.Landed == 0 {
+			t.Errorf("Survive = %+v", rep)
+		}
+	})
+	if r.failed() {
+		t.Fatal(r.errorText())
+	}
+	want := []string{"arena: survival run of 10m0s: score 97.3, grade A+, 59 faults landed, 0 unrecovered (seed 7)"}
+	if diff := cmp.Diff(want, r.logs); diff != "" {
+		t.Errorf("logs (-want +got):\n%s", diff)
+	}
+	if want := []string{"arena.score=97.3", "arena.grade=A+", "arena.mttr=666ms", "arena.unrecovered=0", "arena.seed=7"}; !cmp.Equal(want, r.attrs) {
+		t.Errorf("attrs %q, want %q", r.attrs, want)
+	}
+	// Without a gate, nothing fails: the grade is the caller's to judge.
+	r = record("TestSurvive", func(t arenatest.TB) {
+		arenatest.Survive(t, arena.SurvivalConfig{Duration: 5 * time.Minute, Seed: 7}, arenatest.WithCluster(fakes.WithoutHealing()))
+	})
+	if r.failed() {
+		t.Errorf("Survive without a gate failed: %s", r.errorText())
+	}
+}
+
+func TestSurviveFails(t *testing.T) {
+	dir := t.TempDir()
+	r := record("TestSurvive", func(t arenatest.TB) {
+		rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: 10 * time.Minute, Seed: 7}, gateB,
+			arenatest.WithCluster(fakes.WithoutHealing()), arenatest.WithReportDir(dir))
+		if rep == nil {
+			t.Errorf("Survive returned no report")
+		}
+	})
+	want := `arena: survival run failed its gate: score 20.7, grade F
+  - grade F (20.7) is below the minimum B
+faults: 14 landed, 0 recovered, 14 unrecovered
+worst faults:
+  - kill_agent on leader-0 at 10s: unrecovered
+  - remove_node on worker-1 at 20s: unrecovered
+  - tool_timeout on worker-1 at 30s: unrecovered
+seed: 7
+rerun: go test -run '^TestSurvive$' -arena.seed=7
+   or: ARENA_SEED=7 go test -run '^TestSurvive$'
+report: ` + filepath.Join(dir, "TestSurvive") + `.json (and .xml, .txt)`
+	if diff := cmp.Diff([]string{want}, r.errors); diff != "" {
+		t.Errorf("Survive's failure (-want +got):\n%s", diff)
+	}
+	if r.stopped {
+		t.Error("Survive stopped the test on a failed gate")
+	}
+
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "TestSurvive.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Tests != 2 || doc.Failures != 2 || doc.Suites[0].Cases[1].Name != "gate min_grade" ||
+		doc.Suites[0].Cases[0].Failure.Message != "grade F (20.7) is below the minimum B" {
+		t.Errorf("JUnit report: %+v", doc)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "TestSurvive.txt"))
+	if err != nil || !strings.HasPrefix(string(text), "gate\n  FAIL min_grade: want B, got F (20.7)\n\nsurvival: 10m0s of chaos every 10s, completed;") {
+		t.Errorf("text report: %v\n%.200s", err, text)
+	}
+}
+
+func TestSurviveErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  arena.SurvivalConfig
+		opts []arenatest.Option
+		want string
+	}{
+		{"negative duration", arena.SurvivalConfig{Duration: -time.Second}, nil, "arenatest.Survive: survival: duration: negative duration -1s"},
+		{"option for Compare", arena.SurvivalConfig{}, []arenatest.Option{arenatest.NoRegression()}, "arenatest.Survive: WantVerdicts does not apply to Survive"},
+		{"no runtime for the mix", arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveNode: 1}},
+			[]arenatest.Option{arenatest.WithRuntime(bare{fakes.NewCluster()})}, "arenatest.Survive: survival: mix.remove_node: no DAG provider"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := record("TestSurvive", func(t arenatest.TB) { arenatest.Survive(t, tc.cfg, tc.opts...) })
+			if diff := cmp.Diff([]string{tc.want}, r.errors); diff != "" || !r.stopped {
+				t.Errorf("stopped %v, errors (-want +got):\n%s", r.stopped, diff)
+			}
+		})
+	}
+}

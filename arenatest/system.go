@@ -1,0 +1,123 @@
+package arenatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/scenarios"
+)
+
+// system is what a run goes against: a service over a runtime, with its
+// clock, probe and checks.
+type system struct {
+	svc     *arena.Service
+	virtual bool
+}
+
+// Methods a runtime may have that the system takes when no option gives
+// them (fakes.Cluster has all three).
+type (
+	prober interface {
+		Probe(ctx context.Context) error
+	}
+	checker interface{ Checks() []arena.Check }
+	clocked interface{ Clock() arena.Clock }
+)
+
+// newSystem builds the system of one run: a fresh fake cluster seeded with
+// seed, on a virtual clock unless RealTime() was asked for, or the
+// WithRuntime runtime on its own clock.
+func newSystem(o *options, seed uint64) (*system, error) {
+	rt, dag, probe, checks := o.runtime, o.dag, o.probe, o.checks
+	var clock arena.Clock
+	if rt == nil {
+		clock = arena.RealClock{}
+		if o.clock != clockReal {
+			clock = arena.NewVirtualClock(time.Time{})
+		}
+		c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, o.cluster...)...)
+		rt, probe, checks = c, c.Probe, c.Checks()
+		if dag == nil {
+			dag = c
+		}
+		if o.probe != nil {
+			probe = o.probe
+		}
+		if o.hasChecks {
+			checks = o.checks
+		}
+	} else {
+		clock = arena.RealClock{}
+		if c, ok := rt.(clocked); ok {
+			if vc, ok := c.Clock().(*arena.VirtualClock); ok {
+				clock = vc
+			}
+		}
+		_, virtual := clock.(*arena.VirtualClock)
+		switch {
+		case o.clock == clockVirtual && !virtual:
+			return nil, errors.New("Virtual(): the runtime runs in real time (a runtime on a virtual clock has a method Clock() arena.Clock returning an *arena.VirtualClock)")
+		case o.clock == clockReal && virtual:
+			return nil, errors.New("RealTime(): the runtime follows a virtual clock")
+		}
+		if d, ok := rt.(arena.DAGProvider); ok && dag == nil {
+			dag = d
+		}
+		if p, ok := rt.(prober); ok && probe == nil {
+			probe = p.Probe
+		}
+		if c, ok := rt.(checker); ok && !o.hasChecks {
+			checks = c.Checks()
+		}
+	}
+	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...)}
+	if probe != nil {
+		svcOpts = append(svcOpts, arena.WithProbe(probe))
+	}
+	svc := arena.NewService(arena.NewInjector(rt, dag), events.NewMemoryStore(), nil, svcOpts...)
+	_, virtual := clock.(*arena.VirtualClock)
+	return &system{svc: svc, virtual: virtual}, nil
+}
+
+// newSystemSafe is newSystem with the fakes' panics on invalid options
+// (fakes.WithWorkers(0)) turned into errors.
+func newSystemSafe(o *options, seed uint64) (sys *system, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			sys, err = nil, fmt.Errorf("WithCluster: %v", p)
+		}
+	}()
+	return newSystem(o, seed)
+}
+
+// loadScenario resolves Run's scenario argument: a built-in name, a file
+// path, or a scenario built in code (copied, so the caller's is unchanged).
+func loadScenario(scenario any) (*arena.Scenario, string, error) {
+	switch v := scenario.(type) {
+	case *arena.Scenario:
+		if v == nil {
+			return nil, "", errors.New("nil *arena.Scenario")
+		}
+		sc := *v
+		return &sc, sc.Name, nil
+	case string:
+		if slices.Contains(scenarios.Names(), v) {
+			sc, err := scenarios.Load(v)
+			return sc, v, err
+		}
+		sc, err := arena.LoadScenarioFile(v)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, v, fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", v, strings.Join(scenarios.Names(), ", "))
+		}
+		return sc, v, err
+	}
+	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)
+}
