@@ -1,0 +1,62 @@
+package arenaginkgo_test
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenaginkgo"
+	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/matchers"
+)
+
+// Ginkgo leaves its interrupt handler's goroutine running after RunSpecs
+// (it waits for SIGINT for the rest of the process); it is Ginkgo's, not a
+// leak of the code under test, so goleak ignores it and nothing else.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(
+		"github.com/onsi/ginkgo/v2/internal/interrupt_handler.(*InterruptHandler).registerForInterrupts.func2"))
+}
+
+func TestSuite(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "arenaginkgo")
+}
+
+var (
+	retries   = fakes.Strategy{Name: "retries", Options: []fakes.Option{fakes.WithRetries(3, 100*time.Millisecond)}}
+	noRetries = fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
+)
+
+var _ = Describe("arena under Ginkgo", Label("chaos"), func() {
+	It("runs a scenario", Label("scenario"), func() {
+		rep := arenatest.Run(GinkgoT(), "leader-failover", arenatest.WithSeed(7))
+		Expect(rep).To(matchers.MeetExpectations())
+	})
+
+	It("survives an hour", Label("survival"), func() {
+		rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: time.Hour, Seed: 7})
+		Expect(rep).To(matchers.SurviveWithGrade("B"))
+	})
+
+	It("compares strategies", Label("ab"), func() {
+		var res *arena.RegressionResult
+		Expect(retries).To(matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(1), matchers.SaveResult(&res)))
+		arenaginkgo.AddReportEntries(res)
+	})
+
+	// Run by TestReportFiles only: a failing run, to see its message in
+	// the reports.
+	It("fails without healing", Label("failing"), func() {
+		if os.Getenv("ARENAGINKGO_FAILING_SPEC") == "" {
+			Skip("run by TestReportFiles")
+		}
+		arenatest.Run(GinkgoT(), "leader-failover", arenatest.WithSeed(7), arenatest.WithCluster(fakes.WithoutHealing()))
+	})
+})
