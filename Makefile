@@ -5,17 +5,21 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit fuzz bench lint schema
+.PHONY: demo test unit downstream fuzz bench lint schema
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, then each fuzz target briefly
-test: lint unit fuzz
+## test: lint, every package under the race detector, the downstream module, then each fuzz target briefly
+test: lint unit downstream fuzz
 
 unit:
 	$(GO) test -race -count=1 $(PKGS)
+
+## downstream: examples/downstream, a module of its own that imports arena by its path (replace ../..)
+downstream:
+	cd examples/downstream && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
 fuzz:
