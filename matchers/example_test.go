@@ -1,0 +1,56 @@
+package matchers_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/gomega"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/matchers"
+)
+
+// exampleGomega is Gomega with a fail handler that prints the message, for
+// these examples; in a test it is Ginkgo's Fail, or NewWithT(t).
+var exampleGomega = gomega.NewGomega(func(message string, _ ...int) { fmt.Println(message) })
+
+// An hour of chaos against a cluster whose self-healing is off falls far
+// short of grade B.
+func ExampleSurviveWithGrade() {
+	clock := arena.NewVirtualClock(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7), fakes.WithoutHealing())
+	svc := arena.NewService(arena.NewInjector(cluster, cluster), events.NewMemoryStore(), nil,
+		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	exampleGomega.Expect(rep).To(matchers.SurviveWithGrade("B"))
+	// Output:
+	// Expected
+	//     <string>: survival run (seed 7): grade F, score 20.1
+	// to survive with grade at least
+	//     <arena.Grade>: B
+}
+
+// Two strategies of the fake cluster, run in pairs until the sequential
+// test is sure: retries beat no retries.
+func ExampleSignificantlyBetterThan() {
+	retries := fakes.Strategy{Name: "retries", Options: []fakes.Option{fakes.WithRetries(3, 100*time.Millisecond)}}
+	noRetries := fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
+	var res *arena.RegressionResult
+	exampleGomega.Expect(retries).To(matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(1), matchers.SaveResult(&res)))
+	exampleGomega.Expect(noRetries).To(matchers.SignificantlyBetterThan(retries, matchers.WithSeed(1)))
+	fmt.Println(res)
+	// Output:
+	// Expected
+	//     <string>: "no retries": mean 93.0, sd 0.3 over 6 runs
+	// to be significantly better than
+	//     <string>: "retries": mean 97.9, sd 0.1 over 6 runs
+	// but the A/B test says worse: p=0.031 n=6+6 Δ=-5 g=-19.50 [-27.38, -11.62] (seed 1: replay it with -arena.seed=1)
+	// better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38]
+}
