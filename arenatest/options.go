@@ -237,6 +237,9 @@ func collect(helper string, allowed []string, opts []Option) (*options, error) {
 			return nil, fmt.Errorf("WithCluster: options[%d]: fakes.WithClock: the cluster follows the run's clock (use Virtual or RealTime)", i)
 		}
 	}
+	if o.runtime == nil && slices.Contains(o.given, "WithRuntime") {
+		return nil, fmt.Errorf("WithRuntime: nil runtime")
+	}
 	if o.runtime != nil && len(o.cluster) > 0 {
 		return nil, fmt.Errorf("WithCluster tunes the default fake cluster; it does not apply with WithRuntime")
 	}

@@ -45,11 +45,11 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if o.gate != nil {
 		sc.Expect = stricter(sc.Expect, *o.gate)
 	}
-	sys, err := newSystemSafe(o, seed)
+	svc, err := newSystem(o, seed)
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
-	rep, runErr := arena.RunScenarioReport(testContext(t), sys.svc, sc)
+	rep, runErr := arena.RunScenarioReport(testContext(t), svc, sc)
 	if rep == nil {
 		return stop[arena.ScenarioReport](t, "Run", runErr)
 	}

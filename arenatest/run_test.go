@@ -117,6 +117,7 @@ func TestRunErrors(t *testing.T) {
 		{"option for Compare", "leader-failover", []arenatest.Option{arenatest.WithScorer(arena.ScorerFunc(nil))},
 			"arenatest.Run: WithScorer does not apply to Run"},
 		{"nil option", "leader-failover", []arenatest.Option{nil}, "arenatest.Run: options[0]: nil option"},
+		{"nil runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(nil)}, "arenatest.Run: WithRuntime: nil runtime"},
 		{"virtual and real", "leader-failover", []arenatest.Option{arenatest.Virtual(), arenatest.RealTime()},
 			"arenatest.Run: both Virtual() and RealTime() given"},
 		{"virtual real runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(realCluster), arenatest.Virtual()},

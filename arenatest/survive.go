@@ -31,11 +31,11 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
 	cfg.Seed = seed
-	sys, err := newSystemSafe(o, seed)
+	svc, err := newSystem(o, seed)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
-	rep, runErr := sys.svc.RunSurvival(testContext(t), cfg)
+	rep, runErr := svc.RunSurvival(testContext(t), cfg)
 	if rep == nil {
 		return stop[arena.SurvivalReport](t, "Survive", runErr)
 	}

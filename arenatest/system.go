@@ -15,13 +15,6 @@ import (
 	"github.com/ares-arena/arena/scenarios"
 )
 
-// system is what a run goes against: a service over a runtime, with its
-// clock, probe and checks.
-type system struct {
-	svc     *arena.Service
-	virtual bool
-}
-
 // Methods a runtime may have that the system takes when no option gives
 // them (fakes.Cluster has all three).
 type (
@@ -32,10 +25,10 @@ type (
 	clocked interface{ Clock() arena.Clock }
 )
 
-// newSystem builds the system of one run: a fresh fake cluster seeded with
-// seed, on a virtual clock unless RealTime() was asked for, or the
-// WithRuntime runtime on its own clock.
-func newSystem(o *options, seed uint64) (*system, error) {
+// newSystem builds the service of one run: over a fresh fake cluster seeded
+// with seed, on a virtual clock unless RealTime() was asked for, or over
+// the WithRuntime runtime on its own clock.
+func newSystem(o *options, seed uint64) (*arena.Service, error) {
 	rt, dag, probe, checks := o.runtime, o.dag, o.probe, o.checks
 	var clock arena.Clock
 	if rt == nil {
@@ -43,7 +36,10 @@ func newSystem(o *options, seed uint64) (*system, error) {
 		if o.clock != clockReal {
 			clock = arena.NewVirtualClock(time.Time{})
 		}
-		c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, o.cluster...)...)
+		c, err := newCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, o.cluster...))
+		if err != nil {
+			return nil, err
+		}
 		rt, probe, checks = c, c.Probe, c.Checks()
 		if dag == nil {
 			dag = c
@@ -82,20 +78,18 @@ func newSystem(o *options, seed uint64) (*system, error) {
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}
-	svc := arena.NewService(arena.NewInjector(rt, dag), events.NewMemoryStore(), nil, svcOpts...)
-	_, virtual := clock.(*arena.VirtualClock)
-	return &system{svc: svc, virtual: virtual}, nil
+	return arena.NewService(arena.NewInjector(rt, dag), events.NewMemoryStore(), nil, svcOpts...), nil
 }
 
-// newSystemSafe is newSystem with the fakes' panics on invalid options
-// (fakes.WithWorkers(0)) turned into errors.
-func newSystemSafe(o *options, seed uint64) (sys *system, err error) {
+// newCluster is fakes.NewCluster with its panic on an invalid option
+// (fakes.WithWorkers(0)) turned into an error.
+func newCluster(opts []fakes.Option) (c *fakes.Cluster, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			sys, err = nil, fmt.Errorf("WithCluster: %v", p)
+			c, err = nil, fmt.Errorf("WithCluster: %v", p)
 		}
 	}()
-	return newSystem(o, seed)
+	return fakes.NewCluster(opts...), nil
 }
 
 // loadScenario resolves Run's scenario argument: a built-in name, a file
