@@ -44,7 +44,9 @@ func DefaultExperiment() fakes.Experiment {
 // A test that cannot be run (bad config, a run that cannot be scored) is
 // reported and stops the test (t.FailNow).
 func Compare(t TB, cfg arena.RegressionConfig, opts ...Option) *arena.RegressionResult {
-	t.Helper()
+	if h, ok := t.(helper); ok {
+		h.Helper()
+	}
 	o, err := collect("Compare", compareOptions, opts)
 	if err != nil {
 		return stop[arena.RegressionResult](t, "Compare", err)

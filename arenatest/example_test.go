@@ -14,7 +14,6 @@ import (
 // prints what the test would report as a failure.
 type exampleT struct{ name string }
 
-func (exampleT) Helper()                           {}
 func (exampleT) Logf(string, ...any)               {}
 func (exampleT) Cleanup(func())                    {}
 func (t exampleT) Name() string                    { return t.name }

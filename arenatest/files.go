@@ -31,7 +31,8 @@ func reportDir(o *options) string {
 }
 
 // written counts the report files of each name, so that a test that runs
-// twice writes TestX.json, then TestX-2.json.
+// twice writes TestX.json, then TestX-2.json. A benchmark's b.N runs
+// rewrite the same files: the last run's report is kept.
 var written = struct {
 	sync.Mutex
 	n map[string]int
@@ -50,7 +51,7 @@ func (f reportFiles) write(t TB, o *options) (string, error) {
 	base := filepath.Join(dir, fileName(t.Name()))
 	written.Lock()
 	written.n[base]++
-	if n := written.n[base]; n > 1 {
+	if n := written.n[base]; n > 1 && !isBenchmark(t) { // a benchmark's runs share one set of files
 		base = fmt.Sprintf("%s-%d", base, n)
 	}
 	written.Unlock()

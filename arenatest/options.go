@@ -211,7 +211,7 @@ func NoRegression() Option {
 }
 
 // collect applies opts and checks them against what the helper accepts.
-func collect(helper string, allowed []string, opts []Option) (*options, error) {
+func collect(fn string, allowed []string, opts []Option) (*options, error) {
 	o := &options{}
 	for i, opt := range opts {
 		if opt == nil {
@@ -224,7 +224,7 @@ func collect(helper string, allowed []string, opts []Option) (*options, error) {
 	}
 	for _, name := range o.given {
 		if !slices.Contains(allowed, name) {
-			return nil, fmt.Errorf("%s does not apply to %s", name, helper)
+			return nil, fmt.Errorf("%s does not apply to %s", name, fn)
 		}
 	}
 	for i, fo := range o.cluster {

@@ -44,10 +44,19 @@ rerun: go test -ginkgo.focus='^Arena survives a day'\''s chaos \[survival\]$' -a
 // a rerun command that runs the benchmark.
 func TestBenchmarkMetric(t *testing.T) {
 	b := &benchRecorder{recorder: &recorder{name: "BenchmarkLeaderFailover"}}
+	dir := t.TempDir()
 	runRecorded(b.recorder, func() {
-		arenatest.Run(b, "leader-failover", arenatest.WithSeed(7), arenatest.WithCluster(fakes.WithoutHealing()))
+		for range 3 {
+			arenatest.Run(b, "leader-failover", arenatest.WithSeed(7), arenatest.WithCluster(fakes.WithoutHealing()), arenatest.WithReportDir(dir))
+		}
 	})
-	if want := []string{"41.97604790419162 score"}; !cmp.Equal(b.metrics, want) {
+	if files, _ := os.ReadDir(dir); len(files) != 3 {
+		t.Errorf("a benchmark's runs wrote %d files, want one JSON, JUnit and text report", len(files))
+	}
+	if len(b.attrs) != 0 || len(b.logs) != 0 {
+		t.Errorf("a benchmark got attrs %q and logs %q; its score is a metric", b.attrs, b.logs)
+	}
+	if want := []string{"41.97604790419162 score", "41.97604790419162 score", "41.97604790419162 score"}; !cmp.Equal(b.metrics, want) {
 		t.Errorf("metrics %q, want %q", b.metrics, want)
 	}
 	if want := "rerun: go test -run '^$' -bench '^BenchmarkLeaderFailover$' -arena.seed=7\n"; !strings.Contains(b.errorText(), want) {

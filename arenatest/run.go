@@ -25,7 +25,9 @@ var runOptions = []string{"WithRuntime", "WithDAG", "WithCluster", "Virtual()", 
 // config.seed, else drawn. When the scenario cannot be loaded or run,
 // Run reports the error and stops the test (t.FailNow).
 func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
-	t.Helper()
+	if h, ok := t.(helper); ok {
+		h.Helper()
+	}
 	o, err := collect("Run", runOptions, opts)
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
@@ -74,9 +76,11 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 }
 
 // stop reports an error that leaves no result and stops the test.
-func stop[R any](t TB, helper string, err error) *R {
-	t.Helper()
-	t.Errorf("arenatest.%s: %v", helper, err)
+func stop[R any](t TB, fn string, err error) *R {
+	if h, ok := t.(helper); ok {
+		h.Helper()
+	}
+	t.Errorf("arenatest.%s: %v", fn, err)
 	t.FailNow()
 	return nil
 }

@@ -21,7 +21,9 @@ var surviveOptions = runOptions
 // ARENA_SEED), else WithSeed, else cfg.Seed, else drawn. An invalid
 // config is reported and stops the test (t.FailNow).
 func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalReport {
-	t.Helper()
+	if h, ok := t.(helper); ok {
+		h.Helper()
+	}
 	o, err := collect("Survive", surviveOptions, opts)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)

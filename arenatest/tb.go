@@ -6,14 +6,14 @@ import (
 )
 
 // TB is the part of a test that the helpers use: *testing.T, *testing.B,
-// Ginkgo's GinkgoT() and any recording fake satisfy it.
+// Ginkgo's GinkgoT() and any recording fake satisfy it. Helper is called
+// when the TB has it.
 //
 // Failures go through Errorf, always from the goroutine that called the
 // helper; FailNow follows only when there is no report to return (a
 // scenario that cannot be loaded, an option that does not apply, a run that
 // could not be made). Under Ginkgo, Errorf already ends the spec.
 type TB interface {
-	Helper()
 	Errorf(format string, args ...any)
 	FailNow()
 	Logf(format string, args ...any)
@@ -30,6 +30,9 @@ var (
 // Methods a TB may have besides TB's. The helpers look for them with type
 // assertions, so that TB stays small and Ginkgo stays out of this package.
 type (
+	// helper: the helpers' frames are left out of the file:line of a
+	// failure (testing's t.Helper).
+	helper interface{ Helper() }
 	// contexter: *testing.T and GinkgoT() have a context that ends when
 	// the test does; a run is cancelled with it.
 	contexter interface{ Context() context.Context }
