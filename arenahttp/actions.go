@@ -1,0 +1,98 @@
+package arenahttp
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/ares-arena/arena"
+)
+
+// ActionRequest is the optional JSON body of the action routes. The path
+// names the target ({id}) except for remove_edge, whose body carries
+// source_id and target_id. Metadata is validated per type, as in scenarios
+// (durations as "1.5s" or seconds):
+//
+//	POST /arena/agent/worker-1/slow     {"metadata": {"delay": "2s", "duration": 10}}
+//	POST /arena/edge/remove             {"source_id": "orchestrator-0", "target_id": "worker-2"}
+type ActionRequest struct {
+	ID       string         `json:"id,omitempty"`        // the action's ID; default: assigned by the service
+	SourceID string         `json:"source_id,omitempty"` // remove_edge only
+	TargetID string         `json:"target_id,omitempty"` // remove_edge only
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// action serves one action route. pathID names the path wildcard holding
+// the target ("" when there is none).
+func (h *Handler) action(t arena.ActionType, pathID string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a, err := h.parseAction(r, t, pathID)
+		if err != nil {
+			writeErr(w, err)
+			return
+		}
+		if !h.svc.Injector().Supports(t) {
+			missing := arena.ErrNoRuntime
+			if t.NeedsDAG() {
+				missing = arena.ErrNoDAG
+			}
+			writeError(w, http.StatusServiceUnavailable, "", string(t)+": "+missing.Error())
+			return
+		}
+		// A fault that did not land is still a 200: the request was fine,
+		// and the result says what happened.
+		writeJSON(w, http.StatusOK, h.svc.Execute(r.Context(), a))
+	}
+}
+
+func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string) (arena.Action, error) {
+	var req ActionRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return arena.Action{}, err
+	}
+	a := arena.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
+	if a.ID != "" {
+		if err := checkID("id", a.ID); err != nil {
+			return a, err
+		}
+	}
+	if t == arena.ActionRemoveEdge {
+		for _, f := range [...]struct{ name, id string }{{"source_id", a.SourceID}, {"target_id", a.TargetID}} {
+			if f.id != "" {
+				if err := checkID(f.name, f.id); err != nil {
+					return a, err
+				}
+			}
+		}
+	} else {
+		if a.SourceID != "" {
+			return a, badRequest("source_id", "only remove_edge (/arena/edge/remove) takes a source")
+		}
+		if a.TargetID != "" {
+			return a, badRequest("target_id", "the path names the target of %s", t)
+		}
+	}
+	if pathID != "" {
+		a.TargetID = r.PathValue(pathID)
+		if err := checkID(pathID, a.TargetID); err != nil {
+			return a, err
+		}
+	}
+	return a, a.Validate()
+}
+
+// unknownAction answers POST /arena/agent/{id}/{action} for an action that
+// is not one of the routes above it.
+func (h *Handler) unknownAction(w http.ResponseWriter, r *http.Request) {
+	names := make([]string, len(agentActions))
+	for i, a := range agentActions {
+		names[i] = a.path
+	}
+	writeError(w, http.StatusBadRequest, "action", "unknown action "+quote(r.PathValue("action"))+" (want "+strings.Join(names, ", ")+")")
+}
+
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}

@@ -1,0 +1,114 @@
+// Package arenahttp is arena's HTTP API: operators and dashboards drive and
+// watch chaos over HTTP, with API-key auth, a Server-Sent Events stream of
+// the service's events and Prometheus metrics.
+//
+//	reg := prometheus.NewRegistry()
+//	store := events.NewMemoryStore()
+//	svc := arena.NewService(arena.NewInjector(rt, dag), store, nil, arena.WithRegisterer(reg), …)
+//	h := arenahttp.NewHandler(svc, arenahttp.WithAPIKey(key), arenahttp.WithEvents(store),
+//		arenahttp.WithGatherer(reg), arenahttp.WithFlightRecorder(fr))
+//	defer h.Close()
+//	http.ListenAndServe("127.0.0.1:8080", h) // or h.RegisterRoutes(yourMux)
+//
+// `arena serve` does this over the fake cluster; to serve your own system,
+// build its Service as above.
+//
+// # Routes
+//
+// JSON in and out. Every route requires the API key when one is set.
+//
+//	POST /arena/leader/kill                  kill_leader
+//	POST /arena/orchestrator/kill            kill_orchestrator
+//	POST /arena/agent/{id}/kill              kill_agent
+//	POST /arena/agent/{id}/pause             pause_agent
+//	POST /arena/agent/{id}/resume            resume_agent
+//	POST /arena/agent/{id}/slow              slow_agent
+//	POST /arena/agent/{id}/partition         network_partition
+//	POST /arena/agent/{id}/tool-timeout      tool_timeout
+//	POST /arena/agent/{id}/memory-corrupt    memory_corrupt
+//	POST /arena/agent/{id}/mcp-disconnect    mcp_disconnect
+//	POST /arena/agent/{id}/llm-failure       llm_failure
+//	POST /arena/node/{id}/remove             remove_node
+//	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
+//	GET  /arena/stats                        arena.Stats
+//	GET  /arena/history[?limit=n]            []arena.Result, oldest first (the newest n)
+//	GET  /arena/score                        ScoreView
+//	GET  /arena/metrics                      arena.MetricsSnapshot
+//	GET  /arena/stream                       Server-Sent Events of the "arena" stream
+//	POST /arena/survival                     202 SurvivalStarted; body: arena.SurvivalConfig
+//	POST /arena/survival/stop                arena.SurvivalReport
+//	GET  /arena/survival/status              SurvivalStatusView
+//	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
+//	POST /arena/scenario/validate            ValidateResponse
+//	GET  /arena/flight/timeline              []arena.FlightEvent
+//	GET  /arena/flight/diagnostics           []arena.Diagnostic
+//	GET  /metrics                            Prometheus text format
+//
+// Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
+// remove_edge, "source_id" and "target_id". The action is validated strictly
+// by arena.Action.Validate before anything is injected. The answer is the
+// arena.Result; {id} may be a selector ("random", "type:worker"), and the
+// result names the agent chosen.
+//
+// # Status codes
+//
+//   - 200: done. A fault that did not land (no such agent, already dead) is
+//     a 200 with "success": false: the request was fine, the system said no.
+//     A scenario run is a 200 whatever its gate says: the verdict is in the
+//     report.
+//   - 202: a survival run started; the body has its seed.
+//   - 400: bad input: malformed or unknown JSON fields, invalid metadata, an
+//     invalid scenario (every problem listed), an unknown action, an ID that
+//     is empty, longer than 256 bytes or holds whitespace, an unknown query
+//     parameter (a misspelt parameter is never ignored), a scenario planned
+//     longer than the server's maximum run.
+//   - 401: no API key, or a wrong one.
+//   - 409: a survival run is already running (start), or none is (stop); a
+//     scenario run is in progress (one at a time: two runs on one system
+//     would score each other's faults).
+//   - 413: a body over the limit (1 MiB by default).
+//   - 500: a handler panicked; the server lives on.
+//   - 503: a dependency is missing (no flight recorder, one that cannot be
+//     read back, no event store, no Prometheus registry, no provider for
+//     the action), the stream's subscriber cap is reached, or the handler
+//     is closing.
+//   - 504: a scenario run reached the server's maximum (WithMaxScenarioRun);
+//     the body has the partial report.
+//
+// Errors are ErrorResponse: {"error": "metadata.delay: …", "field":
+// "metadata.delay"}.
+//
+// # Event stream
+//
+// GET /arena/stream sends the events of the service's "arena" stream as
+// Server-Sent Events:
+//
+//	retry: 3000
+//
+//	id: 42
+//	event: arena.action.executed
+//	data: {"id":"arena-42","stream":"arena","type":"arena.action.executed","version":42,…}
+//
+// The id is the event's version in the "arena" stream, the event is its
+// type, and the data is the whole events.Event as JSON (its payload is
+// "data"). A comment line (": heartbeat") is sent every WithHeartbeat, so
+// that proxies keep the stream open.
+//
+// Without Last-Event-ID a client gets the events from now on. With it (or
+// ?last_event_id=, for a browser's first request) it first gets the
+// retained events after that version, then the live ones, with nothing lost
+// or repeated; Last-Event-ID: 0 replays everything retained. The replay
+// buffer is the store's retention (events.WithRetention). If events after
+// the client's id are no longer retained, or the id is newer than anything
+// the stream has (the server restarted), an arena.stream.gap event
+// (StreamGap) says where the stream picks up.
+//
+// A slow client never slows the service: the store drops a subscription
+// that falls a whole buffer behind (events.WithSubscriberBuffer) instead of
+// waiting for it, and the handler then ends the stream; the client
+// reconnects with Last-Event-ID and catches up from the retained events.
+// A client that stops reading is cut off after WithWriteTimeout. At most
+// WithMaxSubscribers streams are open at once (503 beyond). Streams flush
+// through http.ResponseController, so they work behind middleware that
+// wraps the ResponseWriter (as long as it has an Unwrap method).
+package arenahttp

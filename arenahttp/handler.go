@@ -1,0 +1,102 @@
+package arenahttp
+
+import (
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ares-arena/arena"
+)
+
+// Handler serves arena's HTTP API (see the package doc for the routes) over
+// one service. Create it with NewHandler; mount it as an http.Handler, or add
+// its routes to your own mux with RegisterRoutes. Close it before the server
+// shuts down: that ends the event streams (which never go idle on their own)
+// and a survival run it started.
+type Handler struct {
+	svc  *arena.Service
+	opts options
+	mux  *http.ServeMux
+
+	key atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
+
+	streams  atomic.Int64 // open event streams
+	scenario sync.Mutex   // held by the scenario run in progress
+
+	ctx       context.Context // background work (survival); ended by Close
+	cancel    context.CancelFunc
+	closing   chan struct{} // closed by Close: streams return
+	closeOnce sync.Once
+	wg        sync.WaitGroup // survival goroutines
+
+	survStart sync.Mutex // serialises POST /arena/survival
+	survMu    sync.Mutex // guards the fields below
+	survOwn   bool       // a survival run started here is going
+	survLast  *arena.SurvivalReport
+	survErr   error
+}
+
+// NewHandler returns the API over svc. A nil svc is a programmer error and
+// panics.
+func NewHandler(svc *arena.Service, opts ...Option) *Handler {
+	if svc == nil {
+		panic("arena: arenahttp.NewHandler: nil service")
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{})}
+	h.SetAPIKey(o.apiKey)
+	h.mux = http.NewServeMux()
+	h.RegisterRoutes(h.mux)
+	return h
+}
+
+// ServeHTTP serves the API's routes; anything else is 404.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// RegisterRoutes adds every route of the API to mux. Each route carries its
+// own middleware (recover, auth, body limit), so they are protected on any
+// mux.
+func (h *Handler) RegisterRoutes(mux *http.ServeMux) {
+	for _, rt := range h.routes() {
+		mux.Handle(rt.pattern, h.wrap(rt))
+	}
+}
+
+// SetAPIKey sets the key every route requires, in X-API-Key or
+// Authorization: Bearer; "" turns auth off. It may be called while serving.
+// Only a hash of the key is kept, and keys are compared in constant time.
+func (h *Handler) SetAPIKey(key string) {
+	if key == "" {
+		h.key.Store(nil)
+		return
+	}
+	sum := sha256.Sum256([]byte(key))
+	h.key.Store(&sum)
+}
+
+// Close ends the open event streams, stops a survival run this handler
+// started and waits for it. Requests after Close get 503. It is safe to call
+// more than once.
+func (h *Handler) Close() error {
+	h.closeOnce.Do(func() {
+		close(h.closing)
+		h.cancel()
+	})
+	h.wg.Wait()
+	return nil
+}
+
+func (h *Handler) closed() bool {
+	select {
+	case <-h.closing:
+		return true
+	default:
+		return false
+	}
+}

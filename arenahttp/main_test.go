@@ -1,0 +1,162 @@
+package arenahttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testKey = "s3cret-key"
+
+// system is a fake cluster behind a service and a handler on a test server.
+type system struct {
+	cluster *fakes.Cluster
+	store   *events.MemoryStore
+	reg     *prometheus.Registry
+	flight  *fakes.FlightRecorder
+	svc     *arena.Service
+	h       *Handler
+	srv     *httptest.Server
+}
+
+type systemConfig struct {
+	clock       arena.Clock // default: real time
+	storeOpts   []events.Option
+	noDAG       bool
+	runtime     func(*fakes.Cluster) arena.RuntimeProvider // wraps the cluster
+	handlerOpts []Option
+	bare        bool // no events, flight recorder or registry for the handler
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func newSystem(t testing.TB, cfg systemConfig) *system {
+	t.Helper()
+	if cfg.clock == nil {
+		cfg.clock = arena.RealClock{}
+	}
+	s := &system{
+		cluster: fakes.NewCluster(fakes.WithClock(cfg.clock), fakes.WithSeed(7)),
+		store:   events.NewMemoryStore(cfg.storeOpts...),
+		reg:     prometheus.NewRegistry(),
+		flight:  fakes.NewFlightRecorder(),
+	}
+	var dag arena.DAGProvider = s.cluster
+	if cfg.noDAG {
+		dag = nil
+	}
+	var rt arena.RuntimeProvider = s.cluster
+	if cfg.runtime != nil {
+		rt = cfg.runtime(s.cluster)
+	}
+	s.svc = arena.NewService(arena.NewInjector(rt, dag), s.store, nil,
+		arena.WithClock(cfg.clock), arena.WithSeed(7), arena.WithRegisterer(s.reg),
+		arena.WithFlightRecorder(s.flight), arena.WithProbe(s.cluster.Probe), arena.WithChecks(s.cluster.Checks()...))
+	opts := []Option{WithLogger(quiet)}
+	if !cfg.bare {
+		opts = append(opts, WithEvents(s.store), WithGatherer(s.reg), WithFlightRecorder(s.flight))
+	}
+	s.h = NewHandler(s.svc, append(opts, cfg.handlerOpts...)...)
+	s.srv = httptest.NewServer(s.h)
+	t.Cleanup(func() {
+		s.h.Close()
+		s.srv.Close()
+		s.store.Close()
+	})
+	return s
+}
+
+// request is one HTTP call of a test.
+type request struct {
+	method, path string
+	body         string
+	header       map[string]string
+	key          string // sent as X-API-Key when set
+}
+
+type response struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+func (s *system) do(t testing.TB, rq request) response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var body io.Reader
+	if rq.body != "" {
+		body = strings.NewReader(rq.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, rq.method, s.srv.URL+rq.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rq.key != "" {
+		req.Header.Set("X-API-Key", rq.key)
+	}
+	for k, v := range rq.header {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", rq.method, rq.path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", rq.method, rq.path, err)
+	}
+	return response{code: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// errorOf decodes an ErrorResponse, failing the test if the body is not one.
+func errorOf(t testing.TB, r response) ErrorResponse {
+	t.Helper()
+	var e ErrorResponse
+	if err := json.Unmarshal(r.body, &e); err != nil || e.Error == "" {
+		t.Fatalf("body %q is not a JSON error: %v", r.body, err)
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("error Content-Type = %q, want application/json", ct)
+	}
+	return e
+}
+
+func decode[T any](t testing.TB, r response) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %T from %q: %v", v, r.body, err)
+	}
+	return v
+}
+
+// tinyScenario runs in well under a second of real time.
+const tinyScenario = `name: tiny
+description: one kill, a short cooldown
+config:
+  cooldown: 300ms
+actions:
+  - label: kill
+    action:
+      type: kill_agent
+      target_id: worker-2
+`

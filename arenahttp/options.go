@@ -1,0 +1,184 @@
+package arenahttp
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+)
+
+// EventSource is what GET /arena/stream reads: the store the service appends
+// its "arena" stream to. *events.MemoryStore implements it.
+type EventSource interface {
+	Read(ctx context.Context, f events.Filter, limit int) ([]events.Event, error)
+	Subscribe(ctx context.Context, f events.Filter) (*events.Subscription, error)
+	StreamVersion(ctx context.Context, stream string) (uint64, error)
+	Stats() events.Stats
+}
+
+var _ EventSource = (*events.MemoryStore)(nil)
+
+// Defaults of the handler's options.
+const (
+	DefaultBodyLimit      = 1 << 20 // bytes; larger bodies are refused with 413
+	DefaultMaxScenarioRun = 10 * time.Minute
+	DefaultMaxSubscribers = 64
+	DefaultHeartbeat      = 15 * time.Second
+	DefaultRetry          = 3 * time.Second
+	DefaultWriteTimeout   = 10 * time.Second
+)
+
+// Option configures a Handler. Options are small named values (Uber's
+// functional-options form), so that tests can compare them.
+type Option interface {
+	apply(*options)
+}
+
+type options struct {
+	apiKey         string
+	events         EventSource
+	flight         arena.FlightRecorder
+	gatherer       prometheus.Gatherer
+	bodyLimit      int64
+	maxScenarioRun time.Duration
+	maxSubscribers int
+	heartbeat      time.Duration
+	retry          time.Duration
+	writeTimeout   time.Duration
+	logger         *slog.Logger
+}
+
+func defaultOptions() options {
+	return options{
+		bodyLimit: DefaultBodyLimit, maxScenarioRun: DefaultMaxScenarioRun,
+		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
+		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, logger: slog.Default(),
+	}
+}
+
+type apiKeyOption string
+
+func (o apiKeyOption) apply(s *options) { s.apiKey = string(o) }
+
+// WithAPIKey requires the key on every route (see Handler.SetAPIKey).
+func WithAPIKey(key string) Option { return apiKeyOption(key) }
+
+type eventsOption struct{ src EventSource }
+
+func (o eventsOption) apply(s *options) { s.events = o.src }
+
+// WithEvents serves GET /arena/stream from src, the store the service
+// appends to. Without it the stream answers 503.
+func WithEvents(src EventSource) Option { return eventsOption{src} }
+
+type flightOption struct{ fr arena.FlightRecorder }
+
+func (o flightOption) apply(s *options) { s.flight = o.fr }
+
+// WithFlightRecorder serves GET /arena/flight/timeline and /diagnostics
+// from fr, the recorder the service was given (arena.WithFlightRecorder).
+// Without one, or when fr is not an arena.FlightReader, they answer 503.
+func WithFlightRecorder(fr arena.FlightRecorder) Option { return flightOption{fr} }
+
+type gathererOption struct{ g prometheus.Gatherer }
+
+func (o gathererOption) apply(s *options) { s.gatherer = o.g }
+
+// WithGatherer serves GET /metrics from g: pass the registry the service's
+// collectors are registered on (arena.WithRegisterer). Without it /metrics
+// answers 503; arena never falls back to the global registry.
+func WithGatherer(g prometheus.Gatherer) Option { return gathererOption{g} }
+
+type bodyLimitOption int64
+
+func (o bodyLimitOption) apply(s *options) { s.bodyLimit = int64(o) }
+
+// WithBodyLimit caps request bodies (default 1 MiB); a larger one is 413.
+func WithBodyLimit(n int64) Option {
+	if n <= 0 {
+		panic("arena: WithBodyLimit: limit must be positive")
+	}
+	return bodyLimitOption(n)
+}
+
+type maxScenarioRunOption time.Duration
+
+func (o maxScenarioRunOption) apply(s *options) { s.maxScenarioRun = time.Duration(o) }
+
+// WithMaxScenarioRun bounds the wall-clock time of POST /arena/scenario/run
+// (default 10m). A real-time scenario planned longer than it is refused
+// (400); one that runs into it is cut short (504, with the partial report).
+func WithMaxScenarioRun(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithMaxScenarioRun: duration must be positive")
+	}
+	return maxScenarioRunOption(d)
+}
+
+type maxSubscribersOption int
+
+func (o maxSubscribersOption) apply(s *options) { s.maxSubscribers = int(o) }
+
+// WithMaxSubscribers caps the open event streams (default 64); one more is
+// refused with 503 and a Retry-After.
+func WithMaxSubscribers(n int) Option {
+	if n <= 0 {
+		panic("arena: WithMaxSubscribers: cap must be positive")
+	}
+	return maxSubscribersOption(n)
+}
+
+type heartbeatOption time.Duration
+
+func (o heartbeatOption) apply(s *options) { s.heartbeat = time.Duration(o) }
+
+// WithHeartbeat sets how often a quiet event stream gets a comment line
+// (default 15s), so that proxies keep it open and clients see it is alive.
+func WithHeartbeat(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithHeartbeat: interval must be positive")
+	}
+	return heartbeatOption(d)
+}
+
+type retryOption time.Duration
+
+func (o retryOption) apply(s *options) { s.retry = time.Duration(o) }
+
+// WithRetry sets the reconnection delay the stream tells clients (default 3s).
+func WithRetry(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithRetry: delay must be positive")
+	}
+	return retryOption(d)
+}
+
+type writeTimeoutOption time.Duration
+
+func (o writeTimeoutOption) apply(s *options) { s.writeTimeout = time.Duration(o) }
+
+// WithWriteTimeout bounds each write to an event stream (default 10s): a
+// client that does not read for that long is disconnected.
+func WithWriteTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithWriteTimeout: timeout must be positive")
+	}
+	return writeTimeoutOption(d)
+}
+
+type loggerOption struct{ l *slog.Logger }
+
+func (o loggerOption) apply(s *options) { s.logger = o.l }
+
+// WithLogger sets where recovered panics and stream errors are logged
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option {
+	if l == nil {
+		panic("arena: WithLogger: nil logger")
+	}
+	return loggerOption{l}
+}

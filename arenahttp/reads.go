@@ -1,0 +1,104 @@
+package arenahttp
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ares-arena/arena"
+)
+
+func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.svc.Stats())
+}
+
+// history answers the service's history, oldest first; ?limit=n keeps the
+// newest n.
+func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
+	hist := h.svc.History()
+	if s := r.URL.Query().Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, "limit", "want a positive integer, got "+quote(s))
+			return
+		}
+		if n < len(hist) {
+			hist = hist[len(hist)-n:]
+		}
+	}
+	if hist == nil {
+		hist = []arena.Result{}
+	}
+	writeJSON(w, http.StatusOK, hist)
+}
+
+// ScoreView is the body of GET /arena/score: the live score of the running
+// survival run, or else the total of the service's last finished run.
+type ScoreView struct {
+	// Source is "survival" (live, with dimensions), "last_run", or "none"
+	// when no run has finished with a measured score.
+	Source string       `json:"source"`
+	Total  *float64     `json:"total"` // null when nothing was measured
+	Grade  arena.Grade  `json:"grade"` // "none" when nothing was measured
+	Score  *arena.Score `json:"score,omitempty"`
+}
+
+func (h *Handler) score(w http.ResponseWriter, r *http.Request) {
+	if st := h.svc.GetSurvivalStatus(); st.Running {
+		v := ScoreView{Source: "survival", Grade: st.Score.Grade, Score: &st.Score}
+		if st.Score.Measured {
+			v.Total = &st.Score.Total
+		}
+		writeJSON(w, http.StatusOK, v)
+		return
+	}
+	if last := h.svc.Stats().LastScore; last != nil {
+		writeJSON(w, http.StatusOK, ScoreView{Source: "last_run", Total: last, Grade: arena.GradeFor(*last)})
+		return
+	}
+	writeJSON(w, http.StatusOK, ScoreView{Source: "none"})
+}
+
+func (h *Handler) metricsJSON(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, h.svc.Metrics())
+}
+
+// prometheus serves the registry the service's collectors are on.
+func (h *Handler) prometheus(w http.ResponseWriter, r *http.Request) {
+	if h.opts.gatherer == nil {
+		writeError(w, http.StatusServiceUnavailable, "", "no Prometheus registry configured (arenahttp.WithGatherer)")
+		return
+	}
+	promhttp.HandlerFor(h.opts.gatherer, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
+}
+
+func (h *Handler) flightTimeline(w http.ResponseWriter, r *http.Request) {
+	serveFlight(h, w, r, arena.FlightReader.Timeline)
+}
+
+func (h *Handler) flightDiagnostics(w http.ResponseWriter, r *http.Request) {
+	serveFlight(h, w, r, arena.FlightReader.Diagnostics)
+}
+
+func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request, read func(arena.FlightReader, context.Context) ([]T, error)) {
+	if h.opts.flight == nil {
+		writeError(w, http.StatusServiceUnavailable, "", "no flight recorder configured (arenahttp.WithFlightRecorder)")
+		return
+	}
+	fr, ok := h.opts.flight.(arena.FlightReader)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, "", "the flight recorder cannot be read back (it is not an arena.FlightReader)")
+		return
+	}
+	items, err := read(fr, r.Context())
+	if err != nil {
+		writeError(w, http.StatusBadGateway, "", "flight recorder: "+err.Error())
+		return
+	}
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, items)
+}

@@ -1,0 +1,98 @@
+package arenahttp
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/ares-arena/arena"
+)
+
+// route is one pattern of the API with the query parameters it accepts.
+type route struct {
+	pattern string
+	query   []string // accepted query parameters; any other is a 400
+	serve   http.HandlerFunc
+}
+
+// agentActions maps the last segment of /arena/agent/{id}/… to its type.
+var agentActions = []struct {
+	path string
+	typ  arena.ActionType
+}{
+	{"kill", arena.ActionKillAgent},
+	{"pause", arena.ActionPauseAgent},
+	{"resume", arena.ActionResumeAgent},
+	{"slow", arena.ActionSlowAgent},
+	{"partition", arena.ActionNetworkPartition},
+	{"tool-timeout", arena.ActionToolTimeout},
+	{"memory-corrupt", arena.ActionMemoryCorrupt},
+	{"mcp-disconnect", arena.ActionMCPDisconnect},
+	{"llm-failure", arena.ActionLLMFailure},
+}
+
+func (h *Handler) routes() []route {
+	rs := []route{
+		{pattern: "POST /arena/leader/kill", serve: h.action(arena.ActionKillLeader, "")},
+		{pattern: "POST /arena/orchestrator/kill", serve: h.action(arena.ActionKillOrchestrator, "")},
+	}
+	for _, a := range agentActions {
+		rs = append(rs, route{pattern: "POST /arena/agent/{id}/" + a.path, serve: h.action(a.typ, "id")})
+	}
+	rs = append(rs,
+		route{pattern: "POST /arena/agent/{id}/{action}", serve: h.unknownAction},
+		route{pattern: "POST /arena/node/{id}/remove", serve: h.action(arena.ActionRemoveNode, "id")},
+		route{pattern: "POST /arena/edge/remove", serve: h.action(arena.ActionRemoveEdge, "")},
+
+		route{pattern: "GET /arena/stats", serve: h.stats},
+		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},
+		route{pattern: "GET /arena/score", serve: h.score},
+		route{pattern: "GET /arena/metrics", serve: h.metricsJSON},
+		route{pattern: "GET /arena/stream", query: []string{"last_event_id"}, serve: h.stream},
+
+		route{pattern: "POST /arena/survival", serve: h.survivalStart},
+		route{pattern: "POST /arena/survival/stop", serve: h.survivalStop},
+		route{pattern: "GET /arena/survival/status", serve: h.survivalStatus},
+
+		route{pattern: "POST /arena/scenario/run", query: []string{"seed"}, serve: h.scenarioRun},
+		route{pattern: "POST /arena/scenario/validate", serve: h.scenarioValidate},
+
+		route{pattern: "GET /arena/flight/timeline", serve: h.flightTimeline},
+		route{pattern: "GET /arena/flight/diagnostics", serve: h.flightDiagnostics},
+
+		route{pattern: "GET /metrics", serve: h.prometheus},
+	)
+	return rs
+}
+
+// wrap puts a route behind the API's middleware, outermost first: panic
+// recovery, closed-handler check, auth, body limit, query check.
+func (h *Handler) wrap(rt route) http.Handler {
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.closed() {
+			writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
+			return
+		}
+		if !h.authorized(w, r) {
+			return
+		}
+		if r.ContentLength > h.opts.bodyLimit {
+			writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("larger than the limit of %d bytes", h.opts.bodyLimit))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, h.opts.bodyLimit)
+		for name := range r.URL.Query() {
+			if !slices.Contains(rt.query, name) {
+				want := "none"
+				if len(rt.query) > 0 {
+					want = strings.Join(rt.query, ", ")
+				}
+				writeError(w, http.StatusBadRequest, name, "unknown query parameter (want "+want+")")
+				return
+			}
+		}
+		rt.serve(w, r)
+	})
+	return recoverMiddleware(h.opts.logger, inner)
+}

@@ -1,0 +1,143 @@
+package arenahttp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// SurvivalStarted is the 202 answer of POST /arena/survival.
+type SurvivalStarted struct {
+	Seed   uint64               `json:"seed"` // drawn when the config had none: rerun with it
+	Status arena.SurvivalStatus `json:"status"`
+}
+
+// SurvivalStatusView is the body of GET /arena/survival/status: the live
+// status, and the outcome of the last run this handler started once it has
+// finished.
+type SurvivalStatusView struct {
+	arena.SurvivalStatus
+	Last      *arena.SurvivalReport `json:"last,omitempty"`
+	LastError string                `json:"last_error,omitempty"`
+}
+
+// survivalStart starts a survival run in the background. The config is
+// arena.SurvivalConfig's JSON (an empty body: every default). The seed is
+// drawn here when missing, so the 202 can tell it.
+func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
+	var cfg arena.SurvivalConfig
+	if err := decodeJSON(r, &cfg); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = arena.DrawSeed()
+	}
+	h.survStart.Lock()
+	defer h.survStart.Unlock()
+	h.survMu.Lock()
+	busy := h.survOwn
+	h.survMu.Unlock()
+	if busy || h.svc.GetSurvivalStatus().Running {
+		writeError(w, http.StatusConflict, "", arena.ErrSurvivalRunning.Error())
+		return
+	}
+
+	h.survMu.Lock()
+	h.survOwn = true
+	h.survMu.Unlock()
+	type outcome struct {
+		rep *arena.SurvivalReport
+		err error
+	}
+	result := make(chan outcome, 1)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		rep, err := h.svc.RunSurvival(h.ctx, cfg)
+		h.survMu.Lock()
+		h.survOwn = false
+		if rep != nil {
+			h.survLast, h.survErr = rep, err
+		}
+		h.survMu.Unlock()
+		result <- outcome{rep, err}
+	}()
+
+	// RunSurvival says nothing when it has started; watch its status until
+	// it shows our run, or it returns (refused, or already over in
+	// virtual time).
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case res := <-result:
+			switch {
+			case res.rep != nil:
+				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.GetSurvivalStatus()})
+			case errors.Is(res.err, arena.ErrSurvivalRunning):
+				writeError(w, http.StatusConflict, "", res.err.Error())
+			default:
+				writeSurvivalConfigError(w, res.err)
+			}
+			return
+		case <-tick.C:
+			if st := h.svc.GetSurvivalStatus(); st.Running && st.Seed == cfg.Seed {
+				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: st})
+				return
+			}
+		case <-r.Context().Done():
+			return // the run goes on; its status tells
+		}
+	}
+}
+
+func accepted(w http.ResponseWriter, v SurvivalStarted) {
+	w.Header().Set("Location", "/arena/survival/status")
+	writeJSON(w, http.StatusAccepted, v)
+}
+
+// writeSurvivalConfigError answers a config RunSurvival refused: its errors
+// read "survival: <field>: <problem>".
+func writeSurvivalConfigError(w http.ResponseWriter, err error) {
+	msg := strings.TrimPrefix(err.Error(), "survival: ")
+	if errors.Is(err, arena.ErrNoRuntime) || errors.Is(err, arena.ErrNoDAG) {
+		writeError(w, http.StatusServiceUnavailable, "", msg)
+		return
+	}
+	field, rest, ok := strings.Cut(msg, ": ")
+	if !ok || strings.ContainsAny(field, " ") {
+		field, rest = "", msg
+	}
+	writeError(w, http.StatusBadRequest, field, rest)
+}
+
+// survivalStop stops the running survival run and answers its report; 409
+// when none is running.
+func (h *Handler) survivalStop(w http.ResponseWriter, r *http.Request) {
+	rep, err := h.svc.StopSurvival()
+	switch {
+	case errors.Is(err, arena.ErrNoSurvival):
+		writeError(w, http.StatusConflict, "", err.Error())
+	case rep == nil:
+		writeError(w, http.StatusInternalServerError, "", err.Error())
+	default:
+		writeJSON(w, http.StatusOK, rep)
+	}
+}
+
+func (h *Handler) survivalStatus(w http.ResponseWriter, r *http.Request) {
+	v := SurvivalStatusView{SurvivalStatus: h.svc.GetSurvivalStatus()}
+	if !v.Running {
+		h.survMu.Lock()
+		v.Last = h.survLast
+		if h.survErr != nil {
+			v.LastError = h.survErr.Error()
+		}
+		h.survMu.Unlock()
+	}
+	writeJSON(w, http.StatusOK, v)
+}
