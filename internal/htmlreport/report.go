@@ -1,0 +1,163 @@
+// Package htmlreport writes arena reports as one self-contained HTML page:
+// the score and grade, the three dimensions, the run's health over time as
+// an inline SVG chart (gonum/plot through vgsvg), and tables of the faults,
+// injection errors and failed checks, plus the steps and gate of a scenario
+// or the per-type counts of a survival run.
+//
+// The page loads nothing: its CSS is inline, the chart is inline SVG with no
+// fonts, images or namespace URLs, and its icon is a data: URL, so it opens
+// the same from a CI artifact, an e-mail or a file on disk, offline. It has
+// no script.
+//
+// WriteScenario and WriteSurvival write one; WriteFile writes either to a
+// path. The arena CLI's --html FILE uses them.
+package htmlreport
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// MaxRows bounds each table of the page; a longer list ends with a line
+// saying how many rows were left out (the counts above cover them all).
+const MaxRows = 1000
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", v) },
+	"score": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"ms":    func(d arena.Duration) string { return roundDuration(time.Duration(d)).String() },
+	"rows":  rows,
+}).Parse(pageTemplate))
+
+// view is what the template shows.
+type view struct {
+	Title    string
+	Kind     string // "scenario" or "survival"
+	Verdict  string // passed, failed, inconclusive; survived, stopped
+	Good     bool   // the verdict is a pass
+	Reasons  []string
+	Subtitle string
+	Rep      *arena.Report
+	Mode     string // virtual time, real time
+	Length   time.Duration
+	Chart    template.HTML
+	Scenario *arena.ScenarioReport
+	Survival *arena.SurvivalReport
+	Dims     []dimension
+	Failed   []arena.CheckResult
+}
+
+type dimension struct {
+	Name   string
+	D      arena.Dimension
+	Detail string
+}
+
+// WriteScenario writes the page of a scenario run.
+func WriteScenario(w io.Writer, rep *arena.ScenarioReport) error {
+	v := view{
+		Title: rep.Scenario, Kind: "scenario", Verdict: string(rep.Gate.Verdict),
+		Good: rep.Gate.Verdict == arena.GatePassed, Reasons: rep.Gate.Reasons,
+		Subtitle: rep.Description, Scenario: rep,
+	}
+	return write(w, v, rep.Report)
+}
+
+// WriteSurvival writes the page of a survival run.
+func WriteSurvival(w io.Writer, rep *arena.SurvivalReport) error {
+	v := view{Title: "survival run", Kind: "survival", Verdict: "completed", Good: true, Survival: rep,
+		Subtitle: fmt.Sprintf("%d actions in %d ticks every %s, at most %d faults active", rep.Actions, rep.Ticks, rep.Config.Interval, rep.Config.MaxActiveFaults)}
+	if rep.Stopped {
+		v.Verdict, v.Good = "stopped early", false
+	}
+	return write(w, v, rep.Report)
+}
+
+// WriteFile writes a page to path with write (WriteScenario or
+// WriteSurvival bound to a report), replacing the file.
+func WriteFile(path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+func write(w io.Writer, v view, rep *arena.Report) error {
+	if rep == nil {
+		return fmt.Errorf("htmlreport: no run report")
+	}
+	chart, err := Chart(rep)
+	if err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	v.Rep, v.Chart = rep, template.HTML(chart) // generated here: no input reaches it unescaped
+	v.Mode = "real time"
+	if rep.Virtual {
+		v.Mode = "virtual time"
+	}
+	v.Length = rep.End.Sub(rep.Start)
+	v.Dims = []dimension{
+		{"availability", rep.Score.Availability, fmt.Sprintf("%d of %d samples healthy, downtime %s", rep.HealthySamples, rep.Samples, rep.Downtime)},
+		{"recovery", rep.Score.Recovery, fmt.Sprintf("%d of %d landed faults recovered, MTTR %s", rep.Recovered, rep.Landed, roundDuration(rep.MTTR.D()))},
+		{"consistency", rep.Score.Consistency, fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)},
+	}
+	for _, c := range rep.Checks {
+		if !c.Passed {
+			v.Failed = append(v.Failed, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, v); err != nil {
+		return fmt.Errorf("htmlreport: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// rows returns the first MaxRows items of a list, and how many are left out.
+func rows(list any) (map[string]any, error) {
+	switch l := list.(type) {
+	case []arena.FaultOutcome:
+		return cut(l), nil
+	case []arena.Result:
+		return cut(l), nil
+	case []arena.CheckResult:
+		return cut(l), nil
+	case []arena.StepReport:
+		return cut(l), nil
+	case []arena.SurvivalEvent:
+		return cut(l), nil
+	}
+	return nil, fmt.Errorf("rows: %T", list)
+}
+
+func cut[T any](l []T) map[string]any {
+	if len(l) <= MaxRows {
+		return map[string]any{"Items": l, "More": 0}
+	}
+	return map[string]any{"Items": l[:MaxRows], "More": len(l) - MaxRows}
+}
+
+// roundDuration keeps three significant figures, the way reports print TTRs.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d
+}
