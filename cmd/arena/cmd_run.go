@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/htmlreport"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +17,7 @@ type runOptions struct {
 	seed   uint64
 	json   bool
 	junit  string
+	html   string
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -36,6 +39,7 @@ func newRunCmd(e *env) *cobra.Command {
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "seed of the run (0: the scenario's seed, or drawn)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the report as JSON instead of text")
 	cmd.Flags().StringVar(&o.junit, "junit", "", "also write the report as JUnit XML to `FILE`")
+	cmd.Flags().StringVar(&o.html, "html", "", "also write the report as a self-contained HTML page (score, chart of health over time, faults) to `FILE`")
 	return cmd
 }
 
@@ -93,6 +97,11 @@ func writeReport(e *env, rep *arena.ScenarioReport, o runOptions) error {
 		}
 	} else if err := rep.WriteText(e.stdout); err != nil {
 		return infra(err)
+	}
+	if o.html != "" {
+		if err := htmlreport.WriteFile(o.html, func(w io.Writer) error { return htmlreport.WriteScenario(w, rep) }); err != nil {
+			return infra(fmt.Errorf("--html: %w", err))
+		}
 	}
 	if o.junit == "" {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/htmlreport"
 )
 
 type surviveOptions struct {
@@ -21,6 +22,7 @@ type surviveOptions struct {
 	cfg      arena.SurvivalConfig
 	mix      string
 	json     bool
+	html     string
 	minGrade string
 	minScore float64
 	progress string
@@ -48,6 +50,7 @@ func newSurviveCmd(e *env) *cobra.Command {
 	f.StringVar(&o.mix, "mix", "", "weights of the action types, e.g. kill_agent=2,llm_failure=1 (default: every type, weight 1)")
 	f.IntVar(&o.cfg.MaxActiveFaults, "max-active", arena.DefaultMaxActiveFaults, "faults awaiting a verdict at most")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON instead of text")
+	f.StringVar(&o.html, "html", "", "also write the report as a self-contained HTML page (score, chart of health over time, faults) to `FILE`")
 	f.StringVar(&o.minGrade, "min-grade", "", "fail (exit 1) below this grade, e.g. B")
 	f.Float64Var(&o.minScore, "min-score", 0, "fail (exit 1) below this score (0-100)")
 	f.StringVar(&o.progress, "progress", "auto", "progress bar on stderr: auto (when a terminal), always, never")
@@ -99,6 +102,11 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 	}
 	if werr := writeSurvival(e, rep, o.json); werr != nil {
 		return werr
+	}
+	if o.html != "" {
+		if werr := htmlreport.WriteFile(o.html, func(w io.Writer) error { return htmlreport.WriteSurvival(w, rep) }); werr != nil {
+			return infra(fmt.Errorf("--html: %w", werr))
+		}
 	}
 	rerun := fmt.Sprintf("arena survive --duration %s --interval %s --seed %d", o.cfg.Duration, o.cfg.Interval, rep.Seed)
 	if o.mix != "" {

@@ -6,6 +6,7 @@
 //	arena validate scenarios/*.yaml      # strict checks, every problem with file:line:column
 //	arena list                           # the built-in library
 //	arena schema > scenario.schema.json  # the JSON Schema of scenario files
+//	arena serve --addr 127.0.0.1:8080    # the HTTP API over the fake cluster (package arenahttp)
 //
 // A scenario argument is the name of a built-in scenario (`arena list`) or,
 // when it is not one, a file path (write ./name for a file named like a
@@ -86,6 +87,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newListCmd(e),
 		newSchemaCmd(e),
 		newSurviveCmd(e),
+		newServeCmd(e),
 	)
 	return root
 }

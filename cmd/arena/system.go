@@ -11,9 +11,10 @@ import (
 
 // systemOptions describe the system a command runs against.
 type systemOptions struct {
-	seed    uint64 // seeds the fake workload (and, through the scenario, the selectors)
-	virtual bool   // a virtual clock: the run takes CPU time only
-	workers int    // fake workers
+	seed    uint64         // seeds the fake workload (and, through the scenario, the selectors)
+	virtual bool           // a virtual clock: the run takes CPU time only
+	workers int            // fake workers
+	options []arena.Option // more service options (serve adds metrics and a flight recorder)
 }
 
 // system is the default system under test: a fake cluster, seeded, with its
@@ -22,6 +23,7 @@ type systemOptions struct {
 type system struct {
 	clock   arena.Clock
 	cluster *fakes.Cluster
+	store   *events.MemoryStore
 	svc     *arena.Service
 }
 
@@ -34,9 +36,10 @@ func newSystem(o systemOptions) (*system, error) {
 		clock = arena.NewVirtualClock(time.Time{})
 	}
 	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
-	svc := arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
-	return &system{clock: clock, cluster: c, svc: svc}, nil
+	store := events.NewMemoryStore()
+	opts := append([]arena.Option{arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...)}, o.options...)
+	svc := arena.NewService(arena.NewInjector(c, c), store, nil, opts...)
+	return &system{clock: clock, cluster: c, store: store, svc: svc}, nil
 }
 
 // addSystemFlags registers the flags that choose the system.

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// shutdownGrace bounds how long serve waits for requests in flight when it
+// is told to stop.
+const shutdownGrace = 10 * time.Second
+
+type serveOptions struct {
+	system         systemOptions
+	addr           string
+	apiKey         string
+	maxScenarioRun time.Duration
+	maxSubscribers int
+	bodyLimit      int64
+}
+
+func newServeCmd(e *env) *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API (actions, scenarios, survival, event stream, metrics) over the fake cluster",
+		Long: "Serve arena's HTTP API over a fake cluster in real time: inject faults, run scenarios and\n" +
+			"survival, follow the event stream (Server-Sent Events at /arena/stream) and scrape\n" +
+			"Prometheus metrics at /metrics. The routes are documented in package arenahttp.\n\n" +
+			"A server runs in real time: virtual time only advances inside a run, which a live\n" +
+			"system watched from outside cannot follow. To serve your own system, mount\n" +
+			"arenahttp.NewHandler over a Service built on its RuntimeProvider in your program.\n\n" +
+			"Every route requires the API key (--api-key, or the ARENA_API_KEY environment\n" +
+			"variable, which keeps it out of the process list) when one is set, in X-API-Key or\n" +
+			"Authorization: Bearer. Without a key, serve listens on loopback addresses only.\n" +
+			"SIGINT or SIGTERM shuts it down gracefully.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), e, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0: any free port, printed)")
+	f.StringVar(&o.apiKey, "api-key", "", "API key every route requires (default $ARENA_API_KEY)")
+	f.Uint64Var(&o.system.seed, "seed", 0, "seed of the fake workload and of selectors outside runs (0: drawn and printed)")
+	f.IntVar(&o.system.workers, "workers", fakes.DefaultWorkers, "number of workers of the fake cluster")
+	f.DurationVar(&o.maxScenarioRun, "max-scenario-run", arenahttp.DefaultMaxScenarioRun, "longest a scenario run over HTTP may take")
+	f.IntVar(&o.maxSubscribers, "max-streams", arenahttp.DefaultMaxSubscribers, "event streams open at once at most")
+	f.Int64Var(&o.bodyLimit, "body-limit", arenahttp.DefaultBodyLimit, "largest request body in bytes")
+	return cmd
+}
+
+func serve(ctx context.Context, e *env, o serveOptions) error {
+	if o.apiKey == "" {
+		o.apiKey = os.Getenv("ARENA_API_KEY")
+	}
+	switch {
+	case o.maxScenarioRun <= 0:
+		return badInput(fmt.Errorf("--max-scenario-run: want a positive duration, got %s", o.maxScenarioRun))
+	case o.maxSubscribers <= 0:
+		return badInput(fmt.Errorf("--max-streams: want a positive count, got %d", o.maxSubscribers))
+	case o.bodyLimit <= 0:
+		return badInput(fmt.Errorf("--body-limit: want a positive size, got %d", o.bodyLimit))
+	}
+	loopback, err := isLoopback(o.addr)
+	if err != nil {
+		return badInput(fmt.Errorf("--addr: %w", err))
+	}
+	if !loopback && o.apiKey == "" {
+		return badInput(fmt.Errorf("--addr %s is not a loopback address: set an API key (--api-key or ARENA_API_KEY) to serve beyond this machine", o.addr))
+	}
+	if o.system.seed == 0 {
+		o.system.seed = arena.DrawSeed()
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	flight := fakes.NewFlightRecorder()
+	o.system.options = []arena.Option{arena.WithRegisterer(reg), arena.WithFlightRecorder(flight)}
+	sys, err := newSystem(o.system) // real time: o.system.virtual is false
+	if err != nil {
+		return err
+	}
+	defer sys.store.Close()
+	h := arenahttp.NewHandler(sys.svc,
+		arenahttp.WithAPIKey(o.apiKey), arenahttp.WithEvents(sys.store), arenahttp.WithGatherer(reg),
+		arenahttp.WithFlightRecorder(flight), arenahttp.WithMaxScenarioRun(o.maxScenarioRun),
+		arenahttp.WithMaxSubscribers(o.maxSubscribers), arenahttp.WithBodyLimit(o.bodyLimit),
+		arenahttp.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return infra(fmt.Errorf("--addr: %w", err))
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No ReadTimeout or WriteTimeout: event streams and scenario runs
+		// are long by design; the handler bounds both itself.
+	}
+	auth := "no API key (loopback only)"
+	if o.apiKey != "" {
+		auth = "API key required"
+	}
+	fmt.Fprintf(e.stdout, "arena: serving on http://%s (fake cluster, %d workers, real time, seed %d, %s)\n", ln.Addr(), o.system.workers, o.system.seed, auth)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served: // the listener failed
+		h.Close()
+		return infra(fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stdout, "arena: shutting down")
+	// The streams never go idle and a survival run may be going: the
+	// handler ends them first, then the server waits for what is left.
+	h.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return infra(fmt.Errorf("shutdown: %w", err))
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return infra(fmt.Errorf("serve: %w", err))
+	}
+	return nil
+}
+
+// isLoopback reports whether addr (host:port) listens on this machine only:
+// "localhost" or a loopback IP. An empty host is every interface, and other
+// names are not trusted to resolve to loopback.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback(), nil
+}
