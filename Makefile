@@ -5,7 +5,7 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream fuzz bench lint schema
+.PHONY: demo test unit downstream fuzz bench lint schema serve
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
@@ -27,6 +27,11 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzActionValidate$$' -fuzztime=$(FUZZTIME) .
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadScenario$$' -fuzztime=$(FUZZTIME) .
 	$(GO) test -run='^$$' -fuzz='^FuzzValidateScenario$$' -fuzztime=$(FUZZTIME) .
+	$(GO) test -run='^$$' -fuzz='^FuzzRoundTrip$$' -fuzztime=$(FUZZTIME) ./internal/sse
+
+## serve: the HTTP API over the fake cluster, on 127.0.0.1:8080 (package arenahttp; ARENA_API_KEY sets a key)
+serve:
+	$(GO) run ./cmd/arena serve
 
 ## schema: regenerate scenarios/scenario.schema.json from the Go types (a test checks it is current)
 schema:
