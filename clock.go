@@ -21,8 +21,26 @@ func (RealClock) Now() time.Time { return time.Now() }
 // VirtualClock is a clock that moves only when told to. The virtual executor
 // owns one and jumps it to each event's time.
 type VirtualClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu    sync.Mutex
+	now   time.Time
+	inUse bool // a run is playing on it; see Run.Play
+}
+
+// acquire marks the clock as driven by a run; false if one already is.
+func (c *VirtualClock) acquire() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inUse {
+		return false
+	}
+	c.inUse = true
+	return true
+}
+
+func (c *VirtualClock) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.inUse = false
 }
 
 // VirtualEpoch is where virtual clocks start unless told otherwise. A fixed

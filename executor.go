@@ -146,6 +146,7 @@ func (s *queue) peek() (time.Time, bool) {
 type VirtualExecutor struct {
 	clock *VirtualClock
 	queue
+	ctx context.Context // Run's, for Go; guarded by queue.mu
 }
 
 // NewVirtualExecutor returns an executor driving clock.
@@ -156,19 +157,32 @@ func NewVirtualExecutor(clock *VirtualClock) *VirtualExecutor {
 // Now returns the virtual time.
 func (e *VirtualExecutor) Now() time.Time { return e.clock.Now() }
 
-// At schedules fn at t; a time in the past runs at the current instant.
+// At schedules fn at t. A time in the past runs next, before the other
+// events of the current instant.
 func (e *VirtualExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	e.at(t, kind, fn)
 }
 
-// Go runs fn at once: in virtual time an injection takes no time.
-func (e *VirtualExecutor) Go(fn func(ctx context.Context)) { fn(context.Background()) }
+// Go runs fn at once, with the context Run was given: in virtual time an
+// injection takes no time.
+func (e *VirtualExecutor) Go(fn func(ctx context.Context)) {
+	e.mu.Lock()
+	ctx := e.ctx
+	e.mu.Unlock()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	fn(ctx)
+}
 
 // Virtual reports true.
 func (e *VirtualExecutor) Virtual() bool { return true }
 
 // Run plays the schedule up to end.
 func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
+	e.mu.Lock()
+	e.ctx = ctx
+	e.mu.Unlock()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -191,18 +205,26 @@ func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
 type RealExecutor struct {
 	clock Clock
 	queue
-	mu      sync.Mutex
+	emu     sync.Mutex
 	wg      sync.WaitGroup
-	ctx     context.Context
+	ctx     context.Context // for work started with Go; cancelled Grace after the end
+	cancel  context.CancelFunc
 	pending []func(ctx context.Context)
+	// Grace is how long Run waits, once the schedule is over, for work
+	// started with Go before cancelling its context (default 5s): a hung
+	// provider call must not hold a run past its end.
+	Grace time.Duration
 }
+
+// DefaultGrace is RealExecutor.Grace's default.
+const DefaultGrace = 5 * time.Second
 
 // NewRealExecutor returns a wall-clock executor (clock nil means RealClock).
 func NewRealExecutor(clock Clock) *RealExecutor {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	e := &RealExecutor{clock: clock}
+	e := &RealExecutor{clock: clock, Grace: DefaultGrace}
 	e.wake = make(chan struct{}, 1)
 	return e
 }
@@ -221,8 +243,8 @@ func (e *RealExecutor) Virtual() bool { return false }
 // Go runs fn on a new goroutine with the run's context. Called before Run,
 // fn starts when Run starts.
 func (e *RealExecutor) Go(fn func(ctx context.Context)) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.emu.Lock()
+	defer e.emu.Unlock()
 	if e.ctx == nil {
 		e.pending = append(e.pending, fn)
 		return
@@ -240,14 +262,14 @@ func (e *RealExecutor) start(ctx context.Context, fn func(ctx context.Context)) 
 
 // Run plays the schedule up to end in real time.
 func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
-	e.mu.Lock()
-	e.ctx = ctx
+	e.emu.Lock()
+	e.ctx, e.cancel = context.WithCancel(ctx)
 	for _, fn := range e.pending {
-		e.start(ctx, fn)
+		e.start(e.ctx, fn)
 	}
 	e.pending = nil
-	e.mu.Unlock()
-	defer e.wg.Wait()
+	e.emu.Unlock()
+	defer e.drain()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -280,4 +302,22 @@ func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
 		}
 		ev.fn(ctx)
 	}
+}
+
+// drain waits for the work started with Go, at most Grace, then cancels
+// its context and waits for it to return.
+func (e *RealExecutor) drain() {
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(e.Grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	e.cancel()
+	<-done
 }

@@ -178,14 +178,19 @@ func (in *Injector) inject(ctx context.Context, a Action, p Params) error {
 	return invalid("type", "unknown action type %q", a.Type)
 }
 
-// Lift ends a timed fault through the runtime's FaultLifter. It reports
-// whether the runtime can lift faults at all.
-func (in *Injector) Lift(ctx context.Context, a Action) (bool, error) {
+// CanLift reports whether the runtime can lift a timed fault of type t.
+func (in *Injector) CanLift(t ActionType) bool {
+	_, ok := in.runtime.(FaultLifter)
+	return ok && t.Liftable()
+}
+
+// Lift ends a timed fault through the runtime's FaultLifter (see CanLift).
+func (in *Injector) Lift(ctx context.Context, a Action) error {
 	lifter, ok := in.runtime.(FaultLifter)
 	if !ok || !a.Type.Liftable() {
-		return false, nil
+		return fmt.Errorf("%s cannot be lifted by this runtime", a.Type)
 	}
-	return true, safely(func() error { return lifter.LiftFault(ctx, a.Type, a.TargetID) })
+	return safely(func() error { return lifter.LiftFault(ctx, a.Type, a.TargetID) })
 }
 
 // safely runs f and turns a panic into an error.

@@ -63,8 +63,9 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	return c
 }
 
-// MetricsSnapshot is the JSON view of the service's metrics (the Prometheus
-// collectors hold the same figures for scraping).
+// MetricsSnapshot is the JSON view of this service's metrics. The Prometheus
+// collectors count the same things, summed over every service that shares
+// the registry.
 type MetricsSnapshot struct {
 	Actions           map[ActionType]map[string]int `json:"actions"`        // type → "landed"/"failed" → count
 	MeanInjection     Duration                      `json:"mean_injection"` // wall-clock

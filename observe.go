@@ -22,6 +22,7 @@ type ObserveOptions struct {
 // Defaults of ObserveOptions.
 const (
 	DefaultProbeInterval    = 100 * time.Millisecond
+	MinProbeInterval        = time.Millisecond
 	DefaultStableSamples    = 3
 	DefaultRecoveryDeadline = 30 * time.Second
 	DefaultSettleTime       = 10 * time.Second
@@ -57,6 +58,8 @@ func (o ObserveOptions) Validate() error {
 	switch {
 	case o.ProbeInterval < 0:
 		return fmt.Errorf("probe_interval: negative duration %s", o.ProbeInterval)
+	case o.ProbeInterval > 0 && o.ProbeInterval < MinProbeInterval:
+		return fmt.Errorf("probe_interval: %s is below the minimum %s", o.ProbeInterval, MinProbeInterval)
 	case o.StableSamples < 0:
 		return fmt.Errorf("stable_samples: negative count %d", o.StableSamples)
 	case o.RecoveryDeadline < 0:
@@ -147,6 +150,7 @@ type Observer struct {
 	timeline       []Transition
 	dropped        int
 	open           []*faultTrack
+	awaiting       []*faultTrack // recovered, checks not run yet
 	// Lists for the report are capped (ListCap); the tally keeps the totals
 	// the score is computed from, so a week-long run has a flat heap.
 	faults        []*faultTrack
@@ -160,7 +164,7 @@ type tally struct {
 	landed, decided, recovered int
 	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
 	ttrSum                     time.Duration
-	ttrs                       map[time.Duration]int // recovered TTRs, exact: they fall on the probe grid
+	ttrs                       map[time.Duration]int // recovered TTRs, exact; few keys in virtual time, where they fall on the probe grid
 	checks, passed             int
 	injectionErrs              int
 }
@@ -187,14 +191,18 @@ func (o *Observer) scheduleSample(t, end time.Time) {
 		return
 	}
 	o.ex.At(t, KindSample, func(ctx context.Context) {
-		o.sample(ctx, t)
+		o.sample(ctx)
 		o.scheduleSample(t.Add(o.opts.ProbeInterval), end)
 	})
 }
 
 func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }
 
-func (o *Observer) sample(ctx context.Context, t time.Time) {
+// sample probes the system. The sample is stamped with the clock's reading
+// when it starts: in real time a late sample is not back-dated, so a fault
+// landing while the probe runs is never fed a sample from before it.
+func (o *Observer) sample(ctx context.Context) {
+	t := o.ex.Now()
 	err := safely(func() error { return o.probe(ctx) })
 	healthy := err == nil
 	var recovered, lost []*faultTrack
@@ -220,6 +228,7 @@ func (o *Observer) sample(ctx context.Context, t time.Time) {
 		switch {
 		case f.out.Recovered:
 			recovered = append(recovered, f)
+			o.awaiting = append(o.awaiting, f)
 		case f.done:
 			lost = append(lost, f)
 		}
@@ -234,9 +243,23 @@ func (o *Observer) sample(ctx context.Context, t time.Time) {
 	}
 	o.mu.Unlock()
 	for _, f := range recovered {
-		o.ex.At(t, KindCheck, func(ctx context.Context) { o.runChecks(ctx, f) })
+		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
 	}
 	o.tell(ctx, outs)
+}
+
+// checkAwaiting runs the checks of a recovered fault, unless Finish has
+// taken it over (the run ended before its check event).
+func (o *Observer) checkAwaiting(ctx context.Context, f *faultTrack) {
+	o.mu.Lock()
+	i := slices.Index(o.awaiting, f)
+	if i >= 0 {
+		o.awaiting = slices.Delete(o.awaiting, i, i+1)
+	}
+	o.mu.Unlock()
+	if i >= 0 {
+		o.runChecks(ctx, f)
+	}
 }
 
 func (o *Observer) tell(ctx context.Context, outs []FaultOutcome) {
@@ -251,6 +274,9 @@ func (o *Observer) tell(ctx context.Context, outs []FaultOutcome) {
 // advance feeds one sample to an open fault. It closes the fault (done) when
 // it recovers or misses its deadline.
 func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
+	if t.Before(f.landed) {
+		return // a real-time sample that started before the fault landed
+	}
 	if !healthy {
 		f.out.Degraded = true
 		f.runLen = 0
@@ -369,6 +395,20 @@ func (o *Observer) Open() int {
 }
 
 func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
+	results := o.check(ctx)
+	o.mu.Lock()
+	for i := range results {
+		results[i].FaultID = f.out.Action.ID
+	}
+	f.out.Checks = results
+	o.record(results)
+	out := f.out
+	o.mu.Unlock()
+	o.tell(ctx, []FaultOutcome{out})
+}
+
+// check runs every check once, now.
+func (o *Observer) check(ctx context.Context) []CheckResult {
 	at := o.offset(o.ex.Now())
 	results := make([]CheckResult, 0, len(o.checks))
 	for _, c := range o.checks {
@@ -379,13 +419,11 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 		}
 		results = append(results, r)
 	}
-	o.mu.Lock()
-	if f != nil {
-		for i := range results {
-			results[i].FaultID = f.out.Action.ID
-		}
-		f.out.Checks = results
-	}
+	return results
+}
+
+// record adds check results to the tally and the capped list; under mu.
+func (o *Observer) record(results []CheckResult) {
 	for _, r := range results {
 		o.tally.checks++
 		if r.Passed {
@@ -395,31 +433,42 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 			o.checkResults = append(o.checkResults, r)
 		}
 	}
-	var out FaultOutcome
-	if f != nil {
-		out = f.out
-	}
-	o.mu.Unlock()
-	if f != nil && o.onOutcome != nil {
-		o.onOutcome(ctx, out)
-	}
 }
 
-// Finish runs the end-of-run checks, closes the faults still open and
-// reports their outcomes. Call it once, after the executor has run: the
-// checks come after everything of the final instant.
+// Finish closes the faults still open, runs the end-of-run checks and
+// reports every outcome not reported yet. Call it once, after the executor
+// has run: the checks come after everything of the final instant. Faults
+// that recover at the end (and recovered faults whose check event the end
+// cut off) get the end-of-run checks as theirs, so a violation they left
+// still reaches the evolution bridge.
 func (o *Observer) Finish(ctx context.Context) {
-	o.runChecks(ctx, nil)
 	o.mu.Lock()
-	open := o.open
-	o.open = nil
-	var outs []FaultOutcome
-	for _, f := range open {
+	var ended, lost []*faultTrack
+	for _, f := range o.open {
 		if f.runLen >= o.opts.StableSamples {
 			o.recover(f) // settled by the run's end
 		}
 		f.done = true
 		o.decide(f)
+		if f.out.Recovered {
+			ended = append(ended, f)
+		} else {
+			lost = append(lost, f)
+		}
+	}
+	ended = append(o.awaiting, ended...)
+	o.open, o.awaiting = nil, nil
+	o.mu.Unlock()
+
+	results := o.check(ctx)
+	o.mu.Lock()
+	o.record(results)
+	outs := make([]FaultOutcome, 0, len(lost)+len(ended))
+	for _, f := range lost {
+		outs = append(outs, f.out)
+	}
+	for _, f := range ended {
+		f.out.Checks = slices.Clone(results)
 		outs = append(outs, f.out)
 	}
 	o.mu.Unlock()

@@ -7,8 +7,10 @@ import (
 )
 
 // Report is the observed and scored outcome of one run. Every field is a
-// function of the run's schedule, seed and system, except WallTime: a virtual
-// run replayed with the same seed gives the same report, WallTime aside.
+// function of the run's schedule, seed and system, except WallTime and the
+// generated action IDs (which number the service's actions): a virtual run
+// replayed with the same seed on a fresh service gives the same report,
+// WallTime aside.
 //
 // Faults, Checks and InjectionErrors list at most ObserveOptions.ListCap
 // entries each (the first ones), Timeline at most TimelineCap; the counts and
@@ -88,13 +90,11 @@ func (o *Observer) Score() Score {
 	return o.score()
 }
 
+// score: without a probe no fault is followed, so none is decided and
+// recovery is unmeasured.
 func (o *Observer) score() Score {
 	t := o.tally
-	decided := t.decided
-	if o.probe == nil {
-		decided = 0 // faults are not followed without a probe: recovery unmeasured
-	}
-	return scoreFrom(o.samples, o.healthySamples, decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
+	return scoreFrom(o.samples, o.healthySamples, t.decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
 }
 
 // quantiles returns nearest-rank quantiles (rank ⌈q·n⌉) of a histogram of

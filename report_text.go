@@ -42,7 +42,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	faults := r.Faults
 	if maxRows > 0 && len(faults) > maxRows {
 		faults = worstFaults(faults, maxRows)
-		fmt.Fprintf(b, "\nworst %d of %d faults\n", maxRows, r.Landed)
+		fmt.Fprintf(b, "\nworst %d of the %d faults listed (%d landed)\n", maxRows, len(r.Faults), r.Landed)
 	} else if len(faults) > 0 {
 		b.WriteString("\nfaults\n")
 	}

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	crand "crypto/rand"
 	"encoding/binary"
 	"fmt"
@@ -98,8 +99,14 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 	if o.ListCap == 0 {
 		o.ListCap = def.ListCap
 	}
-	if o.Scoring == (ScoreOptions{}) {
-		o.Scoring = def.Scoring
+	if o.Scoring.Weights == (Weights{}) {
+		o.Scoring.Weights = def.Scoring.Weights
+	}
+	if o.Scoring.SpeedTarget == 0 {
+		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
+	}
+	if o.Scoring.SpeedLimit == 0 {
+		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
 	}
 	return o
 }
@@ -142,19 +149,17 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // run's seed, the observer follows the fault, and a fault with a `duration`
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
-	r.obs.Settle(ctx)
-	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a)
+	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a) // settles earlier faults once the action is valid
 	fault := r.obs.Landed(res)
 	if !res.Success {
 		return res
 	}
 	p, err := res.Action.Params()
-	if err != nil || p.Duration <= 0 || !res.Action.Type.Liftable() {
-		return res
+	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
+		return res // a runtime that cannot lift leaves the fault to the system
 	}
 	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
-		_, err := r.svc.injector.Lift(ctx, res.Action)
-		r.obs.Lifted(fault, err)
+		r.obs.Lifted(fault, r.svc.injector.Lift(ctx, res.Action))
 	})
 	return res
 }
@@ -175,9 +180,24 @@ func (r *Run) Schedule(steps ...Step) {
 	}
 }
 
+// ErrClockBusy: a virtual run was played while another run drives the same
+// virtual clock, or after the clock moved on since NewRun. A virtual clock
+// serves one run at a time: two interleaved runs would each see the other's
+// time jumps.
+var ErrClockBusy = errors.New("virtual clock in use by another run")
+
 // Play runs the schedule to the end and returns the report. If ctx ends
 // first, it returns the report of what was observed with ctx's error.
 func (r *Run) Play(ctx context.Context) (*Report, error) {
+	if vc, ok := r.svc.opts.clock.(*VirtualClock); ok && r.ex.Virtual() {
+		if !vc.acquire() {
+			return nil, ErrClockBusy
+		}
+		defer vc.release()
+		if !vc.Now().Equal(r.start) {
+			return nil, fmt.Errorf("%w: it moved %s since the run was made", ErrClockBusy, vc.Now().Sub(r.start))
+		}
+	}
 	wall := time.Now()
 	r.obs.Start(r.end)
 	err := r.ex.Run(ctx, r.end)

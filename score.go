@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -45,21 +46,11 @@ func GradeFor(score float64) Grade {
 // ParseGrade reads "A+", "A", "B", "C", "D" or "F" (case-insensitive).
 func ParseGrade(s string) (Grade, error) {
 	for _, g := range gradeFloors {
-		if len(s) == len(g.grade) && (s == string(g.grade) || s == lower(string(g.grade))) {
+		if strings.EqualFold(s, string(g.grade)) {
 			return g.grade, nil
 		}
 	}
 	return GradeNone, fmt.Errorf("unknown grade %q (want A+, A, B, C, D or F)", s)
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 func (g Grade) rank() int {
@@ -181,7 +172,7 @@ type Score struct {
 // Inputs are the raw counts a score is computed from.
 type Inputs struct {
 	Samples, HealthySamples int
-	TTRs                    []time.Duration // one per landed fault; ignored where Recovered[i] is false
+	TTRs                    []time.Duration // one per landed fault, like Recovered (a missing one counts as unrecovered)
 	Recovered               []bool
 	Checks, PassedChecks    int
 }

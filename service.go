@@ -30,6 +30,9 @@ const (
 	EventRunCompleted   = "arena.run.completed"
 )
 
+// invalidType is the stats and metrics key of actions whose type is unknown.
+const invalidType ActionType = "invalid"
+
 // ActionEvent is the payload of arena.action.* events.
 type ActionEvent struct {
 	ActionID string     `json:"action_id"`
@@ -106,6 +109,9 @@ func (s *Service) Execute(ctx context.Context, a Action) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
+		if run != nil {
+			run.obs.Settle(ctx) // the next fault's impact is its own
+		}
 		err = s.injector.Inject(ctx, prepared, params)
 	}
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
@@ -146,11 +152,15 @@ func (s *Service) record(res Result, wall time.Duration) {
 	if !res.Success {
 		outcome = "failed"
 	}
-	s.metrics.actions.WithLabelValues(string(res.Action.Type), outcome).Inc()
-	s.metrics.latency.WithLabelValues(string(res.Action.Type)).Observe(wall.Seconds())
+	typ := res.Action.Type
+	if !typ.Valid() {
+		typ = invalidType // any string a client sends must not become a label
+	}
+	s.metrics.actions.WithLabelValues(string(typ), outcome).Inc()
+	s.metrics.latency.WithLabelValues(string(typ)).Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := s.stats.ByType[res.Action.Type]
+	ts := s.stats.ByType[typ]
 	s.stats.Total++
 	ts.Total++
 	if res.Success {
@@ -160,7 +170,7 @@ func (s *Service) record(res Result, wall time.Duration) {
 		s.stats.Failed++
 		ts.Failed++
 	}
-	s.stats.ByType[res.Action.Type] = ts
+	s.stats.ByType[typ] = ts
 	s.stats.injectionWall += wall
 	s.history.add(res)
 }
@@ -253,8 +263,8 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	s.evolve(ctx, f, limit, now)
 }
 
-// evolve is the evolution bridge. Emergencies are bounded by a timeout so a
-// hung coordinator cannot stall a run.
+// evolve is the evolution bridge. Emergencies get a context with a timeout,
+// so a coordinator that honours its context cannot stall a run for longer.
 func (s *Service) evolve(ctx context.Context, f FaultOutcome, limit time.Duration, now time.Time) {
 	ev := s.opts.evolution
 	if ev == nil {

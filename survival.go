@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,7 +41,8 @@ type SurvivalConfig struct {
 	// recovered or given up); a tick at the bound injects nothing. Default 3.
 	MaxActiveFaults int `json:"max_active_faults"`
 	// Timed faults (pause, slow, partition, tool timeout, MCP, LLM) last a
-	// seeded random lifetime in [MinLifetime, MaxLifetime], on a 100ms grid.
+	// seeded random lifetime in [MinLifetime, MaxLifetime], MinLifetime plus
+	// a whole number of 100ms steps.
 	MinLifetime time.Duration `json:"min_lifetime"` // default 2s
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
@@ -108,6 +112,9 @@ const (
 	DefaultMinLifetime         = 2 * time.Second
 	DefaultMaxLifetime         = 10 * time.Second
 	DefaultSurvivalTimelineCap = 1000
+	// MinSurvivalInterval keeps a run's ticks countable: a day at 1ms is
+	// 86.4 million injections already.
+	MinSurvivalInterval = time.Millisecond
 )
 
 // normalize fills defaults and validates against the injector's providers.
@@ -131,10 +138,13 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 		c.Duration = DefaultSurvivalDuration
 	}
 	if c.Interval == 0 {
-		c.Interval = DefaultSurvivalInterval
+		c.Interval = min(DefaultSurvivalInterval, c.Duration/2)
 	}
-	if c.Interval > c.Duration {
-		return c, fmt.Errorf("interval: %s is longer than the duration %s", c.Interval, c.Duration)
+	switch {
+	case c.Interval < MinSurvivalInterval:
+		return c, fmt.Errorf("interval: %s is below the minimum %s", c.Interval, MinSurvivalInterval)
+	case c.Interval >= c.Duration:
+		return c, fmt.Errorf("interval: %s is not shorter than the duration %s", c.Interval, c.Duration)
 	}
 	if c.MaxActiveFaults == 0 {
 		c.MaxActiveFaults = DefaultMaxActiveFaults
@@ -211,7 +221,9 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 		}
 		w := 1.0
 		if hasWeight {
-			if _, err := fmt.Sscanf(strings.TrimSpace(weight), "%g", &w); err != nil || w < 0 {
+			var err error
+			w, err = strconv.ParseFloat(strings.TrimSpace(weight), 64)
+			if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
 				return nil, fmt.Errorf("mix.%s: weight %q is not a non-negative number", t, weight)
 			}
 		}
@@ -324,9 +336,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}}
 	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
 	r.OnOutcome(ch.outcome)
-	for t := cfg.Interval; t < cfg.Duration; t += cfg.Interval {
-		r.At(t, KindInject, ch.tick)
-	}
+	ch.schedule(cfg.Interval)
 	run, err := r.Play(ctx)
 	rep.Report = run
 	rep.Stopped = err == nil && run.End.Before(r.End())
@@ -382,16 +392,30 @@ func (s *Service) StopSurvival() (*SurvivalReport, error) {
 // an action from the mix among the types that can land now, and a target
 // from the system's state.
 type chaos struct {
-	svc *Service
-	sv  *survival
-	rep *SurvivalReport
-	rng *rand.Rand // survival's own stream; selectors use the run's
+	svc    *Service
+	sv     *survival
+	rep    *SurvivalReport
+	rng    *rand.Rand // survival's own stream; selectors use the run's
+	flying atomic.Int64
+	early  map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
+}
+
+// schedule adds the tick at offset t; each tick schedules the next, so the
+// queue holds one tick however long the run.
+func (c *chaos) schedule(t time.Duration) {
+	if t <= 0 || t >= c.sv.cfg.Duration { // t <= 0: the sum overflowed
+		return
+	}
+	c.sv.run.At(t, KindInject, func(ctx context.Context) {
+		c.schedule(t + c.sv.cfg.Interval)
+		c.tick(ctx)
+	})
 }
 
 func (c *chaos) tick(ctx context.Context) {
 	r := c.sv.run
 	c.rep.Ticks++
-	if r.probeFollowed() && r.obs.Open() >= c.sv.cfg.MaxActiveFaults {
+	if r.obs.probe != nil && r.obs.Open()+c.inflight() >= c.sv.cfg.MaxActiveFaults {
 		c.rep.Skipped++
 		return
 	}
@@ -404,13 +428,16 @@ func (c *chaos) tick(ctx context.Context) {
 	c.sv.actions++
 	c.svc.mu.Unlock()
 	c.rep.Actions++
+	c.flying.Add(1)
 	r.ex.Go(func(ctx context.Context) {
 		res := r.Inject(ctx, a)
 		c.record(r, res, a)
+		c.flying.Add(-1)
 	})
 }
 
-func (r *Run) probeFollowed() bool { return r.obs.probe != nil }
+// inflight counts injections started and not yet returned (real time).
+func (c *chaos) inflight() int { return int(c.flying.Load()) }
 
 func (c *chaos) record(r *Run, res Result, a Action) {
 	c.sv.run.mu.Lock() // records may come from concurrent injections in real time
@@ -419,7 +446,12 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 	o.Attempted++
 	if res.Success {
 		o.Landed++
-		c.rep.byID[res.Action.ID] = a.Type
+		if f, ok := c.early[res.Action.ID]; ok {
+			delete(c.early, res.Action.ID)
+			o.count(f)
+		} else if r.obs.probe != nil { // without a probe no outcome comes
+			c.rep.byID[res.Action.ID] = a.Type
+		}
 	} else {
 		o.Failed++
 	}
@@ -443,17 +475,25 @@ func (c *chaos) outcome(f FaultOutcome) {
 	defer c.sv.run.mu.Unlock()
 	t, ok := c.rep.byID[f.Action.ID]
 	if !ok {
+		if c.early == nil {
+			c.early = map[string]FaultOutcome{}
+		}
+		c.early[f.Action.ID] = f
 		return
 	}
 	delete(c.rep.byID, f.Action.ID)
 	o := c.rep.ByType[t]
+	o.count(f)
+	c.rep.ByType[t] = o
+}
+
+func (o *TypeOutcome) count(f FaultOutcome) {
 	if f.Recovered {
 		o.Recovered++
 		o.ttrSum += f.TTR.D()
 	} else {
 		o.Unrecovered++
 	}
-	c.rep.ByType[t] = o
 }
 
 // choose draws an action type from the mix, restricted to the types that
@@ -565,17 +605,23 @@ func (st systemState) targets(t ActionType) []target {
 		}
 		return out
 	}
-	for _, a := range st.agents {
-		if !st.filter.allows(a) || !eligible(t, a.Status) {
-			continue
+	if role := specs[t].role; role != "" {
+		// The holder Prepare will hit: the first running agent of the
+		// role, filters aside; if the filters exclude it, nothing to hit.
+		for _, a := range st.agents {
+			if a.Type == role && eligible(t, a.Status) {
+				if st.filter.allows(a) {
+					out = append(out, target{id: a.ID})
+				}
+				break
+			}
 		}
-		if role := specs[t].role; role != "" && a.Type != role {
-			continue
-		}
-		out = append(out, target{id: a.ID})
+		return out
 	}
-	if specs[t].target == targetNone && len(out) > 1 {
-		out = out[:1] // the role's holder, as Prepare resolves it
+	for _, a := range st.agents {
+		if st.filter.allows(a) && eligible(t, a.Status) {
+			out = append(out, target{id: a.ID})
+		}
 	}
 	return out
 }

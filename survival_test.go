@@ -175,18 +175,55 @@ func TestSurvivalConfigErrors(t *testing.T) {
 		want string
 	}{
 		{arena.SurvivalConfig{Duration: -1}, "survival: duration: negative duration -1ns"},
-		{arena.SurvivalConfig{Interval: time.Hour, Duration: time.Minute}, "survival: interval: 1h0m0s is longer than the duration 1m0s"},
+		{arena.SurvivalConfig{Interval: time.Hour, Duration: time.Minute}, "survival: interval: 1h0m0s is not shorter than the duration 1m0s"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{"kill_evrything": 1}}, `survival: mix.kill_evrything: unknown action type (want one of kill_leader`},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: -1}}, "survival: mix.kill_agent: weight -1 is not a finite non-negative number"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 0}}, "survival: mix: every weight is zero"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveEdge: 1}}, "survival: mix.remove_edge: no DAG provider"},
 		{arena.SurvivalConfig{MinLifetime: time.Minute, MaxLifetime: time.Second}, "survival: min_lifetime: 1m0s is longer than max_lifetime 1s"},
 		{arena.SurvivalConfig{MaxActiveFaults: -2}, "survival: max_active_faults: negative count -2"},
+		{arena.SurvivalConfig{Interval: time.Microsecond}, "survival: interval: 1µs is below the minimum 1ms"},
+		{arena.SurvivalConfig{Duration: 1<<63 - 1, Interval: 1<<62 + 1, Observe: arena.ObserveOptions{ProbeInterval: time.Nanosecond}}, "survival: probe_interval: 1ns is below the minimum 1ms"},
 	} {
 		_, err := svc.RunSurvival(context.Background(), tc.cfg)
 		if err == nil || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
 			t.Errorf("RunSurvival(%+v) = %v, want %q…", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// TestSurvivalShortRunDefaultsItsInterval: a duration under the default
+// interval gets an interval of half of it, not an error about a knob the
+// user never set; and a huge tick count is never queued up front.
+func TestSurvivalShortRunDefaultsItsInterval(t *testing.T) {
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: 5 * time.Second, Seed: 1})
+	if rep.Config.Interval != 2500*time.Millisecond || rep.Ticks != 1 {
+		t.Errorf("interval %s, ticks %d; want 2.5s and 1", rep.Config.Interval, rep.Ticks)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := newEngine().svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: 1000 * time.Hour, Interval: time.Millisecond, Seed: 1})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, context.Canceled) || after.TotalAlloc-before.TotalAlloc > 50<<20 {
+		t.Errorf("cancelled 3.6e9-tick run: err %v, allocated %d MB; want context.Canceled and little memory", err, (after.TotalAlloc-before.TotalAlloc)>>20)
+	}
+}
+
+// TestSurvivalRoleFilter: kill_leader hits whoever Prepare resolves; when
+// the filters exclude that holder, survival does not choose the type.
+func TestSurvivalRoleFilter(t *testing.T) {
+	rep := survive(t, newEngine(), arena.SurvivalConfig{Duration: time.Hour, Seed: 2, MaxActiveFaults: 100,
+		Mix:     map[arena.ActionType]float64{arena.ActionKillLeader: 1, arena.ActionLLMFailure: 1},
+		Targets: arena.TargetFilter{Exclude: []string{"leader-0"}}})
+	for _, ev := range rep.Events {
+		if ev.TargetID == "leader-0" {
+			t.Fatalf("event %+v hits the excluded leader-0", ev)
+		}
+	}
+	if n := rep.ByType[arena.ActionKillLeader].Attempted; n != 0 || rep.ByType[arena.ActionLLMFailure].Attempted != rep.Actions || rep.Skipped != 0 {
+		t.Errorf("kill_leader attempted %d times, by type %+v; want none (its holder is excluded) and every tick an llm_failure", n, rep.ByType)
 	}
 }
 

@@ -58,7 +58,7 @@ func TestSurviveGateAndBadInput(t *testing.T) {
 	}{
 		{[]string{"survive", "--mix", "kill_agnet=1"}, `arena: --mix: unknown action type "kill_agnet"`},
 		{[]string{"survive", "--min-grade", "E"}, `arena: --min-grade: unknown grade "E"`},
-		{[]string{"survive", "--interval", "2h"}, "arena: survival: interval: 2h0m0s is longer than the duration 30m0s"},
+		{[]string{"survive", "--interval", "2h"}, "arena: survival: interval: 2h0m0s is not shorter than the duration 30m0s"},
 		{[]string{"survive", "--progress", "sometimes"}, `arena: --progress: "sometimes" is not auto, always or never`},
 		{[]string{"survive", "--duration", "soon"}, `arena: invalid argument "soon" for "--duration"`},
 	} {
