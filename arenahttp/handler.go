@@ -88,6 +88,10 @@ func (h *Handler) Close() error {
 		close(h.closing)
 		h.cancel()
 	})
+	// A survival start in progress finishes (and sees closing) before the
+	// wait, so that nothing is added to wg once Wait has begun.
+	h.survStart.Lock()
+	h.survStart.Unlock()
 	h.wg.Wait()
 	return nil
 }

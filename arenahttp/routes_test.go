@@ -226,9 +226,7 @@ func TestSurvivalConflicts(t *testing.T) {
 		defer close(done)
 		s.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second})
 	}()
-	for !s.svc.GetSurvivalStatus().Running {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "the other survival run to start", func() bool { return s.svc.GetSurvivalStatus().Running })
 	if r := s.do(t, start); r.code != http.StatusConflict {
 		t.Errorf("start while another caller's run goes = %d %s, want 409", r.code, r.body)
 	}
@@ -480,16 +478,13 @@ func TestScenarioRoutes(t *testing.T) {
 		t.Errorf("seed=x = %d %s", r.code, r.body)
 	}
 
-	// One run at a time.
+	// One run at a time: the second request comes while the first is in
+	// its cooldown (its kill is on the event stream by then).
+	long := strings.Replace(tinyScenario, "cooldown: 300ms", "cooldown: 2s", 1)
+	before := s.store.Stats().Events
 	first := make(chan response, 1)
-	go func() { first <- s.do(t, request{method: "POST", path: "/arena/scenario/run", body: tinyScenario}) }()
-	waitFor(t, "the first run to start", func() bool {
-		if s.h.scenario.TryLock() {
-			s.h.scenario.Unlock()
-			return false
-		}
-		return true
-	})
+	go func() { first <- s.do(t, request{method: "POST", path: "/arena/scenario/run", body: long}) }()
+	waitFor(t, "the first run's kill", func() bool { return s.store.Stats().Events > before })
 	if r := s.do(t, request{method: "POST", path: "/arena/scenario/run", body: tinyScenario}); r.code != http.StatusConflict {
 		t.Errorf("second concurrent run = %d, want 409", r.code)
 	}

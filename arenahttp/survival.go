@@ -38,6 +38,10 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	}
 	h.survStart.Lock()
 	defer h.survStart.Unlock()
+	if h.closed() { // Close is waiting for survStart: start nothing new
+		writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
+		return
+	}
 	h.survMu.Lock()
 	busy := h.survOwn
 	h.survMu.Unlock()
