@@ -2,9 +2,9 @@ package arena
 
 import (
 	"context"
-	"errors"
 	crand "crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
