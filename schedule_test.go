@@ -523,8 +523,10 @@ func TestScheduleTimeout(t *testing.T) {
 			if took := time.Since(start); took != 15*sec {
 				t.Errorf("run took %s, want 15s (timeout 10s + 5s grace)", took)
 			}
+			// The scenario's deadline and the executor's own grace (both end
+			// + 5s) cancel the call at the same instant; either may win.
 			if rep.Outcome != arena.OutcomeTimedOut || rep.Steps[0].Status != arena.StepFailed ||
-				!strings.Contains(rep.Steps[0].Reason, "context deadline exceeded") {
+				!strings.Contains(rep.Steps[0].Reason, "context deadline exceeded") && !strings.Contains(rep.Steps[0].Reason, "context canceled") {
 				t.Errorf("outcome %s, step %s %q; want timed_out and a failed step", rep.Outcome, rep.Steps[0].Status, rep.Steps[0].Reason)
 			}
 		})
