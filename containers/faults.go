@@ -66,7 +66,7 @@ func (r *Runtime) StopAgent(ctx context.Context, agentID string) error {
 					return fmt.Errorf("containers: agent %s: unpause after kill: %w", a.ID, err)
 				}
 			}
-			return nil
+			return r.waitDeath(ctx, a, pid)
 		}
 		if r.opts.killMode == KillSignal {
 			return fmt.Errorf("containers: agent %s: KillSignal: process %d of container %.12s is not visible from this host", a.ID, ins.State.Pid, ins.ID)
@@ -77,6 +77,28 @@ func (r *Runtime) StopAgent(ctx context.Context, agentID string) error {
 	}
 	r.supervise(a)
 	return nil
+}
+
+// waitDeath returns once Docker has seen process pid of the agent die, so
+// that a kill has landed when StopAgent returns (as it has when Docker's kill
+// API returns): ListAgents then shows the agent stopped, or restarted.
+func (r *Runtime) waitDeath(ctx context.Context, a *Agent, pid int) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ins, err := r.inspect(ctx, a)
+		if err != nil {
+			return err
+		}
+		if st := ins.State; st == nil || !st.Running || st.Restarting || st.Pid != pid {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("containers: agent %s: pid %d still running 10s after SIGKILL", a.ID, pid)
+		}
+		if !sleepCtx(ctx, 5*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
 }
 
 // hostProcess reports whether pid on this host is the container's process:

@@ -24,9 +24,16 @@ func TestMain(m *testing.M) {
 	if _, err := os.Stat("/.dockerenv"); err == nil {
 		setDefaultEnv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 	}
-	sweep() // what a killed earlier run left behind
+	// A child process of TestCleanupAfterFailure must not sweep the
+	// parent's project, whose tests are running.
+	child := os.Getenv(helperProjectEnv) != ""
+	if !child {
+		sweep() // what a killed earlier run left behind
+	}
 	code := m.Run()
-	sweep()
+	if !child {
+		sweep()
+	}
 	if code == 0 {
 		// goleak.VerifyTestMain would call os.Exit itself; it is done by
 		// hand so that the sweep above runs first.

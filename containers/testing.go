@@ -41,6 +41,7 @@ func noDocker(t TB, err error) {
 	t.Helper()
 	if os.Getenv(RequireDockerEnv) == "1" {
 		t.Fatalf("containers: Docker is required (%s=1), but: %v", RequireDockerEnv, err)
+		return
 	}
 	t.Skipf("containers: skipped: %v (set %s=1 to fail instead)", err, RequireDockerEnv)
 }

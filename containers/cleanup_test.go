@@ -1,0 +1,88 @@
+package containers_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena/containers"
+)
+
+// helperProjectEnv hands a child process of TestCleanupAfterFailure the
+// project its failing test labels its containers with.
+const helperProjectEnv = "ARENA_HELPER_PROJECT"
+
+// TestCleanupAfterFailure runs tests of this package that fail in a child
+// process — one with t.Fatal, one that hangs until the test binary's
+// timeout — and then asks the Docker API for anything labelled with their
+// project: there must be nothing left.
+func TestCleanupAfterFailure(t *testing.T) {
+	containers.RequireDocker(t)
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in the child's output
+	}{
+		{"fatal", []string{"-test.run=^TestHelperFailing$"}, "--- FAIL: TestHelperFailing"},
+		// The guard of ForTest closes the runtime 20s before the deadline;
+		// the binary then panics with the timeout, running no cleanup.
+		{"timeout", []string{"-test.run=^TestHelperHanging$", "-test.timeout=35s"}, "panic: test timed out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			project := testProject + "-child-" + tc.name
+			cmd := exec.Command(exe, append(tc.args, "-test.v")...)
+			cmd.Env = append(os.Environ(), helperProjectEnv+"="+project)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the child passed; want it to fail:\n%s", out)
+			}
+			if !strings.Contains(string(out), tc.want) || !strings.Contains(string(out), "running: [container ") {
+				t.Fatalf("the child's output lacks %q or its running containers:\n%s", tc.want, out)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			left, err := containers.Leftovers(ctx, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) > 0 {
+				t.Errorf("left behind by the failed child: %v", left)
+				containers.Sweep(ctx, project)
+			}
+		})
+	}
+}
+
+// helperRuntime starts a small cluster for a child of TestCleanupAfterFailure
+// (and skips when run on its own).
+func helperRuntime(t *testing.T) {
+	project := os.Getenv(helperProjectEnv)
+	if project == "" {
+		t.Skip("a helper of TestCleanupAfterFailure")
+	}
+	containers.ForTest(t, containers.WithProject(project), containers.WithReferenceAgents(1))
+	left, err := containers.Leftovers(context.Background(), project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("running: %v", left)
+}
+
+func TestHelperFailing(t *testing.T) {
+	helperRuntime(t)
+	t.Fatal("deliberate failure: the runtime must still be removed")
+}
+
+func TestHelperHanging(t *testing.T) {
+	helperRuntime(t)
+	time.Sleep(time.Hour) // until the binary's timeout
+}
