@@ -5,7 +5,7 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream fuzz bench lint schema serve
+.PHONY: demo test unit downstream fuzz bench lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
@@ -32,6 +32,20 @@ fuzz:
 ## serve: the HTTP API over the fake cluster, on 127.0.0.1:8080 (package arenahttp; ARENA_API_KEY sets a key)
 serve:
 	$(GO) run ./cmd/arena serve
+
+## containers: the container runtime and reference agent tests alone (Docker; they skip without a daemon unless ARENA_REQUIRE_DOCKER=1)
+containers:
+	$(GO) test -race -count=1 -v ./containers/... ./cmd/agentd/
+
+## agentd-image: the reference agent image as arena-agentd:local (containers.WithAgentImage); FROM scratch, no registry
+agentd-image:
+	@tmp=$$(mktemp -d) && trap 'rm -rf $$tmp' EXIT && \
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags='-s -w' -o $$tmp/agentd ./cmd/agentd && \
+	cp containers/agentd.Dockerfile $$tmp/Dockerfile && docker build -q -t arena-agentd:local $$tmp
+
+## bench-containers: injection latency of pause, kill and partition, Docker API vs docker CLI
+bench-containers:
+	$(GO) test -run='^$$' -bench=Injection -benchtime=50x ./containers/
 
 ## schema: regenerate scenarios/scenario.schema.json from the Go types (a test checks it is current)
 schema:
