@@ -1,0 +1,43 @@
+package agentapi_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena/containers/agentapi"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// Durations use arena's one encoding: a Go duration string, and a bare
+// number read as seconds.
+func TestDuration(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{`"1.5s"`, 1500 * time.Millisecond},
+		{`2`, 2 * time.Second},
+		{`0.25`, 250 * time.Millisecond},
+	} {
+		var f agentapi.Fault
+		if err := json.Unmarshal([]byte(`{"kind":"tool_timeout","timeout":`+tt.in+`}`), &f); err != nil {
+			t.Fatalf("decode %s: %v", tt.in, err)
+		}
+		if f.Timeout.D() != tt.want {
+			t.Errorf("timeout %s = %s, want %s", tt.in, f.Timeout.D(), tt.want)
+		}
+	}
+	for _, bad := range []string{`"soon"`, `true`} {
+		var d agentapi.Duration
+		if err := json.Unmarshal([]byte(bad), &d); err == nil {
+			t.Errorf("decode %s: no error", bad)
+		}
+	}
+	b, _ := json.Marshal(agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(5 * time.Second)})
+	if want := `{"kind":"tool_timeout","timeout":"5s"}`; string(b) != want {
+		t.Errorf("encode = %s, want %s", b, want)
+	}
+}
