@@ -2,6 +2,7 @@ package containers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -32,6 +33,13 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if !child {
+		// Every runtime of the suite must have removed what it created:
+		// anything with the project's label now is a leak, which the sweep
+		// would otherwise hide.
+		if left := leftovers(); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: left behind by the tests: %v\n", left)
+			code = 1
+		}
 		sweep()
 	}
 	if code == 0 {
@@ -49,6 +57,16 @@ func setDefaultEnv(k, v string) {
 	if os.Getenv(k) == "" {
 		os.Setenv(k, v)
 	}
+}
+
+func leftovers() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	left, err := containers.Leftovers(ctx, testProject)
+	if err != nil && !errors.Is(err, containers.ErrNoDocker) {
+		fmt.Fprintln(os.Stderr, "leftovers:", err)
+	}
+	return left
 }
 
 func sweep() {
