@@ -28,7 +28,8 @@ var ErrNoDocker = errors.New("no Docker daemon")
 func dockerClient(ctx context.Context) (*client.Client, error) {
 	dc, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoDocker, err)
+		return nil, fmt.Errorf("%w: testcontainers found none where it looks (DOCKER_HOST, "+
+			"~/.testcontainers.properties, /var/run/docker.sock, the rootless socket): %v", ErrNoDocker, err)
 	}
 	if _, err := dc.Client.Ping(ctx, client.PingOptions{}); err != nil {
 		dc.Client.Close()
