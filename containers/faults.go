@@ -308,7 +308,7 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 		if !r.closed {
 			r.bg.Go(func() {
 				if sleepCtx(r.bgCtx, heal) {
-					r.reconnect(r.bgCtx, a, gen)
+					r.reconnect(r.bgCtx, a, gen, 0)
 				}
 			})
 		}
@@ -318,10 +318,12 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 }
 
 // reconnect ends partition gen of a (if it is still the current one),
-// retrying for a while if Docker refuses.
-func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen int) error {
+// trying again while Docker refuses: tries times, or until ctx ends when
+// tries is 0 (the healer's way: a network that heals does not give up).
+func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen, tries int) error {
 	var err error
-	for try := 0; try < 10; try++ {
+	wait := 100 * time.Millisecond
+	for try := 1; ; try++ {
 		r.mu.Lock()
 		l := r.live[a.ID]
 		current := l.partitioned && l.partGen == gen
@@ -341,11 +343,23 @@ func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen int) error {
 			r.applyDeferredLifts(ctx, a)
 			return nil
 		}
-		if !sleepCtx(ctx, 250*time.Millisecond) {
+		if (tries > 0 && try >= tries) || !sleepCtx(ctx, wait) {
 			break
 		}
+		wait = min(2*wait, time.Second)
 	}
 	return fmt.Errorf("containers: agent %s: reconnect: %w", a.ID, err)
+}
+
+// healLater keeps reconnecting partition gen of a in the background, until
+// it succeeds or the runtime closes.
+func (r *Runtime) healLater(a *Agent, gen int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.bg.Go(func() { r.reconnect(r.bgCtx, a, gen, 0) })
 }
 
 // Partitioned reports whether the agent is cut off the network now.
@@ -454,7 +468,11 @@ func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, agentID 
 		if !part {
 			return nil
 		}
-		return r.reconnect(ctx, a, gen)
+		if err := r.reconnect(ctx, a, gen, 10); err != nil {
+			r.healLater(a, gen) // the engine lifts once; the network must still come back
+			return err
+		}
+		return nil
 	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
 		if h, ok := r.opts.hooks[kind]; ok {
 			if h.Lift == nil {
