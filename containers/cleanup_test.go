@@ -86,3 +86,33 @@ func TestHelperHanging(t *testing.T) {
 	helperRuntime(t)
 	time.Sleep(time.Hour) // until the binary's timeout
 }
+
+// SweepStale leaves a run that is going alone and removes it once it is
+// older than the age; Close after a sweep has nothing left to do and does
+// not fail.
+func TestSweepStale(t *testing.T) {
+	containers.RequireDocker(t)
+	t.Parallel()
+	ctx := context.Background()
+	project := testProject + "-stale"
+	rt, err := containers.NewRuntime(ctx, containers.WithProject(project), containers.WithReferenceAgents(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := containers.SweepStale(ctx, project, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := containers.Leftovers(ctx, project); len(left) != 7 { // 3 containers, 3 volumes, a network
+		t.Errorf("after sweeping what is older than an hour: %v, want the running cluster untouched", left)
+	}
+	time.Sleep(1100 * time.Millisecond) // Docker dates containers to the second
+	if err := containers.SweepStale(ctx, project, time.Nanosecond); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := containers.Leftovers(ctx, project); len(left) != 0 {
+		t.Errorf("after sweeping what is older than 1ns: %v, want nothing", left)
+	}
+	if err := rt.Close(ctx); err != nil {
+		t.Errorf("Close after a sweep: %v", err)
+	}
+}

@@ -86,9 +86,11 @@
 // whatever still carries its arena.run label. ForTest closes in t.Cleanup,
 // so a failed test cleans up too, and closes 20s before the test binary's
 // deadline, since a timed-out test binary panics without running cleanups.
-// Sweep removes everything of a project that a killed process left behind:
-// call it in TestMain, with a project of the package's own. Leftovers lists
-// what remains.
+// SweepStale removes what killed processes left behind, by project prefix
+// and age, without touching runs still going: test binaries of one package
+// may share a daemon (two engineers, two CI jobs), so give each process a
+// project of its own under the package's prefix and call SweepStale in
+// TestMain. Sweep removes everything of one project; Leftovers lists it.
 //
 // # Requirements
 //
@@ -111,7 +113,8 @@
 //     WithRestartDelay, WithProbeTimeout, WithControlTimeout,
 //     WithStartTimeout, WithSlowReference, WithFaultHook (FaultHook),
 //     WithLogger.
-//   - Docker: BuildAgentImage, Ping, Sweep, Leftovers, RequireDocker, TB,
+//   - Docker: BuildAgentImage, Ping, Sweep, SweepStale, Leftovers,
+//     RequireDocker, TB,
 //     the Label* constants.
 //   - Errors: ErrNoDocker, ErrNoAgent, ErrNoEdge, ErrCannotLand,
 //     ErrNotLiftable, ErrUnsupported.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
@@ -60,10 +61,11 @@ func Leftovers(ctx context.Context, project string) ([]string, error) {
 }
 
 // Sweep removes every container, network and volume labelled
-// arena.project=project. Runtime.Close removes what it created; Sweep is for
-// what a killed test process left behind (a test binary that times out
-// panics without running cleanups). Call it from TestMain, before and after
-// m.Run, with the project of that package's runtimes.
+// arena.project=project, including those of runs still going in other
+// processes: call it only where no other run of the project can be going.
+// Runtime.Close removes what it created; Sweep and SweepStale are for what a
+// killed test process left behind (a test binary that times out panics
+// without running cleanups).
 func Sweep(ctx context.Context, project string) error {
 	cli, err := dockerClient(ctx)
 	if err != nil {
@@ -71,6 +73,26 @@ func Sweep(ctx context.Context, project string) error {
 	}
 	defer cli.Close()
 	return sweep(ctx, cli, LabelProject+"="+project)
+}
+
+// SweepStale removes the containers, networks and volumes whose arena.project
+// label starts with prefix and that were created more than age ago: what
+// killed runs left behind, but not what runs still going use. Test binaries
+// of one package may run at the same time on one daemon (two CI jobs, two
+// people): give each process a project of its own under a common prefix, and
+// call SweepStale with the prefix and an age longer than a run, in TestMain.
+func SweepStale(ctx context.Context, prefix string, age time.Duration) error {
+	cli, err := dockerClient(ctx)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	before := time.Now().Add(-age)
+	stale := func(labels map[string]string, created time.Time) bool {
+		p, ok := labels[LabelProject]
+		return ok && strings.HasPrefix(p, prefix) && created.Before(before)
+	}
+	return sweepWhere(ctx, cli, labelFilter(LabelProject), stale)
 }
 
 func labelFilter(label string) client.Filters {
@@ -108,31 +130,112 @@ func leftovers(ctx context.Context, cli *client.Client, label string) ([]string,
 	return out, nil
 }
 
-// sweep removes containers first (they hold the networks and volumes).
+// sweep removes everything with the label.
 func sweep(ctx context.Context, cli *client.Client, label string) error {
+	return sweepWhere(ctx, cli, labelFilter(label), nil)
+}
+
+// sweepWhere removes the containers, networks and volumes that filter
+// selects and pick (if not nil) accepts. A pass that leaves something behind
+// (Docker may release a volume a moment after it removed its container) is
+// followed by another, a moment later.
+func sweepWhere(ctx context.Context, cli *client.Client, filter client.Filters, pick func(labels map[string]string, created time.Time) bool) error {
+	if pick == nil {
+		pick = func(map[string]string, time.Time) bool { return true }
+	}
+	// What a pass chose stays chosen, even when its volumes' containers,
+	// which dated them, are gone.
+	chosen := map[string]bool{}
+	choose := func(key string, labels map[string]string, created time.Time) bool {
+		if chosen[key] || pick(labels, created) {
+			chosen[key] = true
+			return true
+		}
+		return false
+	}
+	var err error
+	for pass := 0; pass < 5; pass++ {
+		var left int
+		left, err = sweepPass(ctx, cli, filter, choose)
+		if left == 0 || !sleepCtx(ctx, 200*time.Millisecond) {
+			break
+		}
+	}
+	return err
+}
+
+// sweepPass removes what is selected, containers first (they hold the
+// networks and volumes), and says how much was selected.
+func sweepPass(ctx context.Context, cli *client.Client, filter client.Filters, pick func(key string, labels map[string]string, created time.Time) bool) (int, error) {
+	n := 0
 	var errs []error
-	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: labelFilter(label)})
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: filter})
 	errs = append(errs, err)
+	// A volume's CreatedAt is its directory's change time, which moves
+	// while an agent writes to it: a volume is as old as the containers of
+	// its run, or, with none left, its own time says.
+	runCreated := map[string]time.Time{}
 	for _, c := range cs.Items {
-		_, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		errs = append(errs, ignoreNotFound(err))
+		created := time.Unix(c.Created, 0)
+		if run, ok := c.Labels[LabelRun]; ok {
+			if t, seen := runCreated[run]; !seen || created.Before(t) {
+				runCreated[run] = created
+			}
+		}
 	}
-	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: labelFilter(label)})
+	for _, c := range cs.Items {
+		if pick("container "+c.ID, c.Labels, time.Unix(c.Created, 0)) {
+			n++
+			_, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+			errs = append(errs, ignoreNotFound(err))
+		}
+	}
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: filter})
 	errs = append(errs, err)
-	for _, n := range ns.Items {
-		_, err := cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
-		errs = append(errs, ignoreNotFound(err))
+	for _, nw := range ns.Items {
+		if pick("network "+nw.ID, nw.Labels, nw.Created) {
+			n++
+			errs = append(errs, removeNetwork(ctx, cli, nw.ID))
+		}
 	}
-	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: labelFilter(label)})
+	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: filter})
 	errs = append(errs, err)
 	for _, v := range vs.Items {
-		_, err := cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true})
-		errs = append(errs, ignoreNotFound(err))
+		created, err := time.Parse(time.RFC3339, v.CreatedAt)
+		if t, ok := runCreated[v.Labels[LabelRun]]; ok {
+			created, err = t, nil
+		}
+		if err == nil && pick("volume "+v.Name, v.Labels, created) {
+			n++
+			_, err := cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true})
+			errs = append(errs, ignoreNotFound(err))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("sweep %s: %w", label, err)
+		return n, fmt.Errorf("sweep: %w", err)
 	}
-	return nil
+	return n, nil
+}
+
+// removeNetwork removes a network. Docker (20.10, under load) can keep the
+// endpoint of a container removed while it was being connected: the network
+// then "has active endpoints" though no container is left. Those endpoints
+// are force-disconnected by name, the way Docker documents, and the removal
+// tried again.
+func removeNetwork(ctx context.Context, cli *client.Client, id string) error {
+	_, err := cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{})
+	if err == nil || cerrdefs.IsNotFound(err) || !strings.Contains(err.Error(), "active endpoints") {
+		return ignoreNotFound(err)
+	}
+	ins, ierr := cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	if ierr != nil {
+		return errors.Join(err, ierr)
+	}
+	for _, ep := range ins.Network.Containers {
+		cli.NetworkDisconnect(ctx, id, client.NetworkDisconnectOptions{Container: ep.Name, Force: true})
+	}
+	_, err = cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{})
+	return ignoreNotFound(err)
 }
 
 func ignoreNotFound(err error) error {

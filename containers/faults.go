@@ -129,7 +129,9 @@ func (r *Runtime) supervise(a *Agent) {
 		if !sleepCtx(ctx, r.opts.restartDelay) {
 			return
 		}
-		if _, err := r.docker.ContainerStart(ctx, a.ContainerID(), client.ContainerStartOptions{}); err == nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // see reconnect
+		defer cancel()
+		if _, err := r.docker.ContainerStart(sctx, a.ContainerID(), client.ContainerStartOptions{}); err == nil {
 			r.mu.Lock()
 			r.live[a.ID].supervised++
 			r.mu.Unlock()
@@ -331,9 +333,15 @@ func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen, tries int) error
 		if !current {
 			return nil
 		}
-		_, err = r.docker.NetworkConnect(ctx, r.network.ID, client.NetworkConnectOptions{
+		// The call itself is not cancelled with ctx: a connect the client
+		// gives up on goes on in the daemon, and one that completes after
+		// Close removed the container leaves a stale endpoint behind that
+		// blocks the network's removal.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		_, err = r.docker.NetworkConnect(cctx, r.network.ID, client.NetworkConnectOptions{
 			Container: a.ContainerID(), EndpointConfig: &network.EndpointSettings{Aliases: []string{a.ID}},
 		})
+		cancel()
 		if err == nil {
 			r.mu.Lock()
 			if l.partGen == gen {

@@ -2,6 +2,7 @@ package containers_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -12,9 +13,23 @@ import (
 	"go.uber.org/goleak"
 )
 
-// testProject labels everything this package's tests create, so that its
-// sweep never touches what another package's tests run at the same time.
-const testProject = "arena-containers-test"
+// testProject labels everything this test binary creates: a prefix of the
+// package's own, and a suffix of the process's, because two runs of this
+// package may share a daemon (two engineers' `make test`, two CI jobs): one
+// must neither sweep the other's runtimes away nor count them as its leaks.
+const testProjectPrefix = "arena-containers-test-"
+
+var testProject = testProjectPrefix + session()
+
+func session() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%d-%x", os.Getpid(), b)
+}
+
+// staleAge is how old leftovers of this package must be to be swept at the
+// start: older than any run, so that runs still going are left alone.
+const staleAge = time.Hour
 
 func TestMain(m *testing.M) {
 	// No registry is reachable on CI machines: no Ryuk reaper image (the
@@ -25,11 +40,11 @@ func TestMain(m *testing.M) {
 	if _, err := os.Stat("/.dockerenv"); err == nil {
 		setDefaultEnv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
 	}
-	// A child process of TestCleanupAfterFailure must not sweep the
-	// parent's project, whose tests are running.
+	// A child process of TestCleanupAfterFailure leaves the sweeping to its
+	// parent.
 	child := os.Getenv(helperProjectEnv) != ""
 	if !child {
-		sweep() // what a killed earlier run left behind
+		sweepStale() // what killed earlier runs left behind
 	}
 	code := m.Run()
 	if !child {
@@ -67,6 +82,17 @@ func leftovers() []string {
 		fmt.Fprintln(os.Stderr, "leftovers:", err)
 	}
 	return left
+}
+
+func sweepStale() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := containers.Ping(ctx); err != nil {
+		return
+	}
+	if err := containers.SweepStale(ctx, testProjectPrefix, staleAge); err != nil {
+		fmt.Fprintln(os.Stderr, "sweep:", err)
+	}
 }
 
 func sweep() {

@@ -162,9 +162,10 @@ type project string
 func (p project) apply(o *options) { o.project = string(p) }
 
 // WithProject sets the arena.project label of everything the runtime
-// creates (default "arena"). Sweep and Leftovers select by it: give each
-// test package its own project, so that one package's sweep does not remove
-// what another, running at the same time, still uses.
+// creates (default "arena"). Sweep, SweepStale and Leftovers select by it:
+// give each test process its own project (under a prefix of its package's),
+// so that one process's sweep does not remove what another, running at the
+// same time on the same daemon, still uses.
 func WithProject(name string) Option { return project(name) }
 
 type labels map[string]string

@@ -478,7 +478,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 	}
 	if r.network != nil {
 		if err := r.network.Remove(ctx); err != nil && !cerrNotFound(err) {
-			errs = append(errs, err)
+			errs = append(errs, removeNetwork(ctx, r.docker, r.network.ID))
 		}
 	}
 	errs = append(errs, sweep(ctx, r.docker, LabelRun+"="+r.runID))
