@@ -293,6 +293,9 @@ func (rt *RegressionTester) collect(ctx context.Context, cfg RegressionConfig, c
 				case <-runCtx.Done():
 					return
 				}
+				if err != nil {
+					return // the collector cancels the rest; start nothing after a failure
+				}
 			}
 		}()
 	}
