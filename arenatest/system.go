@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -92,8 +89,8 @@ func newCluster(opts []fakes.Option) (c *fakes.Cluster, err error) {
 	return fakes.NewCluster(opts...), nil
 }
 
-// loadScenario resolves Run's scenario argument: a built-in name, a file
-// path, or a scenario built in code (copied, so the caller's is unchanged).
+// loadScenario resolves Run's scenario argument: a built-in name or a file
+// path (scenarios.Resolve), or a scenario built in code (copied, so the caller's is unchanged).
 func loadScenario(scenario any) (*arena.Scenario, string, error) {
 	switch v := scenario.(type) {
 	case *arena.Scenario:
@@ -103,14 +100,7 @@ func loadScenario(scenario any) (*arena.Scenario, string, error) {
 		sc := *v
 		return &sc, sc.Name, nil
 	case string:
-		if slices.Contains(scenarios.Names(), v) {
-			sc, err := scenarios.Load(v)
-			return sc, v, err
-		}
-		sc, err := arena.LoadScenarioFile(v)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, v, fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", v, strings.Join(scenarios.Names(), ", "))
-		}
+		sc, err := scenarios.Resolve(v)
 		return sc, v, err
 	}
 	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)

@@ -9,9 +9,8 @@
 // default options) passes for any seed, and that the same cluster with its
 // self-healing switched off (fakes.WithoutHealing) fails.
 //
-// Load returns a scenario by name; to accept "a built-in name or a file
-// path", as the arena CLI does, try Load and fall back to
-// arena.LoadScenarioFile for names that are not built in (ErrUnknown).
+// Load returns a scenario by name; Resolve takes "a built-in name or a file
+// path", as the arena CLI and arenatest.Run do.
 //
 // Every file starts with the yaml-language-server modeline pointing at
 // scenario.schema.json (Schema), so editors check and complete it. The schema
@@ -66,6 +65,20 @@ func Load(name string) (*arena.Scenario, error) {
 		return nil, err
 	}
 	return arena.LoadScenario(data, name+".yaml")
+}
+
+// Resolve returns the built-in scenario named arg or, when no built-in has
+// that name, the scenario in the file at path arg. A path that does not
+// exist is an error naming the built-ins.
+func Resolve(arg string) (*arena.Scenario, error) {
+	if slices.Contains(Names(), arg) {
+		return Load(arg)
+	}
+	sc, err := arena.LoadScenarioFile(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", arg, strings.Join(Names(), ", "))
+	}
+	return sc, err
 }
 
 // Schema returns the JSON Schema of scenario files (scenario.schema.json).

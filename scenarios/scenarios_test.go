@@ -36,6 +36,28 @@ func TestNames(t *testing.T) {
 	}
 }
 
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	data, _ := scenarios.FS.ReadFile("leader-failover.yaml")
+	if err := os.WriteFile(file, bytes.Replace(data, []byte("name: leader-failover"), []byte("name: mine"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ arg, name, err string }{
+		{arg: "leader-failover", name: "leader-failover"},
+		{arg: file, name: "mine"},
+		{arg: filepath.Join(dir, "missing.yaml"), err: `"` + filepath.Join(dir, "missing.yaml") + `" is neither a built-in scenario (` + strings.Join(library, ", ") + `) nor a file`},
+	} {
+		sc, err := scenarios.Resolve(c.arg)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("Resolve(%q) = %v, want %s", c.arg, err, c.err)
+		case c.err == "" && (err != nil || sc.Name != c.name):
+			t.Errorf("Resolve(%q) = %v, %v, want the scenario %q", c.arg, sc, err, c.name)
+		}
+	}
+}
+
 const modeline = "# yaml-language-server: $schema=./scenario.schema.json\n"
 
 func TestEveryBuiltinIsComplete(t *testing.T) {

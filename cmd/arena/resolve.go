@@ -1,31 +1,15 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"slices"
-	"strings"
-
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/scenarios"
 )
 
-// loadScenario resolves a scenario argument: the name of a built-in scenario,
-// or else a file path. Every failure is bad input.
+// loadScenario resolves a scenario argument, a built-in name or a file path
+// (scenarios.Resolve). Every failure is bad input.
 func loadScenario(arg string) (*arena.Scenario, error) {
-	if slices.Contains(scenarios.Names(), arg) {
-		sc, err := scenarios.Load(arg)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		return sc, nil
-	}
-	sc, err := arena.LoadScenarioFile(arg)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, badInput(fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", arg, strings.Join(scenarios.Names(), ", ")))
-	case err != nil:
+	sc, err := scenarios.Resolve(arg)
+	if err != nil {
 		return nil, badInput(err)
 	}
 	return sc, nil
