@@ -53,3 +53,20 @@ func ExampleComputeScore() {
 	// Output:
 	// 90.0 A (consistency measured: false)
 }
+
+// Failure messages (arenatest, the Gomega matchers, a scenario's gate) list
+// faults by their Describe text.
+func ExampleFaultOutcome_Describe() {
+	faults := []arena.FaultOutcome{
+		{Action: arena.Action{Type: arena.ActionKillLeader, TargetID: "leader-0"}, At: arena.Duration(15 * time.Second),
+			Recovered: true, TTR: arena.Duration(1234567 * time.Microsecond)},
+		{Action: arena.Action{Type: arena.ActionRemoveEdge, SourceID: "plan", TargetID: "build"}, At: arena.Duration(20 * time.Second),
+			Checks: []arena.CheckResult{{Name: "tasks", Passed: true}, {Name: "leader", Passed: false}}},
+	}
+	for _, f := range faults {
+		fmt.Println(f.Describe())
+	}
+	// Output:
+	// kill_leader on leader-0 at 15s: recovered in 1.235s
+	// remove_edge on plan->build at 20s: unrecovered, check leader failed
+}

@@ -142,3 +142,32 @@ func outcomeText(f FaultOutcome) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Describe says what the fault was and what became of it, as failure
+// messages list it: "kill_leader on leader-0 at 15s: recovered in 1.2s", or
+// "...: unrecovered", with ", check tasks failed" for the first consistency
+// check that failed after it. Durations are rounded to the millisecond.
+func (f FaultOutcome) Describe() string {
+	s := f.fault() + ": "
+	if f.Recovered {
+		s += "recovered in " + f.TTR.D().Round(time.Millisecond).String()
+	} else {
+		s += "unrecovered"
+	}
+	for _, c := range f.Checks {
+		if !c.Passed {
+			return s + ", check " + c.Name + " failed"
+		}
+	}
+	return s
+}
+
+// fault names the fault: "kill_leader on leader-0 at 15s" (the first part of
+// Describe).
+func (f FaultOutcome) fault() string {
+	s := string(f.Action.Type)
+	if t := describeTarget(f.Action); t != "" {
+		s += " on " + t
+	}
+	return s + " at " + f.At.D().Round(time.Millisecond).String()
+}

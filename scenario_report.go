@@ -172,7 +172,7 @@ func recoveredCheck(rep *Report) GateCheck {
 		var lost []string
 		for _, f := range rep.Faults {
 			if !f.Recovered {
-				lost = append(lost, fmt.Sprintf("%s on %s at %s", f.Action.Type, describeTarget(f.Action), f.At))
+				lost = append(lost, f.fault())
 			}
 		}
 		c.Reason = fmt.Sprintf("%d of %d faults unrecovered: %s", rep.Unrecovered, landed, strings.Join(lost, ", "))

@@ -61,7 +61,7 @@ func (f failure) text(t TB) string {
 		if worst := worst(r, worstFaults); len(worst) > 0 {
 			b.WriteString("worst faults:\n")
 			for _, fo := range worst {
-				fmt.Fprintf(&b, "  - %s\n", faultText(fo))
+				fmt.Fprintf(&b, "  - %s\n", fo.Describe())
 			}
 		}
 	}
@@ -86,7 +86,7 @@ func scoreText(s arena.Score) string {
 func worst(r *arena.Report, n int) []arena.FaultOutcome {
 	var fs []arena.FaultOutcome
 	for _, f := range r.Faults {
-		if !f.Recovered || f.TTR > 0 || failedCheck(f) != "" {
+		if !f.Recovered || f.TTR > 0 || slices.ContainsFunc(f.Checks, failed) {
 			fs = append(fs, f)
 		}
 	}
@@ -104,39 +104,7 @@ func worst(r *arena.Report, n int) []arena.FaultOutcome {
 	return fs[:min(n, len(fs))]
 }
 
-// faultText: "kill_leader on leader-0 at 15s: recovered in 1.2s, check tasks failed".
-func faultText(f arena.FaultOutcome) string {
-	s := string(f.Action.Type)
-	if t := target(f.Action); t != "" {
-		s += " on " + t
-	}
-	s += " at " + shortDuration(f.At.D()) + ": "
-	if f.Recovered {
-		s += "recovered in " + shortDuration(f.TTR.D())
-	} else {
-		s += "unrecovered"
-	}
-	if c := failedCheck(f); c != "" {
-		s += ", check " + c + " failed"
-	}
-	return s
-}
-
-func failedCheck(f arena.FaultOutcome) string {
-	for _, c := range f.Checks {
-		if !c.Passed {
-			return c.Name
-		}
-	}
-	return ""
-}
-
-func target(a arena.Action) string {
-	if a.SourceID != "" {
-		return a.SourceID + "->" + a.TargetID
-	}
-	return a.TargetID
-}
+func failed(c arena.CheckResult) bool { return !c.Passed }
 
 // rerun returns the two commands that replay t's runs with seed: the flag
 // and the environment form. They select t alone: go test's -run (or

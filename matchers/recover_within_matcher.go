@@ -57,7 +57,7 @@ func (m *RecoverWithinMatcher) actual() string {
 		return cmp.Compare(b.TTR, a.TTR)
 	})
 	for _, f := range late[:min(3, len(late))] {
-		b.WriteString("\n- " + faultText(f))
+		b.WriteString("\n- " + f.Describe())
 	}
 	return b.String()
 }

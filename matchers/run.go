@@ -50,22 +50,6 @@ func (r run) score() string {
 	return fmt.Sprintf("grade %s, score %.1f", s.Grade, s.Total)
 }
 
-// faultText: "kill_leader on leader-0 at 15s: recovered in 1.2s".
-func faultText(f arena.FaultOutcome) string {
-	s := string(f.Action.Type)
-	if t := f.Action.TargetID; t != "" {
-		if f.Action.SourceID != "" {
-			t = f.Action.SourceID + "->" + t
-		}
-		s += " on " + t
-	}
-	s += " at " + short(f.At.D()) + ": "
-	if f.Recovered {
-		return s + "recovered in " + short(f.TTR.D())
-	}
-	return s + "unrecovered"
-}
-
 // got shows a value of the wrong type: a small value in full, a structure
 // by its type only (a report in full is thousands of lines).
 func got(v any) string {
