@@ -394,6 +394,10 @@ func (o *Observer) Open() int {
 	return len(o.open)
 }
 
+// probed reports whether o samples a probe: without one no landed fault
+// gets an outcome.
+func (o *Observer) probed() bool { return o.probe != nil }
+
 func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 	results := o.check(ctx)
 	o.mu.Lock()

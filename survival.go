@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -300,8 +301,7 @@ type survival struct {
 	rep  *SurvivalReport
 	err  error
 
-	// counters read by GetSurvivalStatus; written on the executor's goroutine
-	actions int
+	actions atomic.Int64 // read by GetSurvivalStatus
 }
 
 // RunSurvival runs seeded random chaos for cfg.Duration and returns the
@@ -356,21 +356,17 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 func (s *Service) GetSurvivalStatus() SurvivalStatus {
 	s.mu.Lock()
 	sv := s.survival
-	var actions int
-	if sv != nil {
-		actions = sv.actions
-	}
 	s.mu.Unlock()
 	if sv == nil {
 		return SurvivalStatus{}
 	}
 	r := sv.run
-	elapsed := min(r.ex.Now().Sub(r.start), sv.cfg.Duration)
+	elapsed := min(r.Executor().Now().Sub(r.Start()), sv.cfg.Duration)
 	return SurvivalStatus{
-		Running: true, Seed: sv.cfg.Seed, Virtual: r.ex.Virtual(),
+		Running: true, Seed: sv.cfg.Seed, Virtual: r.Executor().Virtual(),
 		Progress: float64(elapsed) / float64(sv.cfg.Duration),
-		Elapsed:  Duration(elapsed), Duration: Duration(sv.cfg.Duration), Actions: actions,
-		Active: r.obs.Open(), Score: r.obs.Score(),
+		Elapsed:  Duration(elapsed), Duration: Duration(sv.cfg.Duration), Actions: int(sv.actions.Load()),
+		Active: r.Observer().Open(), Score: r.Observer().Score(),
 	}
 }
 
@@ -397,7 +393,9 @@ type chaos struct {
 	rep    *SurvivalReport
 	rng    *rand.Rand // survival's own stream; selectors use the run's
 	flying atomic.Int64
-	early  map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
+
+	mu    sync.Mutex              // records and outcomes may come from concurrent injections in real time
+	early map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -415,7 +413,7 @@ func (c *chaos) schedule(t time.Duration) {
 func (c *chaos) tick(ctx context.Context) {
 	r := c.sv.run
 	c.rep.Ticks++
-	if r.obs.probe != nil && r.obs.Open()+c.inflight() >= c.sv.cfg.MaxActiveFaults {
+	if r.Observer().probed() && r.Observer().Open()+c.inflight() >= c.sv.cfg.MaxActiveFaults {
 		c.rep.Skipped++
 		return
 	}
@@ -424,12 +422,10 @@ func (c *chaos) tick(ctx context.Context) {
 		c.rep.Skipped++
 		return
 	}
-	c.svc.mu.Lock()
-	c.sv.actions++
-	c.svc.mu.Unlock()
+	c.sv.actions.Add(1)
 	c.rep.Actions++
 	c.flying.Add(1)
-	r.ex.Go(func(ctx context.Context) {
+	r.Executor().Go(func(ctx context.Context) {
 		res := r.Inject(ctx, a)
 		c.record(r, res, a)
 		c.flying.Add(-1)
@@ -440,8 +436,8 @@ func (c *chaos) tick(ctx context.Context) {
 func (c *chaos) inflight() int { return int(c.flying.Load()) }
 
 func (c *chaos) record(r *Run, res Result, a Action) {
-	c.sv.run.mu.Lock() // records may come from concurrent injections in real time
-	defer c.sv.run.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	o := c.rep.ByType[a.Type]
 	o.Attempted++
 	if res.Success {
@@ -449,7 +445,7 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		if f, ok := c.early[res.Action.ID]; ok {
 			delete(c.early, res.Action.ID)
 			o.count(f)
-		} else if r.obs.probe != nil { // without a probe no outcome comes
+		} else if r.Observer().probed() { // without a probe no outcome comes
 			c.rep.byID[res.Action.ID] = a.Type
 		}
 	} else {
@@ -461,7 +457,7 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		return
 	}
 	ev := SurvivalEvent{
-		At: Duration(res.StartedAt.Sub(r.start)), ActionID: res.Action.ID, Type: a.Type,
+		At: Duration(res.StartedAt.Sub(r.Start())), ActionID: res.Action.ID, Type: a.Type,
 		TargetID: res.Action.TargetID, SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error,
 	}
 	if p, err := a.Params(); err == nil && a.Type.Liftable() {
@@ -471,8 +467,8 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 }
 
 func (c *chaos) outcome(f FaultOutcome) {
-	c.sv.run.mu.Lock()
-	defer c.sv.run.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	t, ok := c.rep.byID[f.Action.ID]
 	if !ok {
 		if c.early == nil {
