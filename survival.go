@@ -52,42 +52,41 @@ type SurvivalConfig struct {
 	Observe     ObserveOptions `json:"-"`
 }
 
-// survivalConfigJSON is SurvivalConfig with arena's duration encoding.
-type survivalConfigJSON struct {
-	Duration        Duration               `json:"duration"`
-	Interval        Duration               `json:"interval"`
-	Seed            uint64                 `json:"seed"`
-	Mix             map[ActionType]float64 `json:"mix,omitempty"`
-	MaxActiveFaults int                    `json:"max_active_faults"`
-	MinLifetime     Duration               `json:"min_lifetime"`
-	MaxLifetime     Duration               `json:"max_lifetime"`
-	Targets         TargetFilter           `json:"targets"`
-	TimelineCap     int                    `json:"timeline_cap"`
+// survivalJSON is SurvivalConfig in JSON: its durations in arena's encoding
+// (strings, or seconds when read), which shadow the embedded config's
+// time.Duration fields; every other field is the config's own.
+type survivalJSON struct {
+	Duration    Duration `json:"duration"`
+	Interval    Duration `json:"interval"`
+	MinLifetime Duration `json:"min_lifetime"`
+	MaxLifetime Duration `json:"max_lifetime"`
+	*survivalFields
 }
+
+// survivalFields is SurvivalConfig without its JSON methods.
+type survivalFields SurvivalConfig
 
 // MarshalJSON writes durations as Go duration strings.
 func (c SurvivalConfig) MarshalJSON() ([]byte, error) {
-	return json.Marshal(survivalConfigJSON{
-		Duration: Duration(c.Duration), Interval: Duration(c.Interval), Seed: c.Seed, Mix: c.Mix,
-		MaxActiveFaults: c.MaxActiveFaults, MinLifetime: Duration(c.MinLifetime), MaxLifetime: Duration(c.MaxLifetime),
-		Targets: c.Targets, TimelineCap: c.TimelineCap,
-	})
+	return json.Marshal(survivalJSON{Duration(c.Duration), Duration(c.Interval),
+		Duration(c.MinLifetime), Duration(c.MaxLifetime), (*survivalFields)(&c)})
 }
 
 // UnmarshalJSON reads durations as strings or numbers of seconds, and
 // rejects unknown fields (a misspelt knob must not be silently ignored).
+// Fields the JSON leaves out are zero (their defaults); Observe, which has
+// no JSON form, is kept.
 func (c *SurvivalConfig) UnmarshalJSON(b []byte) error {
-	var j survivalConfigJSON
+	out := SurvivalConfig{Observe: c.Observe}
+	j := survivalJSON{survivalFields: (*survivalFields)(&out)}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		return err
 	}
-	*c = SurvivalConfig{
-		Duration: j.Duration.D(), Interval: j.Interval.D(), Seed: j.Seed, Mix: j.Mix,
-		MaxActiveFaults: j.MaxActiveFaults, MinLifetime: j.MinLifetime.D(), MaxLifetime: j.MaxLifetime.D(),
-		Targets: j.Targets, TimelineCap: j.TimelineCap, Observe: c.Observe,
-	}
+	out.Duration, out.Interval = j.Duration.D(), j.Interval.D()
+	out.MinLifetime, out.MaxLifetime = j.MinLifetime.D(), j.MaxLifetime.D()
+	*c = out
 	return nil
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func survive(t *testing.T, e *engine, cfg arena.SurvivalConfig) *arena.SurvivalReport {
@@ -397,15 +399,27 @@ func TestSurvivalConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"duration":"24h0m0s","interval":"1.5s","seed":3,"mix":{"kill_agent":2},"max_active_faults":0,"min_lifetime":"1s","max_lifetime":"5s","targets":{},"timeline_cap":0}`
+	// The durations come first: they shadow the config's own fields.
+	want := `{"duration":"24h0m0s","interval":"1.5s","min_lifetime":"1s","max_lifetime":"5s","seed":3,"mix":{"kill_agent":2},"max_active_faults":0,"targets":{},"timeline_cap":0}`
 	if string(b) != want {
 		t.Errorf("Marshal = %s\nwant      %s", b, want)
 	}
+	// Documents written before (fields in the struct's order) read back the same.
 	var back arena.SurvivalConfig
+	old := `{"duration":"24h0m0s","interval":"1.5s","seed":3,"mix":{"kill_agent":2},"max_active_faults":0,"min_lifetime":"1s","max_lifetime":"5s","targets":{},"timeline_cap":0}`
+	if err := json.Unmarshal([]byte(old), &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(cfg, back, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Unmarshal(Marshal(cfg)) (-want +got):\n%s", diff)
+	}
+	// Left-out fields are zero (their defaults); Observe, not in JSON, is kept.
+	back = arena.SurvivalConfig{Seed: 9, TimelineCap: 5, Observe: arena.ObserveOptions{ListCap: 7}}
 	if err := json.Unmarshal([]byte(`{"duration": 60, "interval": "2s", "mix": {"kill_agent": 2}}`), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Duration != time.Minute || back.Interval != 2*time.Second || back.Mix[arena.ActionKillAgent] != 2 {
+	if back.Duration != time.Minute || back.Interval != 2*time.Second || back.Mix[arena.ActionKillAgent] != 2 ||
+		back.Seed != 0 || back.TimelineCap != 0 || back.Observe.ListCap != 7 {
 		t.Errorf("Unmarshal = %+v", back)
 	}
 	if err := json.Unmarshal([]byte(`{"durration": "1h"}`), &back); err == nil || err.Error() != `json: unknown field "durration"` {
