@@ -14,8 +14,8 @@ import (
 // wire format in YAML, JSON and events.
 type ActionType string
 
-// The fault types. See the table in DESIGN §3 (and ActionTypes) for targets,
-// provider calls and metadata.
+// The fault types. specs (below) gives each its target, metadata and
+// whether it is lifted; ActionTypes lists them.
 const (
 	ActionKillLeader       ActionType = "kill_leader"
 	ActionKillOrchestrator ActionType = "kill_orchestrator"

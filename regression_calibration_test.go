@@ -11,7 +11,7 @@ import (
 	"github.com/ares-arena/arena/internal/stats"
 )
 
-// The simulations of DESIGN §8's statistical targets: 10,000 experiments
+// The simulations of the A/B tester's statistical targets: 10,000 experiments
 // per row, capped at 130 runs per arm. With running sums a run and its look
 // cost ~110ns (BenchmarkSequentialLook in internal/stats), so the table
 // takes ~1.5s, ~10s under the race detector: no need to shrink it there.
@@ -63,7 +63,7 @@ var calibrationRows = []calibrationRow{
 
 // simulate runs experiments sequential A/B tests of one row with a look
 // after every run, through the same seqTest that RegressionTester.Run and
-// CompareScores use (DESIGN defaults: α 0.05, MDE 0.5, g = MDE² = 0.25,
+// CompareScores use (the defaults: α 0.05, MDE 0.5, g = MDE² = 0.25,
 // first look at 2 runs per arm, cap 130). On the A/A rows the same data
 // also feed the naive rule: Welch's test after every run, stopping at the
 // first p < α, up to the same cap.
@@ -122,8 +122,9 @@ func simulate(row calibrationRow, seed uint64, experiments int) calibrationStats
 	return out
 }
 
-// TestRegressionCalibration checks the statistical targets of DESIGN §8 by
-// simulation with a fixed seed, and prints the table.
+// TestRegressionCalibration checks the A/B tester's statistical targets (false
+// alarms, power, runs per arm) by simulation with a fixed seed, and prints
+// the table.
 func TestRegressionCalibration(t *testing.T) {
 	start := time.Now()
 	e := calibrationExperiments

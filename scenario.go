@@ -237,7 +237,7 @@ func (sc *Scenario) runLimit() time.Duration {
 	return max(addSat(addSat(plan, plan), DefaultScenarioSlack), time.Millisecond)
 }
 
-// satAdd adds non-negative durations without wrapping around.
+// addSat adds non-negative durations without wrapping around.
 func addSat(a, b time.Duration) time.Duration {
 	if s := a + b; s >= a || b < 0 {
 		return s

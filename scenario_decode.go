@@ -80,7 +80,7 @@ func decodeScenario(data []byte, file string) (sc *Scenario, errs ScenarioErrors
 	return sc, d.errs
 }
 
-// parseYAML returns the root node of the only document in data, nil for an
+// parseScenarioYAML returns the root node of the only document in data, nil for an
 // empty one. yaml.v3 is trusted not to panic, but a parser panic must not
 // take a server or a fuzzer down with it.
 func parseScenarioYAML(data []byte) (root *yaml.Node, err error) {

@@ -140,7 +140,7 @@ func (src *scenarioSource) failed(path string) bool {
 	}
 }
 
-// parentPath strips the last segment: "a.b[2]" → "a.b", "a.b" → "a".
+// pathParent strips the last segment: "a.b[2]" → "a.b", "a.b" → "a".
 func pathParent(p string) string {
 	i := strings.LastIndexAny(p, ".[")
 	if i < 0 {
@@ -149,7 +149,7 @@ func pathParent(p string) string {
 	return p[:i]
 }
 
-// joinPath appends a key to a field path.
+// pathKey appends a key to a field path.
 func pathKey(path, key string) string {
 	if path == "" {
 		return key
@@ -157,5 +157,5 @@ func pathKey(path, key string) string {
 	return path + "." + key
 }
 
-// indexPath appends a sequence index to a field path.
+// pathIndex appends a sequence index to a field path.
 func pathIndex(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }

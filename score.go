@@ -177,7 +177,7 @@ type Inputs struct {
 	Checks, PassedChecks    int
 }
 
-// ComputeScore applies the formulas of DESIGN §5:
+// ComputeScore applies these formulas:
 //
 //	A = 100 × healthy samples / samples
 //	R = 100 × mean over landed faults of (0.7 × recovered + 0.3 × speed),

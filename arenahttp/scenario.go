@@ -67,7 +67,7 @@ func readScenario(r *http.Request) (*arena.Scenario, error) {
 	return sc, nil
 }
 
-// scenarioError is a 400 listing every problem of an invalid scenario.
+// scenarioProblems is a 400 listing every problem of an invalid scenario.
 type scenarioProblems struct {
 	problems arena.ScenarioErrors
 }

@@ -46,7 +46,7 @@ var (
 	noRetries   = fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
 )
 
-// TestStrategyABRetriesAreBetter is the end-to-end A/B test of DESIGN §8 on
+// TestStrategyABRetriesAreBetter is the end-to-end A/B test (RegressionTester) on
 // the fakes: retries with backoff against none, in both modes.
 func TestStrategyABRetriesAreBetter(t *testing.T) {
 	rt := arena.NewRegressionTester(nil, fakes.NewStrategyScorer(brownout))

@@ -18,7 +18,7 @@ var (
 	noRetry          = fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
 )
 
-// A/B of two recovery strategies (DESIGN §1, as written there), with
+// A/B of two recovery strategies, with
 // Gomega's global Expect bound to this test.
 func TestRetriesAreBetter(t *testing.T) {
 	RegisterTestingT(t)

@@ -2,7 +2,7 @@
 // would: it imports github.com/ares-arena/arena by its path (go.mod replaces
 // it with this checkout) and uses only the public API. It holds a runtime
 // of its own, Agents, which passes arena's conformance suite, and its tests
-// hold DESIGN §1's three snippets as written there.
+// hold the README's three usage snippets.
 //
 //	cd examples/downstream && go test ./...
 package downstream

@@ -14,7 +14,8 @@ import (
 	"github.com/ares-arena/arena/matchers"
 )
 
-// The three snippets of DESIGN §1, as written there (gofmt aside).
+// The three usage snippets of the README (plain go test, Ginkgo, A/B), as
+// a project outside arena writes them.
 
 // plain go test + testify
 func TestLeaderFailover(t *testing.T) {
@@ -24,7 +25,7 @@ func TestLeaderFailover(t *testing.T) {
 
 func TestDesign(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "DESIGN §1")
+	RunSpecs(t, "README snippets")
 }
 
 var (
@@ -32,7 +33,7 @@ var (
 	noRetry          = fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
 )
 
-var _ = Describe("DESIGN §1", func() {
+var _ = Describe("README snippets", func() {
 	// Ginkgo + Gomega
 	It("survives a day of chaos", func() {
 		rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},

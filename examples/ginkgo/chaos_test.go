@@ -40,7 +40,7 @@ var _ = Describe("The fake cluster", Label("chaos"), func() {
 	})
 
 	Context("in survival mode", Label("survival", "slow"), func() {
-		// Ginkgo + Gomega (DESIGN §1, as written there)
+		// Ginkgo + Gomega
 		It("survives a day of chaos", func() {
 			rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},
 				arenatest.Virtual()) // 24 h of virtual time, seconds of CPU
@@ -49,7 +49,7 @@ var _ = Describe("The fake cluster", Label("chaos"), func() {
 	})
 
 	Context("comparing recovery strategies", Label("ab"), func() {
-		// A/B of two recovery strategies (DESIGN §1, as written there)
+		// A/B of two recovery strategies
 		It("finds retries with backoff better than none", func() {
 			Expect(retryWithBackoff).To(matchers.SignificantlyBetterThan(noRetry))
 		})

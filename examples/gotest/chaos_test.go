@@ -12,7 +12,7 @@ import (
 	"github.com/ares-arena/arena/fakes"
 )
 
-// plain go test + testify (DESIGN §1, as written there)
+// plain go test + testify
 func TestLeaderFailover(t *testing.T) {
 	rep := arenatest.Run(t, "leader-failover") // built-in scenario, fresh fake cluster
 	require.True(t, rep.Score.Grade.AtLeast(arena.GradeB))

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSampleSize: the per-arm sizes of DESIGN §8 (two-sided, α 0.05), which
+// TestSampleSize: the per-arm sizes of a fixed test (two-sided, α 0.05), which
 // are also what R's pwr.t.test(d, sig.level = 0.05, power) gives, rounded
 // up; and the one-sided sizes of pwr.t.test(..., alternative = "greater").
 func TestSampleSize(t *testing.T) {

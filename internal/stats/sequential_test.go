@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// TestBayesFactorIsAMixtureOfNoncentralTs checks the closed form of DESIGN
-// §8 independently: the Bayes factor of the t statistic is the density of t
+// TestBayesFactorIsAMixtureOfNoncentralTs checks the closed form of the
+// sequential test's Bayes factor independently: the Bayes factor of the t statistic is the density of t
 // under δ ~ N(0, g) — a mixture of noncentral t densities with
 // noncentrality δ·√n_δ — over its density under δ = 0, integrated here
 // numerically with gonum's quadrature.
