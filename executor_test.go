@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -167,4 +168,59 @@ func TestStopEndsTheRunAtThatInstant(t *testing.T) {
 			t.Errorf("real-time Run returned after %s, want 2s", d)
 		}
 	})
+}
+
+// hangRuntime's kills block until their context ends.
+type hangRuntime struct{ *stubRuntime }
+
+func (h hangRuntime) StopAgent(ctx context.Context, _ string) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func TestHungProviderCallIsCancelledAfterGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := newStub(RealClock{}, 0)
+		svc := NewService(NewInjector(hangRuntime{stub}, nil), nil, nil, WithProbe(stub.probe))
+		start := time.Now()
+		rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second}, kill(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 5*time.Second+DefaultGrace {
+			t.Errorf("run returned after %s, want 10s (5s + the grace)", d)
+		}
+		if len(rep.InjectionErrors) != 1 && len(rep.Faults) != 0 {
+			t.Errorf("report = %d faults, %d injection errors", len(rep.Faults), len(rep.InjectionErrors))
+		}
+	})
+}
+
+func TestOneVirtualRunPerClock(t *testing.T) {
+	svc, _ := virtualService(time.Second)
+	a, err := svc.NewRun(RunOptions{Seed: 1, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.NewRun(RunOptions{Seed: 2, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var inner error
+	a.At(time.Second, KindPhase, func(ctx context.Context) {
+		_, inner = b.Play(ctx) // while a drives the clock
+	})
+	wg.Go(func() {
+		if _, err := a.Play(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Wait()
+	if !errors.Is(inner, ErrClockBusy) {
+		t.Errorf("second concurrent Play = %v, want ErrClockBusy", inner)
+	}
+	if _, err := b.Play(context.Background()); !errors.Is(err, ErrClockBusy) {
+		t.Errorf("Play after the clock moved = %v, want ErrClockBusy", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -201,6 +202,26 @@ func TestRecoveryNeedsStableSamples(t *testing.T) {
 	}
 }
 
+// TestRealTimeSlowProbeNeverGivesNegativeTTR: samples that started before a
+// fault landed are not fed to it, however late the executor runs.
+func TestRealTimeSlowProbeNeverGivesNegativeTTR(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stub := newStub(RealClock{}, 2*time.Second)
+		probe := func(ctx context.Context) error {
+			time.Sleep(300 * time.Millisecond) // slower than the 100ms interval
+			return stub.probe(ctx)
+		}
+		svc := NewService(NewInjector(stub, nil), nil, nil, WithProbe(probe))
+		rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 20 * time.Second}, kill(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := rep.Faults[0]; !f.Recovered || f.TTR < 0 || f.TTR.D() > 3*time.Second {
+			t.Errorf("fault = %+v, want recovered with a TTR in [0, 3s]", f)
+		}
+	})
+}
+
 func TestInjectionErrorsAreListedNotScored(t *testing.T) {
 	svc, stub := virtualService(2 * time.Second)
 	stub.failOn = "PauseAgent"
@@ -291,6 +312,25 @@ func TestKillsAreNeverLifted(t *testing.T) {
 	}
 }
 
+// noLift is a runtime without FaultLifter.
+type noLift struct{ *stubRuntime }
+
+func (noLift) LiftFault() {} // not the interface's signature: not a lifter
+
+func TestNoLiftWithoutALifter(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, -1)
+	svc := NewService(NewInjector(noLift{stub}, nil), nil, nil, WithClock(clock), WithProbe(stub.probe))
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second},
+		Step{At: time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1", Metadata: map[string]any{"duration": "1.5s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Faults[0]; f.Lifted != nil || f.Recovered {
+		t.Errorf("fault = %+v, want neither lifted nor recovered (the runtime cannot lift)", f)
+	}
+}
+
 func TestNothingMeasuredHasNoGrade(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
 	svc := NewService(NewInjector(newStub(clock, 0), nil), nil, nil, WithClock(clock)) // no probe, no checks
@@ -361,6 +401,35 @@ func TestRunStoppedEarlyEndsThere(t *testing.T) {
 	}
 	if f := rep.Faults[0]; !f.Recovered || f.TTR.D() != time.Second {
 		t.Errorf("fault = %+v, want recovered in 1s (settled by the early end)", f)
+	}
+}
+
+// TestStopBeforeCheckEventStillReportsTheFault: a recovery decided at the
+// last sample before Stop keeps its outcome and gets the end checks.
+func TestStopBeforeCheckEventStillReportsTheFault(t *testing.T) {
+	svc, _ := virtualService(time.Second, WithChecks(Check{Name: "ok", Run: func(context.Context) error { return nil }}),
+		WithObserveOptions(ObserveOptions{SettleTime: time.Second}))
+	r, err := svc.NewRun(RunOptions{Seed: 1, Duration: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Schedule(kill(time.Second))
+	// Healthy from 2.0s: with 3 stable samples and a 1s settle time the
+	// sample at 2.2s decides the recovery and schedules its checks for the
+	// same instant. A stop queued after that sample (from 2.15s, so after
+	// the observer queued it at 2.1s) ends the run before the checks.
+	r.At(2150*time.Millisecond, KindPhase, func(context.Context) {
+		r.At(2200*time.Millisecond, KindSample, func(context.Context) { r.Stop() })
+	})
+	rep, err := r.Play(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := svc.Stats(); st.FaultsRecovered != 1 {
+		t.Errorf("stats recovered = %d, want 1 (the outcome must reach the service)", st.FaultsRecovered)
+	}
+	if f := rep.Faults[0]; !f.Recovered || len(f.Checks) != 1 {
+		t.Errorf("fault = %+v, want recovered with the end-of-run check as its own", f)
 	}
 }
 

@@ -376,6 +376,26 @@ func TestHealedFaultMakesNoProposal(t *testing.T) {
 	}
 }
 
+// TestFaultRecoveredAtEndCarriesEndChecks: a violation left by a fault that
+// recovers only at the run's end still becomes a proposal.
+func TestFaultRecoveredAtEndCarriesEndChecks(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, time.Second)
+	evo := &evoRec{}
+	svc := NewService(NewInjector(stub, nil), nil, nil, WithClock(clock), WithProbe(stub.probe), WithEvolution(evo),
+		WithChecks(Check{Name: "ledger", Run: func(context.Context) error { return errors.New("3 tasks lost") }}))
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 8 * time.Second}, kill(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Faults[0]; !f.Recovered || len(f.Checks) != 1 || f.Checks[0].Passed {
+		t.Fatalf("fault = %+v, want recovered at the end with the failed end check", f)
+	}
+	if len(evo.submitted) != 1 || evo.submitted[0].FailedChecks[0] != "ledger" {
+		t.Errorf("proposals = %+v, want one for the lost tasks", evo.submitted)
+	}
+}
+
 func TestTwoServicesShareARegistry(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	a := NewService(NewInjector(newStub(RealClock{}, 0), nil), nil, nil, WithRegisterer(reg))
