@@ -556,23 +556,23 @@ type systemState struct {
 type target struct{ id, src string }
 
 func (c *chaos) state(ctx context.Context) systemState {
-	in := c.svc.injector
+	in := c.svc.Injector()
 	st := systemState{filter: c.sv.cfg.Targets}
-	if in.runtime != nil {
+	if rt := in.Runtime(); rt != nil {
 		_ = safely(func() error {
 			var err error
-			st.agents, err = in.runtime.ListAgents(ctx)
+			st.agents, err = rt.ListAgents(ctx)
 			return err
 		})
 		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
 	}
-	if in.dag != nil {
+	if dag := in.DAG(); dag != nil {
 		_ = safely(func() error {
 			var err error
-			if st.nodes, err = in.dag.ListNodes(ctx); err != nil {
+			if st.nodes, err = dag.ListNodes(ctx); err != nil {
 				return err
 			}
-			st.edges, err = in.dag.ListEdges(ctx)
+			st.edges, err = dag.ListEdges(ctx)
 			return err
 		})
 		slices.Sort(st.nodes)
