@@ -1,0 +1,200 @@
+// Package migration is the code of docs/migrating-from-ares-arena.md: every
+// Go snippet of the guide is a piece of this file, line for line, and the
+// package's test checks that and runs the code against the fake cluster. The
+// Old… types stand for what an ares_arena user already has.
+package migration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/events"
+)
+
+// OldAgentInfo stands for ares_runtime.AgentInfo.
+type OldAgentInfo struct {
+	ID, Type, Status string
+	Restarts         int
+}
+
+// OldRuntime is the RuntimeProvider an ares_arena user implemented.
+type OldRuntime interface {
+	StopAgent(ctx context.Context, agentID string) error
+	ListAgents() []OldAgentInfo
+	PauseAgent(ctx context.Context, agentID string) error
+	ResumeAgent(ctx context.Context, agentID string) error
+	SlowAgent(ctx context.Context, agentID string, delay time.Duration) error
+	PartitionNetwork(ctx context.Context, agentID string) error
+	ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error
+	CorruptMemory(ctx context.Context, agentID string) error
+	DisconnectMCP(ctx context.Context, agentID string) error
+	InjectLLMFailure(ctx context.Context, agentID string, errType string) error
+}
+
+// OldDAG is the DAGProvider an ares_arena user implemented.
+type OldDAG interface {
+	ListNodes(ctx context.Context) []string
+	ListEdges(ctx context.Context) [][2]string
+	RemoveNode(ctx context.Context, id string) error
+	RemoveEdge(ctx context.Context, from, to string) error
+}
+
+// Runtime is an ares_arena runtime as an arena.RuntimeProvider: the eight
+// calls whose signature did not change are promoted from the embedded
+// value; the two that changed are adapted.
+type Runtime struct{ OldRuntime }
+
+var _ arena.RuntimeProvider = Runtime{}
+
+// ListAgents takes a context and may fail: listing a real runtime is I/O.
+func (r Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var agents []arena.AgentInfo
+	for _, a := range r.OldRuntime.ListAgents() {
+		agents = append(agents, arena.AgentInfo{ID: a.ID, Type: a.Type, Status: arena.AgentStatus(a.Status), Restarts: a.Restarts})
+	}
+	return agents, nil
+}
+
+// InjectLLMFailure gets an arena.LLMErrorType, validated before the call.
+func (r Runtime) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) error {
+	return r.OldRuntime.InjectLLMFailure(ctx, agentID, string(errType))
+}
+
+// DAG is an ares_arena DAG as an arena.DAGProvider.
+type DAG struct{ OldDAG }
+
+var _ arena.DAGProvider = DAG{}
+
+// ListNodes may fail.
+func (d DAG) ListNodes(ctx context.Context) ([]string, error) {
+	return d.OldDAG.ListNodes(ctx), ctx.Err()
+}
+
+// ListEdges may fail, and names each end of an edge.
+func (d DAG) ListEdges(ctx context.Context) ([]arena.Edge, error) {
+	var edges []arena.Edge
+	for _, e := range d.OldDAG.ListEdges(ctx) {
+		edges = append(edges, arena.Edge{Source: e[0], Target: e[1]})
+	}
+	return edges, ctx.Err()
+}
+
+// Bridges are what ares_arena attached with setters, now given to
+// NewService. Any of them may be nil.
+type Bridges struct {
+	Flight    arena.FlightRecorder       // was SetFlightBridge(NewFlightBridge(recorder))
+	Evolution arena.EvolutionCoordinator // was SetEvolutionBridge(NewEvolutionBridge(coordinator))
+	Evidence  arena.EvidenceStore        // was NewService's evStore
+	Metrics   prometheus.Registerer      // was the service's own MetricsCollector
+}
+
+// NewService builds the service over the old runtime and DAG. probe says
+// whether the system is healthy now: without it arena cannot see recovery.
+func NewService(rt OldRuntime, dag OldDAG, probe arena.Probe, b Bridges, opts ...arena.Option) (*arena.Service, *events.MemoryStore) {
+	store := events.NewMemoryStore() // was an ares_events.EventStore
+	opts = append([]arena.Option{
+		arena.WithProbe(probe),
+		arena.WithFlightRecorder(b.Flight),
+		arena.WithEvolution(b.Evolution),
+		arena.WithRegisterer(b.Metrics),
+	}, opts...)
+	return arena.NewService(arena.NewInjector(Runtime{rt}, DAG{dag}), store, b.Evidence, opts...), store
+}
+
+// ActionsOf is what MetricsCollector.RecordActionResult counted: Execute
+// records every action itself, in Stats and in the Prometheus collectors.
+func ActionsOf(svc *arena.Service, t arena.ActionType) (succeeded, failed int) {
+	st := svc.Stats().ByType[t]
+	return st.Succeeded, st.Failed
+}
+
+// RunScenario loads, checks and runs a YAML scenario.
+func RunScenario(ctx context.Context, svc *arena.Service, data []byte) (*arena.ScenarioReport, error) {
+	sc, err := arena.LoadScenario(data, "my-scenario.yaml") // validates; every problem with line:column
+	if err != nil {
+		return nil, err
+	}
+	if err := arena.ValidateScenario(sc); err != nil { // for a scenario built or changed in code
+		return nil, err
+	}
+	rep, err := arena.RunScenarioReport(ctx, svc, sc) // a *Scenario now
+	if err != nil {
+		return nil, err
+	}
+	if !rep.OK() { // was !report.Verified
+		return rep, fmt.Errorf("scenario %s failed its gate: %s", sc.Name, strings.Join(rep.Gate.Reasons, "; "))
+	}
+	return rep, nil
+}
+
+// Survive runs an hour of seeded chaos (seconds, on a virtual clock).
+func Survive(ctx context.Context, svc *arena.Service) (*arena.SurvivalReport, error) {
+	return svc.RunSurvival(ctx, arena.SurvivalConfig{
+		Duration: time.Hour,
+		Interval: 10 * time.Second,
+		Seed:     7, // 0 draws one; the report has it, to replay the run
+	})
+}
+
+// StopIfFailing stops the running survival run once its live score has
+// fallen below min, and returns its report; nil while it is doing well.
+func StopIfFailing(svc *arena.Service, min arena.Grade) (*arena.SurvivalReport, error) {
+	st := svc.GetSurvivalStatus()
+	if !st.Running || !st.Score.Measured || st.Score.Grade.AtLeast(min) {
+		return nil, nil
+	}
+	return svc.StopSurvival()
+}
+
+// Scorer adapts an ares_arena scorer, which was given the strategy, to
+// arena's, which is given an arena.Trial (strategy, arm, run index, seed).
+func Scorer(old func(strategy any) (float64, error)) arena.Scorer {
+	return arena.ScorerFunc(func(input any) (float64, error) {
+		return old(input.(arena.Trial).Strategy)
+	})
+}
+
+// Compare is ares_arena's adaptive A/B test in arena's terms.
+func Compare(ctx context.Context, svc *arena.Service, scorer arena.Scorer, oldStrategy, newStrategy any) (bool, error) {
+	rt := arena.NewRegressionTester(svc, scorer) // returns no error; svc may be nil
+	res, err := rt.Run(ctx, arena.RegressionConfig{
+		Baseline:  oldStrategy,          // was OldStrategy
+		Candidate: newStrategy,          // was NewStrategy
+		Mode:      arena.ModeSequential, // was AdaptiveBatchSize > 0
+		Batch:     5,                    // was AdaptiveBatchSize
+		MinRuns:   10,                   // was MinAdaptiveRuns
+		MaxRuns:   50,                   // was MaxAdaptiveRuns
+		Alpha:     0.05,                 // was Confidence
+	})
+	if err != nil {
+		return false, err
+	}
+	return res.Verdict == arena.Better, nil // was Confident && NewBetter
+}
+
+// Serve puts the HTTP API on mux. Close the handler on shutdown: it ends
+// the event streams and a survival run it started.
+func Serve(mux *http.ServeMux, svc *arena.Service, store *events.MemoryStore, reg *prometheus.Registry, fr arena.FlightRecorder, key string) *arenahttp.Handler {
+	h := arenahttp.NewHandler(svc,
+		arenahttp.WithAPIKey(key),        // was SetAPIKey, which remains for rotating it
+		arenahttp.WithFlightRecorder(fr), // was SetFlightRecorder
+		arenahttp.WithEvents(store),      // GET /arena/stream
+		arenahttp.WithGatherer(reg))      // GET /metrics
+	h.RegisterRoutes(mux) // every route has its own recover, auth and body limit
+	return h
+}
+
+// Protect wraps your own routes as RecoverMiddleware wrapped the mux.
+func Protect(mux *http.ServeMux, yours http.Handler) {
+	mux.Handle("/", arenahttp.RecoverMiddleware(yours))
+}
