@@ -3,18 +3,20 @@ package arena
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 )
 
-// ActionType names one of the thirteen fault types. The string value is the
-// wire format in YAML, JSON and events.
+// ActionType names a fault type: a built-in (ActionTypes) or one registered
+// with WithFault. The string value is the wire format in YAML, JSON and
+// events.
 type ActionType string
 
-// The fault types. See the table in DESIGN §3 (and ActionTypes) for targets,
-// provider calls and metadata.
+// The built-in fault types. Each has its FaultSpec (faults_builtin.go):
+// targets, metadata, the capability that lands it, route, bridges.
 const (
 	ActionKillLeader       ActionType = "kill_leader"
 	ActionKillOrchestrator ActionType = "kill_orchestrator"
@@ -46,14 +48,10 @@ const (
 	MetaErrorType = "error_type"
 )
 
-// ActionTypes returns the thirteen fault types in documentation order.
+// ActionTypes returns the built-in fault types in documentation order (the
+// order of their specs: FaultSpecs).
 func ActionTypes() []ActionType {
-	return []ActionType{
-		ActionKillLeader, ActionKillOrchestrator, ActionKillAgent, ActionPauseAgent,
-		ActionResumeAgent, ActionSlowAgent, ActionNetworkPartition, ActionToolTimeout,
-		ActionMemoryCorrupt, ActionMCPDisconnect, ActionLLMFailure, ActionRemoveNode,
-		ActionRemoveEdge,
-	}
+	return slices.Clone(builtins.order)
 }
 
 // Valid reports whether t is one of the built-in fault types.
