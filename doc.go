@@ -52,7 +52,7 @@
 //
 // A fault type of your own is a FaultSpec with an Inject function,
 // registered on one injector with WithFault: scenarios (LoadScenario with
-// Injector.FaultTypes), survival, arenahttp and scenarios.SchemaFor then
+// Injector.FaultTypes), survival, arenahttp and schema.For then
 // treat it as a built-in. See examples/userfault.
 //
 // # Service

@@ -50,7 +50,7 @@ func (o faultOption) apply(in *Injector) {
 // WithFault registers a user-defined fault type on the injector: it is then
 // valid in actions, scenarios (LoadScenario with the same spec, or
 // Service.ValidateScenario), survival mixes, the HTTP API
-// (POST /arena/fault/{type}) and the schema (scenarios.SchemaFor). A spec
+// (POST /arena/fault/{type}) and the schema (schema.For). A spec
 // that fails Check, or a name given twice, panics: it is a programming error.
 func WithFault(spec FaultSpec) InjectorOption { return faultOption{spec} }
 

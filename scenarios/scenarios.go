@@ -28,7 +28,6 @@ import (
 	"strings"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/internal/schemagen"
 )
 
 // FS holds the built-in scenario files (<name>.yaml) and scenario.schema.json.
@@ -76,12 +75,4 @@ func Schema() []byte {
 		panic("scenarios: " + err.Error()) // embedded at build time
 	}
 	return b
-}
-
-// SchemaFor returns the JSON Schema of scenario files for one service's
-// injector: its action types are the built-ins and those registered with
-// arena.WithFault, each with its targets and metadata. For an injector with
-// no types of its own it equals Schema.
-func SchemaFor(in *arena.Injector) ([]byte, error) {
-	return schemagen.GenerateFor(in.FaultTypes())
 }

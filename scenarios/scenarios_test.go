@@ -235,13 +235,3 @@ func TestReadmeShowsLeaderFailover(t *testing.T) {
 		t.Error("README's scenario example differs from scenarios/leader-failover.yaml")
 	}
 }
-
-func TestSchemaForBuiltinsIsTheShippedSchema(t *testing.T) {
-	got, err := scenarios.SchemaFor(arena.NewInjector(nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(scenarios.Schema()), string(got)); diff != "" {
-		t.Errorf("SchemaFor(built-ins) differs from Schema() (-want +got):\n%s", diff)
-	}
-}

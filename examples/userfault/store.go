@@ -3,7 +3,7 @@
 // injector, and the fault then works everywhere a built-in does: scenario
 // YAML (strictly validated), the HTTP API (POST /arena/fault/disk_full),
 // survival mixes, arenatest, reports, the flight and evolution bridges and
-// the JSON Schema printed for the service (scenarios.SchemaFor).
+// the JSON Schema printed for the service (schema.For).
 //
 // The store implements only arena.AgentLister of arena's runtime
 // capabilities: it has no kill or pause, and needs none. Its tests are the

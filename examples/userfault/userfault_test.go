@@ -17,6 +17,7 @@ import (
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/fakes"
 	"github.com/ares-arena/arena/scenarios"
+	"github.com/ares-arena/arena/schema"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -109,11 +110,11 @@ actions:
 // metadata; the shipped one (built-ins only) does not.
 func TestSchema(t *testing.T) {
 	s := newSystem(time.Second)
-	b, err := scenarios.SchemaFor(s.svc.Injector())
+	b, err := schema.For(s.svc.Injector())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema struct {
+	var doc struct {
 		Defs map[string]struct {
 			Enum  []string `json:"enum"`
 			AllOf []struct {
@@ -124,14 +125,14 @@ func TestSchema(t *testing.T) {
 			} `json:"allOf"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(b, &schema); err != nil {
+	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	types := schema.Defs["ActionType"].Enum
+	types := doc.Defs["ActionType"].Enum
 	if types[len(types)-1] != "disk_full" {
 		t.Errorf("ActionType enum %v, want disk_full last", types)
 	}
-	allOf := schema.Defs["Action"].AllOf
+	allOf := doc.Defs["Action"].AllOf
 	last := allOf[len(allOf)-1]
 	if !strings.HasPrefix(last.Description, "disk_full: Fills a storage node's disk") {
 		t.Errorf("last per-type rule is %q, want disk_full's", last.Description)
