@@ -15,24 +15,6 @@ import (
 // events.
 type ActionType string
 
-// The built-in fault types. Each has its FaultSpec (faults_builtin.go):
-// targets, metadata, the capability that lands it, route, bridges.
-const (
-	ActionKillLeader       ActionType = "kill_leader"
-	ActionKillOrchestrator ActionType = "kill_orchestrator"
-	ActionKillAgent        ActionType = "kill_agent"
-	ActionPauseAgent       ActionType = "pause_agent"
-	ActionResumeAgent      ActionType = "resume_agent"
-	ActionSlowAgent        ActionType = "slow_agent"
-	ActionNetworkPartition ActionType = "network_partition"
-	ActionToolTimeout      ActionType = "tool_timeout"
-	ActionMemoryCorrupt    ActionType = "memory_corrupt"
-	ActionMCPDisconnect    ActionType = "mcp_disconnect"
-	ActionLLMFailure       ActionType = "llm_failure"
-	ActionRemoveNode       ActionType = "remove_node"
-	ActionRemoveEdge       ActionType = "remove_edge"
-)
-
 // Default fault parameters, used when the metadata leaves them out.
 const (
 	DefaultSlowDelay   = 5 * time.Second

@@ -10,7 +10,9 @@ import (
 // type assertion, so a runtime implements only the faults it can land:
 // a runtime with AgentLister, AgentStopper and Pauser runs kills and pauses,
 // and a scenario with an MCP fault against it fails validation before the
-// run starts (ErrUnsupported).
+// run starts (ErrUnsupported). A capability added for a new built-in type
+// stays out of RuntimeProvider, so that runtimes written against it still
+// compile: they simply do not support the new type.
 
 // AgentLister lists the agents of the system. Every runtime has it: roles
 // and selectors (random, type:<t>) are resolved from it.

@@ -5,10 +5,32 @@ import (
 	"time"
 )
 
-// The built-in fault types: one FaultSpec each. Adding a built-in type
-// means a constant in action.go, a spec here, and its effect in the two
-// runtimes (fakes, containers); TestBuiltinSpecsComplete fails while any
-// part of a spec is missing.
+// The built-in fault types: a constant and a FaultSpec each. Adding a
+// built-in type means both here, its effect in the two runtimes (fakes,
+// containers) and, when no existing capability lands it, a capability
+// interface in capabilities.go (not added to RuntimeProvider, so that
+// runtimes written against it still compile). TestBuiltinSpecsComplete
+// fails while any part of a spec is missing; TestReadmeFaultTable and
+// the schema test (make schema) while the README row or the shipped schema
+// are missing.
+
+// The built-in fault types, in documentation order (ActionTypes follows the
+// order of the specs below).
+const (
+	ActionKillLeader       ActionType = "kill_leader"
+	ActionKillOrchestrator ActionType = "kill_orchestrator"
+	ActionKillAgent        ActionType = "kill_agent"
+	ActionPauseAgent       ActionType = "pause_agent"
+	ActionResumeAgent      ActionType = "resume_agent"
+	ActionSlowAgent        ActionType = "slow_agent"
+	ActionNetworkPartition ActionType = "network_partition"
+	ActionToolTimeout      ActionType = "tool_timeout"
+	ActionMemoryCorrupt    ActionType = "memory_corrupt"
+	ActionMCPDisconnect    ActionType = "mcp_disconnect"
+	ActionLLMFailure       ActionType = "llm_failure"
+	ActionRemoveNode       ActionType = "remove_node"
+	ActionRemoveEdge       ActionType = "remove_edge"
+)
 
 var (
 	metaDuration = MetaKey{Name: MetaDuration, Kind: MetaKindDuration,
