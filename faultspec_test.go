@@ -198,3 +198,44 @@ func jsonMap(t *testing.T, s string) map[string]any {
 	}
 	return m
 }
+
+// FuzzMetaKeyDecode: any JSON value, decoded as each metadata kind, is
+// refused with an error or accepted within the kind's promises.
+func FuzzMetaKeyDecode(f *testing.F) {
+	for _, s := range []string{`"1.5s"`, `3`, `-1`, `0`, `1e400`, `"ahead"`, `true`, `null`, `[1]`, `"NaN"`, `9007199254740993`} {
+		f.Add(s)
+	}
+	keys := []MetaKey{
+		{Name: "d", Kind: MetaKindDuration, Positive: true},
+		{Name: "s", Kind: MetaKindString, Enum: []string{"ahead", "behind"}},
+		{Name: "n", Kind: MetaKindNumber},
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var v any
+		if json.Unmarshal([]byte(raw), &v) != nil {
+			return
+		}
+		for _, k := range keys {
+			got, err := k.decode(v)
+			if err != nil {
+				continue
+			}
+			switch x := got.(type) {
+			case time.Duration:
+				if k.Kind != MetaKindDuration || x <= 0 {
+					t.Errorf("%s: decode(%s) = %v", k.Kind, raw, x)
+				}
+			case string:
+				if k.Kind != MetaKindString || !slices.Contains(k.Enum, x) {
+					t.Errorf("%s: decode(%s) = %q", k.Kind, raw, x)
+				}
+			case float64:
+				if k.Kind != MetaKindNumber || x < 0 || x != x || x > 1e300 {
+					t.Errorf("%s: decode(%s) = %v", k.Kind, raw, x)
+				}
+			default:
+				t.Errorf("%s: decode(%s) = %v (%T)", k.Kind, raw, got, got)
+			}
+		}
+	})
+}
