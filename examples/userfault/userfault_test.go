@@ -74,6 +74,9 @@ func TestScenarioFromYAML(t *testing.T) {
 	if ttr := rep.Faults[0].TTR.D(); ttr < 3*time.Second || ttr > 4*time.Second {
 		t.Errorf("first fault healed in %s, want the compactor's 3s (and a probe interval)", ttr)
 	}
+	if ttr := rep.Faults[1].TTR.D(); ttr < time.Second || ttr > 2*time.Second {
+		t.Errorf("second fault healed in %s, want its 1s duration: the engine lifts it (DiskFull's Lift)", ttr)
+	}
 	if text := rep.String(); !strings.Contains(text, "disk_full") {
 		t.Errorf("the text report does not name disk_full:\n%s", text)
 	}
