@@ -79,7 +79,23 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		}
 		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
 	}
+	writeRollback(b, r.Rollback)
 	return nil
+}
+
+// writeRollback lists what became of the faults still in place at the end.
+func writeRollback(b *strings.Builder, rbs []FaultRollback) {
+	if len(rbs) == 0 {
+		return
+	}
+	b.WriteString("\nat the end of the run\n")
+	for _, rb := range rbs {
+		target := rb.TargetID
+		if rb.SourceID != "" {
+			target = rb.SourceID + "->" + target
+		}
+		fmt.Fprintf(b, "  %s %s %s: %s\n", rb.ActionID, rb.Type, target, rb.Detail)
+	}
 }
 
 // worstFaults returns the n listed faults that healed worst: unrecovered

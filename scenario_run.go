@@ -46,6 +46,9 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		case !t.NeedsDAG() && in.Runtime() == nil:
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, t, ErrNoRuntime)
 		}
+		if err := svc.checkDuration(st.Action); err != nil {
+			return nil, fmt.Errorf("scenario %q: actions[%d].action.%w", sc.Name, i, err)
+		}
 	}
 	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{
 		ProbeInterval: sc.Config.ProbeInterval.D(), RecoveryDeadline: sc.Config.RecoveryDeadline.D(),
@@ -53,6 +56,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
+	r.origin, r.name = OriginScenario, sc.Name
 	playCtx := ctx
 	if !r.Executor().Virtual() {
 		// A provider call that hangs must not hold the run past its end.

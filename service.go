@@ -52,12 +52,15 @@ type Service struct {
 	opts     serviceOptions
 	metrics  *metrics
 	ids      atomic.Uint64
+	runIDs   atomic.Uint64
+	faults   activeFaults // see faults_active.go
 
 	mu       sync.Mutex
 	rng      *rand.Rand // for selectors outside a run
 	stats    Stats
 	history  history
 	survival *survival // the running survival run, if any
+	holder   *Run      // the run that holds the service (run_guard.go)
 }
 
 // NewService returns a service over injector. store and evidence may be nil
@@ -109,6 +112,9 @@ func (s *Service) Execute(ctx context.Context, a Action) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
+		err = s.admit(prepared, run) // duration bound; refused outside a run that holds the service
+	}
+	if err == nil {
 		if run != nil {
 			run.obs.Settle(ctx) // the next fault's impact is its own
 		}
@@ -117,6 +123,8 @@ func (s *Service) Execute(ctx context.Context, a Action) Result {
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
 	if err != nil {
 		res.Error = err.Error()
+	} else {
+		s.track(res, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(res, time.Since(wallStart))
 	s.appendEvent(ctx, actionEventType(res), res.Action.ID, start, ActionEvent{

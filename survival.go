@@ -246,7 +246,12 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 type SurvivalReport struct {
 	*Report `json:"report"`
 	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
-	Stopped bool                       `json:"stopped"`
+	Stopped bool                       `json:"stopped"` // ended before its duration: stopped, interrupted or aborted
+	// Ending says how the run ended: completed, stopped (StopSurvival),
+	// interrupted (its context ended: SIGINT, a timeout) or aborted (a stop
+	// condition, abort_when); Reason says why when it did not complete.
+	Ending SurvivalEnding `json:"ending"`
+	Reason string         `json:"reason,omitempty"`
 	Ticks   int                        `json:"ticks"`   // injection opportunities
 	Actions int                        `json:"actions"` // injections attempted
 	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
@@ -255,6 +260,17 @@ type SurvivalReport struct {
 	Dropped int                        `json:"events_dropped"`
 	byID    map[string]ActionType      // open faults, for per-type outcomes
 }
+
+// SurvivalEnding is how a survival run ended.
+type SurvivalEnding string
+
+// Survival endings.
+const (
+	SurvivalCompleted   SurvivalEnding = "completed"
+	SurvivalStopped     SurvivalEnding = "stopped"
+	SurvivalInterrupted SurvivalEnding = "interrupted"
+	SurvivalAborted     SurvivalEnding = "aborted"
+)
 
 // TypeOutcome counts what became of the actions of one type.
 type TypeOutcome struct {
@@ -311,6 +327,9 @@ type survival struct {
 // so far; cancelling ctx does the same and also returns ctx's error.
 func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*SurvivalReport, error) {
 	cfg, err := cfg.normalize(s.injector)
+	if err == nil && cfg.MaxLifetime > s.opts.maxFaultDuration {
+		err = fmt.Errorf("max_lifetime: %s is over the maximum fault duration %s", cfg.MaxLifetime, s.opts.maxFaultDuration)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -318,6 +337,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
+	r.origin = OriginSurvival
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.survival != nil {
@@ -338,8 +358,20 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	r.OnOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
 	run, err := r.Play(ctx)
+	if run == nil {
+		sv.err = err
+		return nil, err // another run holds the service
+	}
 	rep.Report = run
-	rep.Stopped = err == nil && run.End.Before(r.End())
+	rep.Stopped = run.End.Before(r.End())
+	switch {
+	case err != nil:
+		rep.Ending, rep.Reason = SurvivalInterrupted, err.Error()
+	case rep.Stopped:
+		rep.Ending, rep.Reason = SurvivalStopped, "on request"
+	default:
+		rep.Ending = SurvivalCompleted
+	}
 	for t, o := range rep.ByType {
 		if o.Recovered > 0 {
 			o.MTTR = Duration(o.ttrSum / time.Duration(o.Recovered))
