@@ -245,13 +245,13 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 // the run's report is the "report" object.
 type SurvivalReport struct {
 	*Report `json:"report"`
-	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
-	Stopped bool                       `json:"stopped"` // ended before its duration: stopped, interrupted or aborted
+	Config  SurvivalConfig `json:"config"`  // as run, defaults filled and seed drawn
+	Stopped bool           `json:"stopped"` // ended before its duration: stopped, interrupted or aborted
 	// Ending says how the run ended: completed, stopped (StopSurvival),
 	// interrupted (its context ended: SIGINT, a timeout) or aborted (a stop
 	// condition, abort_when); Reason says why when it did not complete.
-	Ending SurvivalEnding `json:"ending"`
-	Reason string         `json:"reason,omitempty"`
+	Ending  SurvivalEnding             `json:"ending"`
+	Reason  string                     `json:"reason,omitempty"`
 	Ticks   int                        `json:"ticks"`   // injection opportunities
 	Actions int                        `json:"actions"` // injections attempted
 	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
