@@ -136,7 +136,7 @@ func TestMaxFaultDuration(t *testing.T) {
 	}
 	sc := &arena.Scenario{Name: "long", Actions: []arena.ScenarioStep{{Action: timed(arena.ActionPauseAgent, nil, "2h")}}}
 	if _, err := arena.RunScenarioReport(context.Background(), e.svc, sc); err == nil ||
-		err.Error() != `scenario "long": actions[0].action.metadata.duration: 2h0m0s is over the maximum fault duration 1h0m0s` {
+		err.Error() != `actions[0].action.metadata.duration: 2h0m0s is over the maximum fault duration 1h0m0s` {
 		t.Errorf("scenario over the bound = %v", err)
 	}
 	_, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 3 * time.Hour, MaxLifetime: 2 * time.Hour, Seed: 1})

@@ -73,12 +73,7 @@ func (s *Service) admit(a Action, run *Run) error {
 	if run != nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if h := s.holder; h != nil {
-		return &RunActiveError{Origin: h.origin, Name: h.name, RunID: h.id}
-	}
-	return nil
+	return s.RunActive()
 }
 
 // checkDuration refuses a `duration` over the service's maximum.
@@ -91,3 +86,14 @@ func (s *Service) checkDuration(a Action) error {
 
 // MaxFaultDuration returns the longest `duration` the service accepts.
 func (s *Service) MaxFaultDuration() time.Duration { return s.opts.maxFaultDuration }
+
+// RunActive returns a *RunActiveError naming the run that holds the
+// service, or nil when none does.
+func (s *Service) RunActive() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.holder; h != nil {
+		return &RunActiveError{Origin: h.origin, Name: h.name, RunID: h.id}
+	}
+	return nil
+}

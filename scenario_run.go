@@ -46,8 +46,10 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		case !t.NeedsDAG() && in.Runtime() == nil:
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, t, ErrNoRuntime)
 		}
-		if err := svc.checkDuration(st.Action); err != nil {
-			return nil, fmt.Errorf("scenario %q: actions[%d].action.%w", sc.Name, i, err)
+		if err := svc.checkDuration(st.Action); err != nil { // the service's bound, not the file's
+			var ve *ValidationError
+			errors.As(err, &ve)
+			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
 		}
 	}
 	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{

@@ -38,6 +38,10 @@ func (h *Handler) action(t arena.ActionType, pathID string) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, "", string(t)+": "+missing.Error())
 			return
 		}
+		if err := h.svc.Admit(a); err != nil {
+			writeRefused(w, err)
+			return
+		}
 		// A fault that did not land is still a 200: the request was fine,
 		// and the result says what happened.
 		writeJSON(w, http.StatusOK, h.svc.Execute(r.Context(), a))

@@ -45,6 +45,9 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST /arena/node/{id}/remove", serve: h.action(arena.ActionRemoveNode, "id")},
 		route{pattern: "POST /arena/edge/remove", serve: h.action(arena.ActionRemoveEdge, "")},
 
+		route{pattern: "GET /arena/faults", serve: h.faults},
+		route{pattern: "DELETE /arena/faults/{id}", serve: h.faultLift},
+
 		route{pattern: "GET /arena/stats", serve: h.stats},
 		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},
 		route{pattern: "GET /arena/score", serve: h.score},
