@@ -51,6 +51,7 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
+	rollbackAtCleanup(t, svc)
 	rep, runErr := arena.RunScenarioReport(testContext(t), svc, sc)
 	if rep == nil {
 		return stop[arena.ScenarioReport](t, "Run", runErr)

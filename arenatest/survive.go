@@ -37,6 +37,7 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
+	rollbackAtCleanup(t, svc)
 	rep, runErr := svc.RunSurvival(testContext(t), cfg)
 	if rep == nil {
 		return stop[arena.SurvivalReport](t, "Survive", runErr)
