@@ -308,6 +308,31 @@ func TestRollbackOnEveryExit(t *testing.T) {
 		rolledBack(t, rep, n)
 		e.noneFaulted(t)
 	})
+	t.Run("panicked", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		r, err := e.svc.NewRun(arena.RunOptions{Seed: 1, Duration: 2 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range liftable {
+			a := timed(c.typ, c.meta, "1h")
+			a.TargetID = fmt.Sprintf("worker-%d", i+1)
+			r.Schedule(arena.Step{At: time.Second, Action: a})
+		}
+		r.At(time.Minute, arena.KindPhase, func(context.Context) { panic("schedule bug") })
+		func() {
+			defer func() {
+				if p := recover(); p != "schedule bug" {
+					t.Errorf("recovered %v, want the event's panic", p)
+				}
+			}()
+			r.Play(context.Background())
+		}()
+		e.noneFaulted(t)
+		if err := e.svc.RunActive(); err != nil {
+			t.Errorf("after the panic: %v", err)
+		}
+	})
 	t.Run("completed without durations", func(t *testing.T) {
 		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
 		var steps []arena.Step
