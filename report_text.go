@@ -30,6 +30,9 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		mode = "virtual time"
 	}
 	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	if r.Aborted != "" {
+		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
+	}
 	if r.Score.Measured {
 		fmt.Fprintf(b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
 	} else {

@@ -35,6 +35,7 @@ type Run struct {
 	name   string      // the scenario's name, for RunActiveError
 
 	mu        sync.Mutex
+	aborted   string // why a stop condition ended the run (abort.go)
 	rng       *rand.Rand
 	listeners []func(FaultOutcome)
 }
@@ -226,6 +227,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	err = r.ex.Run(ctx, r.end)
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep = r.obs.Report(r.seed)
+	rep.Aborted = r.Aborted()
 	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
 	rolledBack = true
 	rep.WallTime = Duration(time.Since(wall))

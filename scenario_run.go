@@ -59,6 +59,13 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	r.origin, r.name = OriginScenario, sc.Name
+	if err := sc.Config.AbortWhen.validate("config.abort_when", svc.opts.checks); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	r.abortWhen(sc.Config.AbortWhen)
+	if !sc.Config.AllowUnhealthyStart {
+		r.startGate(sc.Config.Warmup.D(), fmt.Sprintf("the end of the warmup (%s)", trimDuration(sc.Config.Warmup.D())))
+	}
 	playCtx := ctx
 	if !r.Executor().Virtual() {
 		// A provider call that hangs must not hold the run past its end.
@@ -76,6 +83,9 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 	}
 	outcome := s.outcome()
 	switch {
+	case rep.Aborted != "":
+		outcome = OutcomeAborted
+		s.finish("aborted: " + rep.Aborted)
 	case cancelErr != nil:
 		outcome = OutcomeCancelled
 		s.finish(fmt.Sprintf("cancelled: %v", cancelErr))

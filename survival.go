@@ -47,8 +47,13 @@ type SurvivalConfig struct {
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
 	// TimelineCap bounds the report's list of actions; default 1000.
-	TimelineCap int            `json:"timeline_cap"`
-	Observe     ObserveOptions `json:"-"`
+	TimelineCap int `json:"timeline_cap"`
+	// AbortWhen stops the run when a condition is met (see AbortWhen).
+	AbortWhen AbortWhen `json:"abort_when,omitzero"`
+	// AllowUnhealthyStart injects even when the system is not healthy at
+	// the first tick; by default the run is then aborted before any fault.
+	AllowUnhealthyStart bool           `json:"allow_unhealthy_start,omitempty"`
+	Observe             ObserveOptions `json:"-"`
 }
 
 // survivalConfigJSON is SurvivalConfig with arena's duration encoding.
@@ -62,6 +67,8 @@ type survivalConfigJSON struct {
 	MaxLifetime     Duration               `json:"max_lifetime"`
 	Targets         TargetFilter           `json:"targets"`
 	TimelineCap     int                    `json:"timeline_cap"`
+	AbortWhen       AbortWhen              `json:"abort_when,omitzero"`
+	AllowUnhealthy  bool                   `json:"allow_unhealthy_start,omitempty"`
 }
 
 // MarshalJSON writes durations as Go duration strings.
@@ -69,7 +76,7 @@ func (c SurvivalConfig) MarshalJSON() ([]byte, error) {
 	return json.Marshal(survivalConfigJSON{
 		Duration: Duration(c.Duration), Interval: Duration(c.Interval), Seed: c.Seed, Mix: c.Mix,
 		MaxActiveFaults: c.MaxActiveFaults, MinLifetime: Duration(c.MinLifetime), MaxLifetime: Duration(c.MaxLifetime),
-		Targets: c.Targets, TimelineCap: c.TimelineCap,
+		Targets: c.Targets, TimelineCap: c.TimelineCap, AbortWhen: c.AbortWhen, AllowUnhealthy: c.AllowUnhealthyStart,
 	})
 }
 
@@ -85,7 +92,7 @@ func (c *SurvivalConfig) UnmarshalJSON(b []byte) error {
 	*c = SurvivalConfig{
 		Duration: j.Duration.D(), Interval: j.Interval.D(), Seed: j.Seed, Mix: j.Mix,
 		MaxActiveFaults: j.MaxActiveFaults, MinLifetime: j.MinLifetime.D(), MaxLifetime: j.MaxLifetime.D(),
-		Targets: j.Targets, TimelineCap: j.TimelineCap, Observe: c.Observe,
+		Targets: j.Targets, TimelineCap: j.TimelineCap, AbortWhen: j.AbortWhen, AllowUnhealthyStart: j.AllowUnhealthy, Observe: c.Observe,
 	}
 	return nil
 }
@@ -330,6 +337,9 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	if err == nil && cfg.MaxLifetime > s.opts.maxFaultDuration {
 		err = fmt.Errorf("max_lifetime: %s is over the maximum fault duration %s", cfg.MaxLifetime, s.opts.maxFaultDuration)
 	}
+	if err == nil {
+		err = cfg.AbortWhen.validate("abort_when", s.opts.checks)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -338,6 +348,10 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 		return nil, fmt.Errorf("survival: %w", err)
 	}
 	r.origin = OriginSurvival
+	r.abortWhen(cfg.AbortWhen)
+	if !cfg.AllowUnhealthyStart {
+		r.startGate(cfg.Interval, "the first tick")
+	}
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.survival != nil {
@@ -365,6 +379,8 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	rep.Report = run
 	rep.Stopped = run.End.Before(r.End())
 	switch {
+	case run.Aborted != "":
+		rep.Ending, rep.Reason = SurvivalAborted, run.Aborted
 	case err != nil:
 		rep.Ending, rep.Reason = SurvivalInterrupted, err.Error()
 	case rep.Stopped:
