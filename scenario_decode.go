@@ -18,7 +18,7 @@ var (
 	scenarioKeys = []string{"name", "description", "tags", "config", "actions", "expect"}
 	configKeys   = []string{"stop_on_error", "parallel_actions", "max_concurrent", "timeout", "warmup",
 		"cooldown", "seed", "probe_interval", "recovery_deadline", "abort_when", "allow_unhealthy_start"}
-	abortKeys = []string{"unhealthy_for", "checks_failed", "score_below"}
+	abortKeys  = []string{"unhealthy_for", "checks_failed", "score_below"}
 	stepKeys   = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
 	actionKeys = []string{"type", "target_id", "source_id", "metadata"}
 	gateKeys   = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
