@@ -3,6 +3,7 @@ package arenatest_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,5 +51,30 @@ func TestFatalMidRunRollsBack(t *testing.T) {
 		if a.Status == arena.StatusPaused || a.SlowDelay > 0 || a.Partitioned || a.ToolTimeout > 0 || a.MCPDisconnected || a.LLMFailure != "" {
 			t.Errorf("%s still faulted after the test ended: %+v", a.ID, a)
 		}
+	}
+}
+
+// WithAbortWhen stops a run whose system stays down, and the test fails
+// with the reason; Survive likewise.
+func TestWithAbortWhen(t *testing.T) {
+	sc := &arena.Scenario{Name: "down", Config: arena.ScenarioConfig{Cooldown: arena.Duration(5 * time.Minute)},
+		Actions: []arena.ScenarioStep{{Delay: arena.Duration(time.Second), Action: arena.Action{Type: arena.ActionKillLeader}}}}
+	abort := arenatest.WithAbortWhen(arena.AbortWhen{UnhealthyFor: arena.Duration(10 * time.Second)})
+	var rep *arena.ScenarioReport
+	r := record("run", func(t arenatest.TB) {
+		rep = arenatest.Run(t, sc, arenatest.WithSeed(2), arenatest.WithCluster(fakes.WithoutHealing()), abort)
+	})
+	const why = "aborted: abort_when.unhealthy_for: unhealthy for 10s since 1s (leader unavailable: leader-0 stopped)"
+	if rep == nil || rep.Outcome != arena.OutcomeAborted || !strings.Contains(r.errorText(), why) {
+		t.Errorf("Run: outcome %v, errors:\n%s\nwant %q", rep.Outcome, r.errorText(), why)
+	}
+
+	var srep *arena.SurvivalReport
+	r = record("survive", func(t arenatest.TB) {
+		srep = arenatest.Survive(t, arena.SurvivalConfig{Duration: time.Hour, Interval: 10 * time.Second,
+			Mix: map[arena.ActionType]float64{arena.ActionKillLeader: 1}}, arenatest.WithSeed(2), arenatest.WithCluster(fakes.WithoutHealing()), abort)
+	})
+	if srep == nil || srep.Ending != arena.SurvivalAborted || !strings.Contains(r.errorText(), "aborted: abort_when.unhealthy_for") {
+		t.Errorf("Survive: ending %v, errors:\n%s", srep.Ending, r.errorText())
 	}
 }

@@ -11,8 +11,8 @@ var surviveOptions = runOptions
 
 // Survive makes a survival run (seeded random chaos for cfg.Duration, see
 // arena.SurvivalConfig) against a fresh system and returns its report.
-// It fails t when the gate of WithGate does not hold, or when the run did
-// not finish, with the same kind of message as Run. Without WithGate the
+// It fails t when the gate of WithGate does not hold, when the run was
+// aborted (WithAbortWhen, or an unhealthy start), or when it did not finish, with the same kind of message as Run. Without WithGate the
 // grade is the caller's to judge (matchers.SurviveWithGrade, or
 // rep.Score.Grade.AtLeast).
 //
@@ -33,6 +33,10 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
 	cfg.Seed = seed
+	if o.abort != nil {
+		cfg.AbortWhen = *o.abort
+	}
+	cfg.AllowUnhealthyStart = cfg.AllowUnhealthyStart || o.unhealthy
 	svc, err := newSystem(o, seed)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
@@ -48,6 +52,9 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 		gate = o.gate.Check(rep.Report)
 	}
 	var reasons []string
+	if rep.Ending == arena.SurvivalAborted {
+		reasons = append(reasons, "aborted: "+rep.Reason)
+	}
 	for _, c := range gate {
 		if !c.Passed {
 			reasons = append(reasons, c.Reason)
