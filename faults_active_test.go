@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -366,6 +367,9 @@ func TestRollbackOnEveryExit(t *testing.T) {
 		}
 		if rep.Ending != arena.SurvivalInterrupted || !rep.Stopped {
 			t.Errorf("ending = %q (stopped %v), want interrupted", rep.Ending, rep.Stopped)
+		}
+		if head := strings.SplitN(rep.String(), "\n", 2)[0]; !strings.Contains(head, ", interrupted (context canceled) after 10m0s;") {
+			t.Errorf("headline %q does not say it was interrupted", head)
 		}
 		if len(rep.Rollback) == 0 {
 			t.Error("nothing rolled back")
