@@ -353,9 +353,15 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 		r.startGate(cfg.Interval, "the first tick")
 	}
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
+	// Hold the service before the status shows the run: a refused run must
+	// never look as if it had started. Play holds it from here on.
+	if err := s.hold(r); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
-	if s.survival != nil {
+	if s.survival != nil { // the last run released the service and is still finishing its report
 		s.mu.Unlock()
+		s.release(r)
 		return nil, ErrSurvivalRunning
 	}
 	s.survival = sv
