@@ -51,10 +51,10 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 	if o.gate != nil {
 		gate = o.gate.Check(rep.Report)
 	}
-	var reasons []string
-	if rep.Ending == arena.SurvivalAborted {
-		reasons = append(reasons, "aborted: "+rep.Reason)
+	if rep.Ending == arena.SurvivalAborted { // a stop condition fails the test, gate or not
+		gate = append([]arena.GateCheck{{Name: "run", Want: "not aborted", Got: string(rep.Ending), Reason: "aborted: " + rep.Reason}}, gate...)
 	}
+	var reasons []string
 	for _, c := range gate {
 		if !c.Passed {
 			reasons = append(reasons, c.Reason)
