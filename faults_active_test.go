@@ -344,6 +344,43 @@ func TestRollbackOnEveryExit(t *testing.T) {
 		rolledBack(t, rep, n)
 		e.noneFaulted(t)
 	})
+	t.Run("survival stopped", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing())
+		stopAt := e.clock.Now().Add(10 * time.Minute)
+		stopped := make(chan *arena.SurvivalReport, 1)
+		var once bool
+		probe := func(pctx context.Context) error {
+			if !once && !e.clock.Now().Before(stopAt) {
+				once = true
+				go func() { // StopSurvival waits for the run: not from its own goroutine
+					rep, _ := e.svc.StopSurvival()
+					stopped <- rep
+				}()
+			}
+			return e.cluster.Probe(pctx)
+		}
+		e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+		mix := map[arena.ActionType]float64{}
+		for _, c := range liftable {
+			mix[c.typ] = 1
+		}
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 100000 * time.Hour, Interval: time.Minute, Seed: 5, Mix: mix,
+			MinLifetime: 50 * time.Minute, MaxLifetime: time.Hour, AllowUnhealthyStart: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := <-stopped; got != rep {
+			t.Error("StopSurvival returned another report")
+		}
+		if rep.Ending != arena.SurvivalStopped || !strings.Contains(rep.String(), ", stopped (on request) after ") {
+			t.Errorf("ending %q, headline:\n%s", rep.Ending, rep.String())
+		}
+		if len(rep.Rollback) == 0 {
+			t.Error("nothing rolled back")
+		}
+		rolledBack(t, rep.Report, len(rep.Rollback))
+		e.noneFaulted(t)
+	})
 	t.Run("survival interrupted", func(t *testing.T) {
 		e := newEngine(fakes.WithoutHealing())
 		ctx, cancel := context.WithCancel(context.Background())
