@@ -73,6 +73,15 @@ func TestHTTPFaultLiftAndBounds(t *testing.T) {
 	if ag, _ := s.cluster.Agent("worker-1"); ag.Status != arena.StatusRunning {
 		t.Error("the refused pause landed")
 	}
+	r = s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"3h","max_lifetime":"2h"}`})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "max_lifetime" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
+		t.Errorf("survival with 2h lifetimes = %d %s, want 400 naming max_lifetime", r.code, r.body)
+	}
+	sc := "name: long\nactions:\n  - action: {type: pause_agent, target_id: worker-1, metadata: {duration: 2h}}\n"
+	r = s.do(t, request{method: "POST", path: "/arena/scenario/run", body: sc})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "actions[0].action.metadata.duration" {
+		t.Errorf("scenario with a 2h pause = %d %s, want 400 naming the duration", r.code, r.body)
+	}
 }
 
 // TestRunsConflict: one run at a time, whoever asks: a scenario while
