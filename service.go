@@ -95,7 +95,9 @@ func (s *Service) Clock() Clock { return s.opts.clock }
 // Execute validates a, resolves its target, lands it, and records the result
 // in stats, history, metrics, the event stream, evidence and the flight
 // recorder. It never panics and never returns a nil-valued result: a fault
-// that did not land is a Result with Success false and Error set.
+// that did not land is a Result with Success false and Error set. A fault
+// arena can lift enters the active-fault registry (ActiveFaults); outside a
+// run it is refused while a run holds the service (see Admit).
 func (s *Service) Execute(ctx context.Context, a Action) Result {
 	run := runFrom(ctx)
 	clock := s.opts.clock
