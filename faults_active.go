@@ -127,7 +127,11 @@ func (s *Service) track(res Result, run *Run) {
 	}
 	s.faults.m[a.ID] = f
 	if run == nil && p.Duration > 0 {
-		f.stop = s.afterFunc(p.Duration, func() { _, _ = s.lift(context.Background(), a.ID, "duration") })
+		f.stop = s.afterFunc(p.Duration, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.opts.rollbackTimeout) // a hung runtime must not hold the timer's goroutine
+			defer cancel()
+			_, _ = s.lift(ctx, a.ID, "duration") // a failed lift is in its event
+		})
 	}
 }
 
@@ -149,9 +153,9 @@ func (s *Service) afterFunc(d time.Duration, fn func()) (stop func() bool) {
 	return time.AfterFunc(d, fn).Stop
 }
 
-// lift takes fault id out of the registry and lifts it; ok is false when
-// it was not there (already lifted, or never liftable).
-func (s *Service) lift(ctx context.Context, id, why string) (err error, ok bool) {
+// lift takes fault id out of the registry and lifts it; found is false
+// when it was not there (already lifted, or never liftable).
+func (s *Service) lift(ctx context.Context, id, why string) (found bool, err error) {
 	s.faults.mu.Lock()
 	f, ok := s.faults.m[id]
 	if ok {
@@ -159,7 +163,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (err error, ok bool)
 	}
 	s.faults.mu.Unlock()
 	if !ok {
-		return nil, false
+		return false, nil
 	}
 	err = s.injector.Lift(ctx, f.action)
 	ev := liftEvent{ActionID: id, Type: f.Type, TargetID: f.TargetID, Why: why}
@@ -167,7 +171,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (err error, ok bool)
 		ev.Error = err.Error()
 	}
 	s.appendEvent(ctx, EventFaultLifted, id, s.opts.clock.Now(), ev)
-	return err, true
+	return true, err
 }
 
 // ActiveFaults lists the faults arena can still lift, oldest first.
@@ -188,8 +192,8 @@ func (s *Service) ActiveFaults() []ActiveFault {
 // with that ID). The returned error is the runtime's, if the lift failed;
 // the fault leaves the registry either way.
 func (s *Service) LiftFault(ctx context.Context, id string) error {
-	err, ok := s.lift(ctx, id, "request")
-	if !ok {
+	found, err := s.lift(ctx, id, "request")
+	if !found {
 		return fmt.Errorf("%w: %q", ErrNoActiveFault, id)
 	}
 	return err
@@ -227,7 +231,7 @@ func (s *Service) rollback(ctx context.Context, run *Run) []FaultRollback {
 			continue // lifted meanwhile
 		}
 		rb := FaultRollback{ActionID: id, Type: f.Type, TargetID: f.TargetID, Outcome: RollbackLifted, Detail: "lifted at end"}
-		if err, _ := s.lift(ctx, id, "rollback"); err != nil {
+		if _, err := s.lift(ctx, id, "rollback"); err != nil {
 			rb.Outcome, rb.Detail = RollbackFailed, "lift failed: "+err.Error()
 		}
 		out = append(out, rb)

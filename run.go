@@ -164,7 +164,7 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
 	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
-		if err, ok := r.svc.lift(ctx, res.Action.ID, "duration"); ok { // not if lifted on request meanwhile
+		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
 			r.obs.Lifted(fault, err)
 		}
 	})
