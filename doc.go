@@ -55,6 +55,21 @@
 // Injector.FaultTypes), survival, arenahttp and schema.For then
 // treat it as a built-in. See examples/userfault.
 //
+// # Fault lifecycle
+//
+// Every landed fault arena can lift is in the service's active-fault
+// registry (ActiveFaults, LiftFault, ActiveFault with its FaultOrigin) until
+// it is lifted: at its duration on the service's clock, whether it came
+// from Execute (a timer; on a VirtualClock, when the clock passes it) or
+// from a run (a KindLift event); on request; or by a rollback. A run rolls
+// back its faults however it ends and lists them in Report.Rollback
+// (FaultRollback); Service.Rollback lifts everything, for processes and
+// tests that end. A run holds its service: a second run, or an Execute
+// outside it, gets a *RunActiveError (ErrRunActive). AbortWhen stops a run
+// when the system is unhealthy too long, a named check fails or the score
+// drops (Report.Aborted); a run does not start injecting into an unhealthy
+// system. WithMaxFaultDuration bounds durations (default 1h).
+//
 // # Service
 //
 // Service.Execute validates, resolves, injects (a provider panic becomes a
@@ -129,8 +144,10 @@
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
-//     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions),
-//     Stats, EventStore.
+//     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions,
+//     WithMaxFaultDuration, WithRollbackTimeout), Stats, EventStore.
+//   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback, ErrNoActiveFault,
+//     ErrRunActive, RunActiveError, AbortWhen, EventFaultLifted.
 //   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
 //     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,
@@ -141,6 +158,8 @@
 //     LoadScenarioFile, ValidateScenario, Service.ValidateScenario, ScenarioError, ScenarioErrors,
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
 //     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
+//   - Survival: SurvivalConfig, SurvivalReport, SurvivalEnding, SurvivalStatus,
+//     TargetFilter, ErrSurvivalRunning, ErrNoSurvival.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
 //     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
 //     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,

@@ -142,6 +142,9 @@ type Observer struct {
 	// onOutcome is told of each fault's final outcome (service metrics and
 	// the evolution bridge listen here).
 	onOutcome func(ctx context.Context, f FaultOutcome)
+	// afterSample, when set, is called after each sample (a run's stop
+	// conditions, abort.go).
+	afterSample func(now time.Time)
 
 	mu             sync.Mutex
 	samples        int
@@ -157,6 +160,24 @@ type Observer struct {
 	checkResults  []CheckResult
 	injectionErrs []Result
 	tally         tally
+	watched       watched
+}
+
+// watched is what stop conditions read after each sample.
+type watched struct {
+	unhealthySince time.Time // zero: healthy at the last sample
+	reason         string    // the probe's error then
+	failed         map[string]string
+	score          Score
+}
+
+// watch returns the state the stop conditions look at.
+func (o *Observer) watch() watched {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.watched
+	w.score = o.score()
+	return w
 }
 
 // tally is what the score and the TTR statistics need, in constant space.
@@ -211,6 +232,12 @@ func (o *Observer) sample(ctx context.Context) {
 	if healthy {
 		o.healthySamples++
 	}
+	switch {
+	case healthy:
+		o.watched.unhealthySince, o.watched.reason = time.Time{}, ""
+	case o.watched.unhealthySince.IsZero():
+		o.watched.unhealthySince, o.watched.reason = t, err.Error()
+	}
 	if h := b2i(healthy); h != o.lastHealthy {
 		o.lastHealthy = h
 		tr := Transition{At: o.offset(t), Healthy: healthy}
@@ -246,6 +273,9 @@ func (o *Observer) sample(ctx context.Context) {
 		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
 	}
 	o.tell(ctx, outs)
+	if o.afterSample != nil {
+		o.afterSample(t)
+	}
 }
 
 // checkAwaiting runs the checks of a recovered fault, unless Finish has
@@ -432,6 +462,11 @@ func (o *Observer) record(results []CheckResult) {
 		o.tally.checks++
 		if r.Passed {
 			o.tally.passed++
+		} else if _, seen := o.watched.failed[r.Name]; !seen {
+			if o.watched.failed == nil {
+				o.watched.failed = map[string]string{}
+			}
+			o.watched.failed[r.Name] = r.Error
 		}
 		if len(o.checkResults) < o.opts.ListCap {
 			o.checkResults = append(o.checkResults, r)

@@ -41,7 +41,14 @@ type Report struct {
 	Checks              []CheckResult  `json:"checks"`
 	Timeline            []Transition   `json:"timeline"`
 	TimelineDropped     int            `json:"timeline_dropped,omitempty"`
-	WallTime            Duration       `json:"wall_time"`
+	// Aborted says why a stop condition (AbortWhen) or an unhealthy start
+	// ended the run early; empty when none did.
+	Aborted string `json:"aborted,omitempty"`
+	// Rollback: what became, when the run ended, of its faults still in
+	// place: lifted by arena, a lift that failed, or left to the system's
+	// healing (faults arena cannot lift, not healed by the end).
+	Rollback []FaultRollback `json:"rollback"`
+	WallTime Duration        `json:"wall_time"`
 }
 
 // Report builds the run's report from what was observed so far. Call it

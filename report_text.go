@@ -30,6 +30,9 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		mode = "virtual time"
 	}
 	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	if r.Aborted != "" {
+		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
+	}
 	if r.Score.Measured {
 		fmt.Fprintf(b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
 	} else {
@@ -79,7 +82,23 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		}
 		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
 	}
+	writeRollback(b, r.Rollback)
 	return nil
+}
+
+// writeRollback lists what became of the faults still in place at the end.
+func writeRollback(b *strings.Builder, rbs []FaultRollback) {
+	if len(rbs) == 0 {
+		return
+	}
+	b.WriteString("\nat the end of the run\n")
+	for _, rb := range rbs {
+		target := rb.TargetID
+		if rb.SourceID != "" {
+			target = rb.SourceID + "->" + target
+		}
+		fmt.Fprintf(b, "  %s %s %s: %s\n", rb.ActionID, rb.Type, target, rb.Detail)
+	}
 }
 
 // worstFaults returns the n listed faults that healed worst: unrecovered

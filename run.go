@@ -23,15 +23,19 @@ type RunOptions struct {
 // probe, and a seeded random source for target selectors. Schedules (a code
 // list, a scenario, survival) are added with At and Inject, then Play runs it.
 type Run struct {
-	svc   *Service
-	ex    Executor
-	obs   *Observer
-	seed  uint64
-	start time.Time
-	end   time.Time
-	opts  ObserveOptions
+	svc    *Service
+	ex     Executor
+	obs    *Observer
+	seed   uint64
+	start  time.Time
+	end    time.Time
+	opts   ObserveOptions
+	id     string      // "run-N", numbering the service's runs
+	origin FaultOrigin // what kind of run: run, scenario, survival
+	name   string      // the scenario's name, for RunActiveError
 
 	mu        sync.Mutex
+	aborted   string // why a stop condition ended the run (abort.go)
 	rng       *rand.Rand
 	listeners []func(FaultOutcome)
 }
@@ -56,6 +60,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	}
 	r := &Run{
 		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),
+		id: fmt.Sprintf("run-%d", s.runIDs.Add(1)), origin: OriginRun,
 		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^seedMix)),
 	}
 	r.end = r.start.Add(opts.Duration)
@@ -152,7 +157,9 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
 	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
-		r.obs.Lifted(fault, r.svc.injector.Lift(ctx, res.Action))
+		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
+			r.obs.Lifted(fault, err)
+		}
 	})
 	return res
 }
@@ -181,7 +188,24 @@ var ErrClockBusy = errors.New("virtual clock in use by another run")
 
 // Play runs the schedule to the end and returns the report. If ctx ends
 // first, it returns the report of what was observed with ctx's error.
-func (r *Run) Play(ctx context.Context) (*Report, error) {
+//
+// The run holds the service while it plays (a second run gets a
+// *RunActiveError). However it ends (completed, stopped, cancelled, timed
+// out, or an event panicked), the faults it landed that arena can still
+// lift are lifted, within the service's rollback timeout, and the report's
+// Rollback says what became of each, and of the faults left to the
+// system's healing.
+func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
+	if err := r.svc.hold(r); err != nil {
+		return nil, err
+	}
+	defer r.svc.release(r)
+	rolledBack := false
+	defer func() {
+		if !rolledBack { // an event panicked: lift what the run landed all the same
+			r.svc.rollback(ctx, r)
+		}
+	}()
 	if vc, ok := r.svc.opts.clock.(*VirtualClock); ok && r.ex.Virtual() {
 		if !vc.acquire() {
 			return nil, ErrClockBusy
@@ -193,9 +217,12 @@ func (r *Run) Play(ctx context.Context) (*Report, error) {
 	}
 	wall := time.Now()
 	r.obs.Start(r.end)
-	err := r.ex.Run(ctx, r.end)
+	err = r.ex.Run(ctx, r.end)
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
-	rep := r.obs.Report(r.seed)
+	rep = r.obs.Report(r.seed)
+	rep.Aborted = r.Aborted()
+	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
+	rolledBack = true
 	rep.WallTime = Duration(time.Since(wall))
 	if err == nil {
 		r.svc.runCompleted(rep.Score)

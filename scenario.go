@@ -52,6 +52,13 @@ type ScenarioConfig struct {
 	// ObserveOptions for this run.
 	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
 	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
+	// AbortWhen stops the run when a condition is met (see AbortWhen): no
+	// more faults, a rollback, outcome aborted, gate failed.
+	AbortWhen AbortWhen `yaml:"abort_when,omitempty" json:"abort_when,omitzero"`
+	// AllowUnhealthyStart injects even when the system is not healthy at
+	// the end of the warmup; by default the run is then aborted before its
+	// first fault.
+	AllowUnhealthyStart bool `yaml:"allow_unhealthy_start,omitempty" json:"allow_unhealthy_start,omitempty"`
 }
 
 // ScenarioStep is one entry of a scenario's actions: a fault to inject, when,

@@ -17,7 +17,8 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "config", "actions", "expect"}
 	configKeys   = []string{"stop_on_error", "parallel_actions", "max_concurrent", "timeout", "warmup",
-		"cooldown", "seed", "probe_interval", "recovery_deadline"}
+		"cooldown", "seed", "probe_interval", "recovery_deadline", "abort_when", "allow_unhealthy_start"}
+	abortKeys  = []string{"unhealthy_for", "checks_failed", "score_below"}
 	stepKeys   = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
 	actionKeys = []string{"type", "target_id", "source_id", "metadata"}
 	gateKeys   = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
@@ -308,6 +309,25 @@ func (d *scenarioDecoder) config(n *yaml.Node, path string, c *ScenarioConfig) {
 			c.ProbeInterval = d.duration(v, p)
 		case "recovery_deadline":
 			c.RecoveryDeadline = d.duration(v, p)
+		case "abort_when":
+			d.abortWhen(v, p, &c.AbortWhen)
+		case "allow_unhealthy_start":
+			c.AllowUnhealthyStart = d.boolean(v, p)
+		}
+	})
+}
+
+func (d *scenarioDecoder) abortWhen(n *yaml.Node, path string, a *AbortWhen) {
+	d.mapping(n, path, abortKeys, func(key string, v *yaml.Node, p string) {
+		switch key {
+		case "unhealthy_for":
+			a.UnhealthyFor = d.duration(v, p)
+		case "checks_failed":
+			a.ChecksFailed = d.strs(v, p)
+		case "score_below":
+			if x := d.number(v, p); x != nil {
+				a.ScoreBelow = *x
+			}
 		}
 	})
 }

@@ -35,6 +35,7 @@ func FuzzLoadScenario(f *testing.F) {
 		"name: x\nactions:\n  - action: {type: slow_agent, target_id: w, metadata: {delay: 0x10, duration: 1e3}}\nexpect: {min_score: .nan, min_grade: a+}\n",
 		"name: x\nconfig: {seed: 18446744073709551615, warmup: 2562047h}\nactions:\n  - delay: -0\n    action: {type: kill_leader}\n",
 		"name: x\nactions:\n  - action: {<<: {type: kill_leader}}\n",
+		"name: x\nconfig: {abort_when: {unhealthy_for: 30s, checks_failed: [tasks, ''], score_below: .nan}, allow_unhealthy_start: true}\nactions:\n  - action: {type: kill_leader}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -26,7 +26,8 @@ type ScenarioReport struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	// Outcome says how the run ended: completed (every step, then the
-	// cooldown), stopped (stop_on_error), timed_out or cancelled.
+	// cooldown), stopped (stop_on_error), timed_out, cancelled, or aborted
+	// (Report.Aborted says why).
 	Outcome RunOutcome      `json:"outcome"`
 	Steps   []StepReport    `json:"steps"` // in the scenario's order, skipped steps included
 	Passed  int             `json:"passed"`
@@ -45,6 +46,7 @@ const (
 	OutcomeStopped   RunOutcome = "stopped" // stop_on_error
 	OutcomeTimedOut  RunOutcome = "timed_out"
 	OutcomeCancelled RunOutcome = "cancelled"
+	OutcomeAborted   RunOutcome = "aborted" // a stop condition (abort_when), or unhealthy at the end of the warmup
 )
 
 // StepReport is what became of one step.
@@ -222,6 +224,8 @@ func judge(sc *Scenario, r *ScenarioReport, cancelErr error) GateResult {
 		run.Reason = "stopped on error"
 	case OutcomeCancelled:
 		run.Reason = fmt.Sprintf("cancelled: %v", cancelErr)
+	case OutcomeAborted:
+		run.Reason = "aborted: " + r.Report.Aborted
 	}
 	g.Checks = append([]GateCheck{steps, run}, sc.Expect.Check(r.Report)...)
 	for _, st := range r.Steps {

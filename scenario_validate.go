@@ -99,6 +99,15 @@ func (v *scenarioValidator) config() {
 	v.nonNegative("config.cooldown", c.Cooldown)
 	v.nonNegative("config.probe_interval", c.ProbeInterval)
 	v.nonNegative("config.recovery_deadline", c.RecoveryDeadline)
+	v.nonNegative("config.abort_when.unhealthy_for", c.AbortWhen.UnhealthyFor)
+	if x := c.AbortWhen.ScoreBelow; x < 0 || x > 100 || x != x {
+		v.add("config.abort_when.score_below", "%v is not a score from 0 to 100", x)
+	}
+	for i, name := range c.AbortWhen.ChecksFailed {
+		if name == "" {
+			v.add(pathIndex("config.abort_when.checks_failed", i), "empty check name")
+		}
+	}
 }
 
 func (v *scenarioValidator) steps() {

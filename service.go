@@ -52,12 +52,15 @@ type Service struct {
 	opts     serviceOptions
 	metrics  *metrics
 	ids      atomic.Uint64
+	runIDs   atomic.Uint64
+	faults   activeFaults // see faults_active.go
 
 	mu       sync.Mutex
 	rng      *rand.Rand // for selectors outside a run
 	stats    Stats
 	history  history
 	survival *survival // the running survival run, if any
+	holder   *Run      // the run that holds the service (run_guard.go)
 }
 
 // NewService returns a service over injector. store and evidence may be nil
@@ -92,7 +95,9 @@ func (s *Service) Clock() Clock { return s.opts.clock }
 // Execute validates a, resolves its target, lands it, and records the result
 // in stats, history, metrics, the event stream, evidence and the flight
 // recorder. It never panics and never returns a nil-valued result: a fault
-// that did not land is a Result with Success false and Error set.
+// that did not land is a Result with Success false and Error set. A fault
+// arena can lift enters the active-fault registry (ActiveFaults); outside a
+// run it is refused while a run holds the service (see Admit).
 func (s *Service) Execute(ctx context.Context, a Action) Result { return s.execute(ctx, a, nil) }
 
 // execute is Execute, as part of run when run is not nil: the run's clock
@@ -112,6 +117,9 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
+		err = s.admit(prepared, run) // duration bound; refused outside a run that holds the service
+	}
+	if err == nil {
 		if run != nil {
 			run.obs.Settle(ctx) // the next fault's impact is its own
 		}
@@ -120,6 +128,8 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
 	if err != nil {
 		res.Error = err.Error()
+	} else {
+		s.track(res, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(res, time.Since(wallStart))
 	s.appendEvent(ctx, actionEventType(res), res.Action.ID, start, ActionEvent{

@@ -50,8 +50,13 @@ type SurvivalConfig struct {
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
 	// TimelineCap bounds the report's list of actions; default 1000.
-	TimelineCap int            `json:"timeline_cap"`
-	Observe     ObserveOptions `json:"-"`
+	TimelineCap int `json:"timeline_cap"`
+	// AbortWhen stops the run when a condition is met (see AbortWhen).
+	AbortWhen AbortWhen `json:"abort_when,omitzero"`
+	// AllowUnhealthyStart injects even when the system is not healthy at
+	// the first tick; by default the run is then aborted before any fault.
+	AllowUnhealthyStart bool           `json:"allow_unhealthy_start,omitempty"`
+	Observe             ObserveOptions `json:"-"`
 }
 
 // survivalJSON is SurvivalConfig in JSON: its durations in arena's encoding
@@ -257,8 +262,13 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 // the run's report is the "report" object.
 type SurvivalReport struct {
 	*Report `json:"report"`
-	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
-	Stopped bool                       `json:"stopped"`
+	Config  SurvivalConfig `json:"config"`  // as run, defaults filled and seed drawn
+	Stopped bool           `json:"stopped"` // ended before its duration: stopped, interrupted or aborted
+	// Ending says how the run ended: completed, stopped (StopSurvival),
+	// interrupted (its context ended: SIGINT, a timeout) or aborted (a stop
+	// condition, abort_when); Reason says why when it did not complete.
+	Ending  SurvivalEnding             `json:"ending"`
+	Reason  string                     `json:"reason,omitempty"`
 	Ticks   int                        `json:"ticks"`   // injection opportunities
 	Actions int                        `json:"actions"` // injections attempted
 	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
@@ -270,6 +280,17 @@ type SurvivalReport struct {
 	Warnings []string              `json:"warnings,omitempty"`
 	byID     map[string]ActionType // open faults, for per-type outcomes
 }
+
+// SurvivalEnding is how a survival run ended.
+type SurvivalEnding string
+
+// Survival endings.
+const (
+	SurvivalCompleted   SurvivalEnding = "completed"
+	SurvivalStopped     SurvivalEnding = "stopped"
+	SurvivalInterrupted SurvivalEnding = "interrupted"
+	SurvivalAborted     SurvivalEnding = "aborted"
+)
 
 // TypeOutcome counts what became of the actions of one type.
 type TypeOutcome struct {
@@ -325,6 +346,12 @@ type survival struct {
 // so far; cancelling ctx does the same and also returns ctx's error.
 func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*SurvivalReport, error) {
 	cfg, warnings, err := cfg.normalize(s.injector)
+	if err == nil && cfg.MaxLifetime > s.opts.maxFaultDuration {
+		err = fmt.Errorf("max_lifetime: %s is over the maximum fault duration %s", cfg.MaxLifetime, s.opts.maxFaultDuration)
+	}
+	if err == nil {
+		err = cfg.AbortWhen.validate("abort_when", s.opts.checks)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -332,10 +359,21 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
+	r.origin = OriginSurvival
+	r.abortWhen(cfg.AbortWhen)
+	if !cfg.AllowUnhealthyStart {
+		r.startGate(cfg.Interval, "the first tick")
+	}
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
+	// Hold the service before the status shows the run: a refused run must
+	// never look as if it had started. Play holds it from here on.
+	if err := s.hold(r); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
-	if s.survival != nil {
+	if s.survival != nil { // the last run released the service and is still finishing its report
 		s.mu.Unlock()
+		s.release(r)
 		return nil, ErrSurvivalRunning
 	}
 	s.survival = sv
@@ -352,8 +390,22 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	r.OnOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
 	run, err := r.Play(ctx)
+	if run == nil {
+		sv.err = err
+		return nil, err // another run holds the service
+	}
 	rep.Report = run
-	rep.Stopped = err == nil && run.End.Before(r.End())
+	rep.Stopped = run.End.Before(r.End())
+	switch {
+	case run.Aborted != "":
+		rep.Ending, rep.Reason = SurvivalAborted, run.Aborted
+	case err != nil:
+		rep.Ending, rep.Reason = SurvivalInterrupted, err.Error()
+	case rep.Stopped:
+		rep.Ending, rep.Reason = SurvivalStopped, "on request"
+	default:
+		rep.Ending = SurvivalCompleted
+	}
 	for t, o := range rep.ByType {
 		if o.Recovered > 0 {
 			o.MTTR = Duration(o.ttrSum / time.Duration(o.Recovered))

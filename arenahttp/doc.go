@@ -31,6 +31,8 @@
 //	POST /arena/node/{id}/remove             remove_node
 //	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
+//	GET  /arena/faults                       []arena.ActiveFault: faults arena can still lift, oldest first
+//	DELETE /arena/faults/{id}                FaultLifted: lift that fault now (404: no such active fault)
 //	GET  /arena/stats                        arena.Stats
 //	GET  /arena/history[?limit=n]            []arena.Result, oldest first (the newest n)
 //	GET  /arena/score                        ScoreView
@@ -53,6 +55,13 @@
 // arena.Result; {id} may be a selector ("random", "type:worker"), and the
 // result names the agent chosen.
 //
+// A fault with a "duration" is lifted when it has elapsed on the service's
+// clock, like a fault of a run; until then, and for a liftable fault
+// without one, it is listed by GET /arena/faults and can be lifted with
+// DELETE /arena/faults/{id}. While a run (scenario or survival) holds the
+// service, the action routes answer 409: an outside fault must not be
+// scored as the run's system's doing.
+//
 // # Status codes
 //
 //   - 200: done. A fault that did not land (no such agent, already dead) is
@@ -64,12 +73,15 @@
 //     invalid scenario (every problem listed), an unknown action, an ID that
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
 //     parameter (a misspelt parameter is never ignored), a scenario planned
-//     longer than the server's maximum run.
+//     longer than the server's maximum run, a fault "duration" over the
+//     service's maximum (arena.WithMaxFaultDuration, 1h by default).
 //   - 401: no API key, or a wrong one.
-//   - 404: /arena/fault/{type} of a type the service does not know.
-//   - 409: a survival run is already running (start), or none is (stop); a
-//     scenario run is in progress (one at a time: two runs on one system
-//     would score each other's faults).
+//   - 404: /arena/fault/{type} of a type the service does not know;
+//     DELETE /arena/faults/{id} of a fault that is not active.
+//   - 409: a run holds the service (one at a time: two runs on one system
+//     would score each other's faults): a scenario or survival start while
+//     either runs, or an action route during a run; the error names the
+//     run. Also: stop with no survival run going.
 //   - 413: a body over the limit (1 MiB by default).
 //   - 500: a handler panicked; the server lives on.
 //   - 501: the service's runtime cannot land this fault type (it lacks the

@@ -33,6 +33,9 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST " + agentRoute + "{action}", serve: h.unknownAction},
 		route{pattern: "POST /arena/fault/{type}", serve: h.fault},
 
+		route{pattern: "GET /arena/faults", serve: h.faults},
+		route{pattern: "DELETE /arena/faults/{id}", serve: h.faultLift},
+
 		route{pattern: "GET /arena/stats", serve: h.stats},
 		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},
 		route{pattern: "GET /arena/score", serve: h.score},

@@ -155,6 +155,8 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 	defer stop()
 	rep, err := arena.RunScenarioReport(ctx, h.svc, sc)
 	switch {
+	case rep == nil && errors.Is(err, arena.ErrRunActive): // a survival run, or a run outside the handler
+		writeError(w, http.StatusConflict, "", err.Error())
 	case rep == nil && (errors.Is(err, arena.ErrNoRuntime) || errors.Is(err, arena.ErrNoDAG)):
 		writeError(w, http.StatusServiceUnavailable, "", err.Error())
 	case rep == nil:

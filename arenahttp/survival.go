@@ -82,7 +82,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case res.rep != nil:
 				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.GetSurvivalStatus()})
-			case errors.Is(res.err, arena.ErrSurvivalRunning):
+			case errors.Is(res.err, arena.ErrRunActive): // a scenario or another survival run
 				writeError(w, http.StatusConflict, "", res.err.Error())
 			default:
 				writeSurvivalConfigError(w, res.err)

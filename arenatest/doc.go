@@ -32,6 +32,14 @@
 // time, unless the runtime follows an *arena.VirtualClock; asking Virtual()
 // of a real-time runtime is an error, not a silent switch.
 //
+// Faults do not outlive the test: a run lifts the faults it still has in
+// place when it ends, and Run and Survive lift whatever is left at the
+// test's cleanup, also when it ends by t.Fatal in the middle of a run.
+// WithAbortWhen stops a run that goes wrong (the system unhealthy too
+// long, a check failed, the score too low), which fails the test with the
+// reason; a run does not start injecting into an unhealthy system unless
+// AllowUnhealthyStart is given.
+//
 // # Failures and seeds
 //
 // A failing run reports the score and grade, the gate's reasons, the worst
@@ -89,8 +97,8 @@
 //
 //   - Helpers: Run, Survive, Compare, TestRuntime, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithDAG, WithFaults, WithCluster, Virtual, RealTime,
-//     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithScorer,
-//     WithExperiment, WantVerdicts, NoRegression.
+//     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithAbortWhen,
+//     AllowUnhealthyStart, WithScorer, WithExperiment, WantVerdicts, NoRegression.
 //   - Seeds and reports: SeedFlag, SeedEnv, SeedOverride, ReportDirEnv,
 //     Entry, Entries.
 //   - A/B tests: DefaultExperiment, DefaultScenario.

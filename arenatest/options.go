@@ -33,6 +33,8 @@ type options struct {
 	checks    []arena.Check
 	hasChecks bool
 	gate      *arena.Gate
+	abort     *arena.AbortWhen
+	unhealthy bool // AllowUnhealthyStart
 
 	scorer     arena.Scorer
 	experiment fakes.Experiment
@@ -187,6 +189,32 @@ func (o gateOption) apply(c *options) {
 // which is otherwise empty: a survival run then fails only when it cannot
 // be run, and its grade is yours to judge (matchers.SurviveWithGrade).
 func WithGate(g arena.Gate) Option { return gateOption{g} }
+
+type abortOption struct{ a arena.AbortWhen }
+
+func (o abortOption) apply(c *options) {
+	c.given = append(c.given, "WithAbortWhen")
+	a := o.a
+	c.abort = &a
+}
+
+// WithAbortWhen sets the run's stop conditions (arena.AbortWhen), for Run in
+// place of the scenario's config.abort_when, for Survive in place of the
+// config's: when one is met the run stops injecting, its faults are lifted,
+// and it ends aborted, which fails the test with the reason.
+func WithAbortWhen(a arena.AbortWhen) Option { return abortOption{a} }
+
+type unhealthyStartOption struct{}
+
+func (unhealthyStartOption) apply(c *options) {
+	c.given = append(c.given, "AllowUnhealthyStart()")
+	c.unhealthy = true
+}
+
+// AllowUnhealthyStart injects even when the system is not healthy when the
+// first fault is due (the end of a scenario's warmup, survival's first
+// tick); by default the run is then aborted before it injects anything.
+func AllowUnhealthyStart() Option { return unhealthyStartOption{} }
 
 type scorerOption struct{ s arena.Scorer }
 

@@ -117,3 +117,17 @@ func loadScenario(scenario any, faults []arena.FaultSpec) (*arena.Scenario, stri
 	}
 	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)
 }
+
+// rollbackAtCleanup lifts, when the test ends however it ends (passed,
+// failed, t.Fatal, a panic), every fault still in place on svc. A run
+// rolls back its own faults when it ends; this covers a test that stops
+// in the middle of one, or lands faults of its own.
+func rollbackAtCleanup(t TB, svc *arena.Service) {
+	t.Cleanup(func() {
+		for _, rb := range svc.Rollback(context.Background()) {
+			if rb.Outcome != arena.RollbackLifted {
+				t.Logf("arena: rollback at cleanup: %s %s %s: %s", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
+			}
+		}
+	})
+}

@@ -47,7 +47,8 @@ func newServeCmd(e *env) *cobra.Command {
 			"Every route requires the API key (--api-key, or the ARENA_API_KEY environment\n" +
 			"variable, which keeps it out of the process list) when one is set, in X-API-Key or\n" +
 			"Authorization: Bearer. Without a key, serve listens on loopback addresses only.\n" +
-			"SIGINT or SIGTERM shuts it down gracefully.",
+			"SIGINT or SIGTERM shuts it down gracefully: runs in progress end and every fault\n" +
+			"still in place is lifted (GET /arena/faults lists them) before it exits.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), e, o) },
 	}
@@ -126,8 +127,12 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(e.stdout, "arena: shutting down")
+	// Faults still in place when the server stops are lifted: a pause sent
+	// without a duration must not outlive the process that sent it.
+	defer rollback(e, sys.svc)
 	// The streams never go idle and a survival run may be going: the
-	// handler ends them first, then the server waits for what is left.
+	// handler ends them first (a run rolls back its own faults), then the
+	// server waits for what is left.
 	h.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -139,6 +144,14 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return infra(fmt.Errorf("serve: %w", err))
 	}
 	return nil
+}
+
+// rollback lifts every fault the service still holds and says what became
+// of each, within the service's rollback timeout.
+func rollback(e *env, svc *arena.Service) {
+	for _, rb := range svc.Rollback(context.Background()) {
+		fmt.Fprintf(e.stdout, "arena: rollback: %s %s %s: %s\n", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
+	}
 }
 
 // isLoopback reports whether addr (host:port) listens on this machine only:

@@ -116,6 +116,9 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 		return infra(fmt.Errorf("survival did not finish: %v (seed %d); rerun with: %s", err, rep.Seed, rerun))
 	}
 	var reasons []string
+	if rep.Ending == arena.SurvivalAborted {
+		reasons = append(reasons, "aborted: "+rep.Reason)
+	}
 	if min != arena.GradeNone && !rep.Score.Grade.AtLeast(min) {
 		reasons = append(reasons, fmt.Sprintf("grade %s is below %s", rep.Score.Grade, min))
 	}

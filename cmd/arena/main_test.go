@@ -12,7 +12,16 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asArena) == "1" {
+		main() // the test binary re-executed as the arena command (see TestServeSIGTERM)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// asArena, set to 1 in its environment, makes the test binary run as arena.
+const asArena = "ARENA_TEST_AS_CLI"
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
