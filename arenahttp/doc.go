@@ -62,16 +62,23 @@
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
 //     parameter (a misspelt parameter is never ignored), a scenario planned
 //     longer than the server's maximum run.
-//   - 401: no API key, or a wrong one.
+//   - 401: no API key, or a wrong one. The key is checked before any of
+//     the body is read, and the connection is closed after the answer.
+//   - 404, 405: no such route, or not with this method (Allow lists the
+//     methods); JSON like every error.
+//   - 408: the body did not arrive within WithBodyReadTimeout (10s by
+//     default); the connection is closed.
 //   - 409: a survival run is already running (start), or none is (stop); a
 //     scenario run is in progress (one at a time: two runs on one system
 //     would score each other's faults).
-//   - 413: a body over the limit (1 MiB by default).
+//   - 413: a body over the limit (1 MiB by default); the connection is
+//     closed without reading the rest.
 //   - 500: a handler panicked; the server lives on.
 //   - 503: a dependency is missing (no flight recorder, one that cannot be
 //     read back, no event store, no Prometheus registry, no provider for
-//     the action), the stream's subscriber cap is reached, or the handler
-//     is closing.
+//     the action), the stream's subscriber cap is reached, the route's
+//     class (actions, reads, scenarios, survival) has WithMaxConcurrent
+//     requests in progress (with Retry-After), or the handler is closing.
 //   - 504: a scenario run reached the server's maximum (WithMaxScenarioRun);
 //     the body has the partial report.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"unicode"
@@ -80,6 +81,9 @@ func writeErr(w http.ResponseWriter, err error) {
 		if code == 0 {
 			code = http.StatusBadRequest
 		}
+		if code == http.StatusRequestEntityTooLarge || code == http.StatusRequestTimeout {
+			dropBody(w) // the rest of the body is not read
+		}
 		writeError(w, code, fe.field, fe.msg)
 	case errors.As(err, &ve):
 		writeError(w, http.StatusBadRequest, ve.Field, ve.Msg)
@@ -95,6 +99,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, &fieldError{field: "body", msg: fmt.Sprintf("larger than the limit of %d bytes", tooBig.Limit), code: http.StatusRequestEntityTooLarge}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, &fieldError{field: "body", msg: "not received within the body read timeout", code: http.StatusRequestTimeout}
 	case err != nil:
 		return nil, badRequest("body", "%v", err)
 	}

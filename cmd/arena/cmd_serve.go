@@ -108,8 +108,12 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		// No ReadTimeout or WriteTimeout: event streams and scenario runs
-		// are long by design; the handler bounds both itself.
+		// No server-wide ReadTimeout or WriteTimeout: event streams and
+		// scenario runs are long by design, and a ReadTimeout would end
+		// their contexts. The handler bounds each body's read instead
+		// (arenahttp.WithBodyReadTimeout, after the API key is checked),
+		// closes the connection on 401/408/413, and bounds stream writes.
+		MaxHeaderBytes: 64 << 10,
 	}
 	auth := "no API key (loopback only)"
 	if o.apiKey != "" {

@@ -1,0 +1,132 @@
+package arenahttp
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawRequest opens a connection to s and sends head (request line and
+// headers, without the blank line) and then the first bytes of a body.
+func rawRequest(t *testing.T, s *system, head, body string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, head+"\r\nHost: arena\r\n\r\n"+body); err != nil {
+		t.Fatal(err)
+	}
+	// Generous: the server answers at once or after its own timeout.
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c, bufio.NewReader(c)
+}
+
+// wantClosed reads the answer, checks its code and that the server then
+// closes the connection instead of waiting for the rest of the body.
+func wantClosed(t *testing.T, br *bufio.Reader, code int) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != code {
+		t.Fatalf("status = %d, want %d (%s)", resp.StatusCode, code, b)
+	}
+	if !resp.Close {
+		t.Errorf("answer %d does not close the connection (Connection: %q)", code, resp.Header.Get("Connection"))
+	}
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("after the %d answer: read = %v, want EOF (connection closed)", code, err)
+	}
+}
+
+func TestEarlyAnswersCloseTheConnection(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithBodyLimit(1000)}})
+	t.Run("401 without key, slow body", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nContent-Length: 100000", "n")
+		wantClosed(t, br, http.StatusUnauthorized)
+	})
+	t.Run("401 wrong key", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/leader/kill HTTP/1.1\r\nX-API-Key: nope\r\nContent-Length: 500", "{")
+		wantClosed(t, br, http.StatusUnauthorized)
+	})
+	t.Run("413 by Content-Length", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100000", "n")
+		wantClosed(t, br, http.StatusRequestEntityTooLarge)
+	})
+	t.Run("413 chunked", func(t *testing.T) {
+		chunk := strings.Repeat("x", 1500)
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nTransfer-Encoding: chunked", "5dc\r\n"+chunk+"\r\n")
+		wantClosed(t, br, http.StatusRequestEntityTooLarge)
+	})
+}
+
+func TestSlowBodyTimesOut(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithBodyReadTimeout(100 * time.Millisecond)}})
+	_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100", "na")
+	wantClosed(t, br, http.StatusRequestTimeout)
+
+	// The deadline covers the body only: a run longer than it (the tiny
+	// scenario cools down for 300ms) is answered in full.
+	r := s.do(t, request{method: "POST", path: "/arena/scenario/run", key: testKey, body: tinyScenario})
+	if r.code != http.StatusOK {
+		t.Fatalf("scenario run = %d %s, want 200", r.code, r.body)
+	}
+}
+
+func TestNotFoundAndMethodNotAllowedAreJSON(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	r := s.do(t, request{method: "GET", path: "/arena/nowhere", key: testKey})
+	if e := errorOf(t, r); r.code != http.StatusNotFound || !strings.Contains(e.Error, "/arena/nowhere") {
+		t.Errorf("GET /arena/nowhere = %d %q, want 404 naming the path", r.code, e.Error)
+	}
+	r = s.do(t, request{method: "GET", path: "/arena/survival", key: testKey})
+	e := errorOf(t, r)
+	if r.code != http.StatusMethodNotAllowed || !strings.Contains(r.header.Get("Allow"), "POST") || !strings.Contains(e.Error, "POST") {
+		t.Errorf("GET /arena/survival = %d %q (Allow %q), want 405 allowing POST", r.code, e.Error, r.header.Get("Allow"))
+	}
+	r = s.do(t, request{method: "DELETE", path: "/arena/stats", key: testKey, body: "x"})
+	if errorOf(t, r); r.code != http.StatusMethodNotAllowed {
+		t.Errorf("DELETE /arena/stats = %d, want 405", r.code)
+	}
+}
+
+func TestConcurrencyCapPerRouteClass(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithMaxConcurrent(1)}})
+	// A scenario request whose body is still coming holds the one slot of
+	// its class.
+	held, _ := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100", "na")
+	var r response
+	for i := 0; i < 200; i++ { // until the server has taken the slot
+		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusServiceUnavailable {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if e := errorOf(t, r); r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(e.Error, "scenario") {
+		t.Fatalf("second scenario request = %d %q (Retry-After %q), want 503 naming the class", r.code, e.Error, r.header.Get("Retry-After"))
+	}
+	// Other classes are not held up.
+	if r := s.do(t, request{method: "GET", path: "/arena/stats", key: testKey}); r.code != http.StatusOK {
+		t.Errorf("GET /arena/stats while scenarios are full = %d, want 200", r.code)
+	}
+	held.Close()
+	for i := 0; i < 200; i++ {
+		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusOK {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.code != http.StatusOK {
+		t.Errorf("after the slot is freed: %d %s, want 200", r.code, r.body)
+	}
+}
