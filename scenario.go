@@ -116,7 +116,8 @@ const (
 // Decoding is strict: unknown keys, wrong types, duplicate keys and
 // unparsable values are errors, never ignored or defaulted. All problems
 // are reported at once, as ScenarioErrors in file order, each with
-// file:line:column and the field path:
+// file:line:column and the field path; a problem of a node that aliases
+// repeat is reported once, and at most MaxScenarioErrors are listed:
 //
 //	leader.yaml:12:9: actions[2].action.metadata.dealy: unknown key for slow_agent (want delay, duration)
 func LoadScenario(data []byte, name string) (*Scenario, error) {
@@ -128,7 +129,7 @@ func LoadScenario(data []byte, name string) (*Scenario, error) {
 		errs = append(errs, validateScenario(sc)...)
 	}
 	if len(errs) > 0 {
-		return nil, errs.sorted()
+		return nil, errs.tidy()
 	}
 	return sc, nil
 }

@@ -21,7 +21,7 @@ func ValidateScenario(sc *Scenario) error {
 		return ScenarioErrors{{Msg: "nil scenario"}}
 	}
 	if errs := validateScenario(sc); len(errs) > 0 {
-		return errs.sorted()
+		return errs.tidy()
 	}
 	return nil
 }
