@@ -31,7 +31,7 @@
 //	POST /arena/node/{id}/remove             remove_node
 //	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
 //	GET  /arena/stats                        arena.Stats
-//	GET  /arena/history[?limit=n]            []arena.Result, oldest first (the newest n)
+//	GET  /arena/history[?after=&limit=]      []arena.Result, oldest first (a page)
 //	GET  /arena/score                        ScoreView
 //	GET  /arena/metrics                      arena.MetricsSnapshot
 //	GET  /arena/stream                       Server-Sent Events of the "arena" stream
@@ -40,9 +40,17 @@
 //	GET  /arena/survival/status              SurvivalStatusView
 //	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
 //	POST /arena/scenario/validate            ValidateResponse
-//	GET  /arena/flight/timeline              []arena.FlightEvent
-//	GET  /arena/flight/diagnostics           []arena.Diagnostic
+//	GET  /arena/flight/timeline[?after=&limit=]     []arena.FlightEvent (a page)
+//	GET  /arena/flight/diagnostics[?after=&limit=]  []arena.Diagnostic (a page)
 //	GET  /metrics                            Prometheus text format
+//
+// The paged reads number each item by its position among all recorded,
+// from 1. Without ?after= they answer the newest ?limit= items (default
+// DefaultPageLimit, at most MaxPageLimit); with it, the items after that
+// number, oldest first. The headers X-Arena-First (number of the first
+// item), X-Arena-Next-After (the ?after= of the next page) and
+// X-Arena-Dropped (items that fell out of the bounded store) carry the
+// numbering; the body stays a JSON array.
 //
 // Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
 // remove_edge, "source_id" and "target_id". The action is validated strictly

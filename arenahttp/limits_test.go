@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,73 @@ func TestConcurrencyCapPerRouteClass(t *testing.T) {
 	}
 	if r.code != http.StatusOK {
 		t.Errorf("after the slot is freed: %d %s, want 200", r.code, r.body)
+	}
+}
+
+// pageOf reads one page and its numbering headers.
+func pageOf(t *testing.T, s *system, path string) (ids []string, first, next, dropped string) {
+	t.Helper()
+	r := s.do(t, request{method: "GET", path: path, key: testKey})
+	if r.code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", path, r.code, r.body)
+	}
+	for _, e := range decode[[]struct {
+		ActionID string `json:"action_id"`
+		Action   struct {
+			ID string `json:"id"`
+		} `json:"action"`
+	}](t, r) {
+		ids = append(ids, e.ActionID+e.Action.ID)
+	}
+	return ids, r.header.Get(HeaderFirst), r.header.Get(HeaderNextAfter), r.header.Get(HeaderDropped)
+}
+
+func TestPagedReads(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	for i := range 5 {
+		// Failing actions: each is a timeline event, a diagnostic and a result.
+		r := s.do(t, request{method: "POST", path: "/arena/agent/nobody/kill", key: testKey, body: `{"id":"a` + string(rune('1'+i)) + `"}`})
+		if r.code != http.StatusOK {
+			t.Fatalf("kill = %d %s", r.code, r.body)
+		}
+	}
+	for _, route := range []string{"/arena/flight/timeline", "/arena/flight/diagnostics", "/arena/history"} {
+		for _, tc := range []struct {
+			query             string
+			want              string
+			first, next, drop string
+		}{
+			{"", "a1 a2 a3 a4 a5", "1", "5", "0"},
+			{"?limit=2", "a4 a5", "4", "5", "0"},
+			{"?after=1&limit=2", "a2 a3", "2", "3", "0"},
+			{"?after=3", "a4 a5", "4", "5", "0"},
+			{"?after=5", "", "6", "5", "0"},
+		} {
+			ids, first, next, drop := pageOf(t, s, route+tc.query)
+			if got := strings.Join(ids, " "); got != tc.want || first != tc.first || next != tc.next || drop != tc.drop {
+				t.Errorf("GET %s%s = [%s] first %s next %s dropped %s; want [%s] %s %s %s", route, tc.query, got, first, next, drop, tc.want, tc.first, tc.next, tc.drop)
+			}
+		}
+	}
+}
+
+func TestPageSlice(t *testing.T) {
+	all := []int{1, 2, 3, 4, 5}
+	for _, tc := range []struct {
+		after     uint64
+		limit     int
+		want      []int
+		wantFirst uint64
+	}{
+		{0, 2, []int{4, 5}, 4},
+		{0, 10, []int{1, 2, 3, 4, 5}, 1},
+		{2, 2, []int{3, 4}, 3},
+		{5, 2, nil, 6},
+		{9, 2, nil, 10},
+	} {
+		got, first := pageSlice(all, tc.after, tc.limit)
+		if !slices.Equal(got, tc.want) || first != tc.wantFirst {
+			t.Errorf("pageSlice(after %d, limit %d) = %v, %d; want %v, %d", tc.after, tc.limit, got, first, tc.want, tc.wantFirst)
+		}
 	}
 }

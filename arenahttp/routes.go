@@ -46,7 +46,7 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST /arena/edge/remove", serve: h.action(arena.ActionRemoveEdge, "")},
 
 		route{pattern: "GET /arena/stats", serve: h.stats},
-		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},
+		route{pattern: "GET /arena/history", query: pageQuery, serve: h.history},
 		route{pattern: "GET /arena/score", serve: h.score},
 		route{pattern: "GET /arena/metrics", serve: h.metricsJSON},
 		route{pattern: "GET /arena/stream", query: []string{"last_event_id"}, serve: h.stream},
@@ -58,8 +58,8 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST /arena/scenario/run", query: []string{"seed"}, serve: h.scenarioRun},
 		route{pattern: "POST /arena/scenario/validate", serve: h.scenarioValidate},
 
-		route{pattern: "GET /arena/flight/timeline", serve: h.flightTimeline},
-		route{pattern: "GET /arena/flight/diagnostics", serve: h.flightDiagnostics},
+		route{pattern: "GET /arena/flight/timeline", query: pageQuery, serve: h.flightTimeline},
+		route{pattern: "GET /arena/flight/diagnostics", query: pageQuery, serve: h.flightDiagnostics},
 
 		route{pattern: "GET /metrics", serve: h.prometheus},
 	)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -31,7 +32,12 @@ type serveOptions struct {
 	maxScenarioRun time.Duration
 	maxSubscribers int
 	bodyLimit      int64
+	retention      int
 }
+
+// serveRetention is how many events a server keeps for stream replay by
+// default: a server runs for days, so less than a run's store keeps.
+const serveRetention = 10_000
 
 func newServeCmd(e *env) *cobra.Command {
 	var o serveOptions
@@ -59,6 +65,7 @@ func newServeCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.maxScenarioRun, "max-scenario-run", arenahttp.DefaultMaxScenarioRun, "longest a scenario run over HTTP may take")
 	f.IntVar(&o.maxSubscribers, "max-streams", arenahttp.DefaultMaxSubscribers, "event streams open at once at most")
 	f.Int64Var(&o.bodyLimit, "body-limit", arenahttp.DefaultBodyLimit, "largest request body in bytes")
+	f.IntVar(&o.retention, "retention", serveRetention, "events kept in memory for stream replay, and flight recorder entries (each a ring)")
 	return cmd
 }
 
@@ -73,6 +80,8 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return badInput(fmt.Errorf("--max-streams: want a positive count, got %d", o.maxSubscribers))
 	case o.bodyLimit <= 0:
 		return badInput(fmt.Errorf("--body-limit: want a positive size, got %d", o.bodyLimit))
+	case o.retention <= 0:
+		return badInput(fmt.Errorf("--retention: want a positive count, got %d", o.retention))
 	}
 	loopback, err := isLoopback(o.addr)
 	if err != nil {
@@ -87,8 +96,9 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	flight := fakes.NewFlightRecorder()
+	flight := fakes.NewFlightRecorder(fakes.WithFlightCapacity(o.retention))
 	o.system.options = []arena.Option{arena.WithRegisterer(reg), arena.WithFlightRecorder(flight)}
+	o.system.events = []events.Option{events.WithRetention(o.retention)}
 	sys, err := newSystem(o.system) // real time: o.system.virtual is false
 	if err != nil {
 		return err

@@ -11,10 +11,11 @@ import (
 
 // systemOptions describe the system a command runs against.
 type systemOptions struct {
-	seed    uint64         // seeds the fake workload (and, through the scenario, the selectors)
-	virtual bool           // a virtual clock: the run takes CPU time only
-	workers int            // fake workers
-	options []arena.Option // more service options (serve adds metrics and a flight recorder)
+	seed    uint64          // seeds the fake workload (and, through the scenario, the selectors)
+	virtual bool            // a virtual clock: the run takes CPU time only
+	workers int             // fake workers
+	options []arena.Option  // more service options (serve adds metrics and a flight recorder)
+	events  []events.Option // options of the event store (serve bounds its retention)
 }
 
 // system is the default system under test: a fake cluster, seeded, with its
@@ -36,7 +37,7 @@ func newSystem(o systemOptions) (*system, error) {
 		clock = arena.NewVirtualClock(time.Time{})
 	}
 	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
-	store := events.NewMemoryStore()
+	store := events.NewMemoryStore(o.events...)
 	opts := append([]arena.Option{arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...)}, o.options...)
 	svc := arena.NewService(arena.NewInjector(c, c), store, nil, opts...)
 	return &system{clock: clock, cluster: c, store: store, svc: svc}, nil
