@@ -46,7 +46,8 @@ type SurvivalConfig struct {
 	MinLifetime time.Duration `json:"min_lifetime"` // default 2s
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
-	// TimelineCap bounds the report's list of actions; default 1000.
+	// TimelineCap bounds the report's list of actions, and its list of
+	// faults unless Observe.ListCap is set; default 1000.
 	TimelineCap int            `json:"timeline_cap"`
 	Observe     ObserveOptions `json:"-"`
 }
@@ -163,6 +164,9 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 	}
 	if c.TimelineCap == 0 {
 		c.TimelineCap = DefaultSurvivalTimelineCap
+	}
+	if c.Observe.ListCap == 0 { // the report's per-fault list too
+		c.Observe.ListCap = c.TimelineCap
 	}
 	if c.Seed == 0 {
 		c.Seed = DrawSeed()

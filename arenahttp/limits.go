@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ares-arena/arena"
 )
 
 // Defaults of the handler's load limits.
@@ -16,7 +18,37 @@ const (
 	// DefaultMaxConcurrent caps the requests of one route class (actions,
 	// reads, scenarios, survival) served at once; one more is a 503.
 	DefaultMaxConcurrent = 64
+	// DefaultMaxSurvival bounds the duration of a survival run started
+	// over HTTP.
+	DefaultMaxSurvival = 24 * time.Hour
+	// MaxSurvivalTimelineCap bounds a survival run's timeline_cap over
+	// HTTP: the report's lists are kept in memory and sent whole.
+	MaxSurvivalTimelineCap = 10_000
 )
+
+type maxSurvivalOption time.Duration
+
+func (o maxSurvivalOption) apply(s *options) { s.maxSurvival = time.Duration(o) }
+
+// WithMaxSurvival bounds the duration of POST /arena/survival (default
+// 24h); a longer one is a 400 naming the limit.
+func WithMaxSurvival(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithMaxSurvival: duration must be positive")
+	}
+	return maxSurvivalOption(d)
+}
+
+// checkSurvival applies the server's bounds to a survival config.
+func (h *Handler) checkSurvival(cfg arena.SurvivalConfig) error {
+	switch {
+	case time.Duration(cfg.Duration) > h.opts.maxSurvival:
+		return badRequest("duration", "%s is longer than this server's maximum of %s", cfg.Duration, h.opts.maxSurvival)
+	case cfg.TimelineCap > MaxSurvivalTimelineCap:
+		return badRequest("timeline_cap", "%d is more than this server's maximum of %d", cfg.TimelineCap, MaxSurvivalTimelineCap)
+	}
+	return nil
+}
 
 type bodyReadTimeoutOption time.Duration
 

@@ -199,3 +199,16 @@ func TestPageSlice(t *testing.T) {
 		}
 	}
 }
+
+func TestSurvivalBoundsOverHTTP(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxSurvival(time.Hour)}})
+	for body, field := range map[string]string{
+		`{"duration":"10000h"}`:                    "duration",
+		`{"duration":"1h","timeline_cap":1000000}`: "timeline_cap",
+	} {
+		r := s.do(t, request{method: "POST", path: "/arena/survival", body: body})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != field || !strings.Contains(e.Error, "maximum") {
+			t.Errorf("POST /arena/survival %s = %d %q, want 400 naming %s and the maximum", body, r.code, e.Error, field)
+		}
+	}
+}

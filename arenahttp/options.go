@@ -53,6 +53,7 @@ type options struct {
 
 	bodyReadTimeout time.Duration
 	maxConcurrent   int
+	maxSurvival     time.Duration
 }
 
 func defaultOptions() options {
@@ -61,6 +62,7 @@ func defaultOptions() options {
 		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
 		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, logger: slog.Default(),
 		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
+		maxSurvival: DefaultMaxSurvival,
 	}
 }
 

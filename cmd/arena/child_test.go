@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,9 +34,7 @@ func childMain() int {
 			return 99
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return run(ctx, strings.Split(os.Getenv(childEnv), "\x1f"), os.Stdout, os.Stderr)
+	return mainCode(strings.Split(os.Getenv(childEnv), "\x1f"))
 }
 
 // child is the arena command in a process of its own.
@@ -50,7 +46,14 @@ type child struct {
 
 func startChild(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
+	return startChildIn(t, env, nil, args...)
+}
+
+// startChildIn is startChild with stdin.
+func startChildIn(t *testing.T, env []string, stdin io.Reader, args ...string) *child {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
+	cmd.Stdin = stdin
 	cmd.Env = append(append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f")), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -95,6 +98,9 @@ func (c *child) signalAndWait(t *testing.T, sig os.Signal, limit time.Duration) 
 	select {
 	case <-c.waited:
 		c.waited <- nil // for the cleanup
+		if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			t.Fatalf("killed by %v: the signal was not handled", ws.Signal())
+		}
 		return time.Since(start), c.cmd.ProcessState.ExitCode()
 	case <-time.After(limit):
 		t.Fatalf("the command did not end within %s of %v", limit, sig)

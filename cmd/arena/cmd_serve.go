@@ -22,8 +22,8 @@ import (
 )
 
 // shutdownGrace bounds how long serve waits for requests in flight when it
-// is told to stop.
-const shutdownGrace = 10 * time.Second
+// is told to stop; within interruptGrace, so that serve ends by itself.
+const shutdownGrace = time.Second
 
 type serveOptions struct {
 	system         systemOptions
@@ -33,6 +33,7 @@ type serveOptions struct {
 	maxSubscribers int
 	bodyLimit      int64
 	retention      int
+	maxSurvival    time.Duration
 }
 
 // serveRetention is how many events a server keeps for stream replay by
@@ -65,6 +66,7 @@ func newServeCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.maxScenarioRun, "max-scenario-run", arenahttp.DefaultMaxScenarioRun, "longest a scenario run over HTTP may take")
 	f.IntVar(&o.maxSubscribers, "max-streams", arenahttp.DefaultMaxSubscribers, "event streams open at once at most")
 	f.Int64Var(&o.bodyLimit, "body-limit", arenahttp.DefaultBodyLimit, "largest request body in bytes")
+	f.DurationVar(&o.maxSurvival, "max-survival", arenahttp.DefaultMaxSurvival, "longest a survival run started over HTTP may last")
 	f.IntVar(&o.retention, "retention", serveRetention, "events kept in memory for stream replay, and flight recorder entries (each a ring)")
 	return cmd
 }
@@ -74,12 +76,14 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		o.apiKey = os.Getenv("ARENA_API_KEY")
 	}
 	switch {
-	case o.maxScenarioRun <= 0:
-		return badInput(fmt.Errorf("--max-scenario-run: want a positive duration, got %s", o.maxScenarioRun))
+	case checkDuration("max-scenario-run", o.maxScenarioRun) != nil:
+		return checkDuration("max-scenario-run", o.maxScenarioRun)
 	case o.maxSubscribers <= 0:
 		return badInput(fmt.Errorf("--max-streams: want a positive count, got %d", o.maxSubscribers))
 	case o.bodyLimit <= 0:
 		return badInput(fmt.Errorf("--body-limit: want a positive size, got %d", o.bodyLimit))
+	case checkDuration("max-survival", o.maxSurvival) != nil:
+		return checkDuration("max-survival", o.maxSurvival)
 	case o.retention <= 0:
 		return badInput(fmt.Errorf("--retention: want a positive count, got %d", o.retention))
 	}
@@ -108,6 +112,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		arenahttp.WithAPIKey(o.apiKey), arenahttp.WithEvents(sys.store), arenahttp.WithGatherer(reg),
 		arenahttp.WithFlightRecorder(flight), arenahttp.WithMaxScenarioRun(o.maxScenarioRun),
 		arenahttp.WithMaxSubscribers(o.maxSubscribers), arenahttp.WithBodyLimit(o.bodyLimit),
+		arenahttp.WithMaxSurvival(o.maxSurvival),
 		arenahttp.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
 
 	ln, err := net.Listen("tcp", o.addr)

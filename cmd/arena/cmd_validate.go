@@ -10,7 +10,8 @@ func newValidateCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE|NAME...",
 		Short: "Check scenario files strictly and report every problem",
-		Long: "Load each scenario (a file, or a built-in name) with the same strict checks as run:\n" +
+		Long: "Load each scenario (a regular file of at most 1 MiB, - for standard input, or a\n" +
+			"built-in name) with the same strict checks as run:\n" +
 			"unknown keys, wrong types, per-type targets and metadata, labels, dependencies and\n" +
 			"cycles, durations, the gate. Every problem is printed as file:line:column: field: message.\n\n" +
 			"Exit codes: 0 all valid, 2 any invalid.",

@@ -21,7 +21,7 @@ func loadScenario(arg string) (*arena.Scenario, error) {
 		}
 		return sc, nil
 	}
-	sc, err := arena.LoadScenarioFile(arg)
+	sc, err := readScenarioFile(arg)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, badInput(fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", arg, strings.Join(scenarios.Names(), ", ")))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -29,8 +28,8 @@ type system struct {
 }
 
 func newSystem(o systemOptions) (*system, error) {
-	if o.workers < 1 {
-		return nil, badInput(fmt.Errorf("--workers: want at least 1, got %d", o.workers))
+	if err := checkWorkers(o.workers); err != nil {
+		return nil, err
 	}
 	var clock arena.Clock = arena.RealClock{}
 	if o.virtual {
