@@ -51,6 +51,8 @@ func validateScenario(sc *Scenario) ScenarioErrors {
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
+	case nameProblem(sc.Name) != "":
+		v.add("name", "%q %s", sc.Name, nameProblem(sc.Name))
 	}
 	for i, tag := range sc.Tags {
 		if strings.TrimSpace(tag) == "" {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/ares-arena/arena"
 )
@@ -118,6 +117,9 @@ func decodeJSON(r *http.Request, v any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
+	if err := checkKeys(b, v); err != nil {
+		return err
+	}
 	if err := strictUnmarshal(b, v); err != nil {
 		return blame(b, v, err)
 	}
@@ -203,15 +205,15 @@ func sortedKeys(b []byte, m map[string]json.RawMessage) []string {
 }
 
 // checkID applies the rule for IDs in paths and bodies: non-empty, at most
-// MaxIDLength bytes, no whitespace or control characters.
+// MaxIDLength bytes, and arena.IdentifierProblem's rule for characters.
 func checkID(field, id string) error {
 	switch {
 	case id == "":
 		return badRequest(field, "empty ID")
 	case len(id) > MaxIDLength:
 		return badRequest(field, "ID of %d bytes is longer than %d", len(id), MaxIDLength)
-	case strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return badRequest(field, "ID %q contains whitespace", id)
+	case arena.IdentifierProblem(id) != "":
+		return badRequest(field, "ID %q %s", id, arena.IdentifierProblem(id))
 	}
 	return nil
 }

@@ -212,3 +212,27 @@ func TestSurvivalBoundsOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+func TestStrictIDsAndKeys(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, tc := range []struct {
+		path, body, field string
+	}{
+		{"/arena/agent/worker-1%E2%80%AE/kill", "", "id"},         // bidi override in the path
+		{"/arena/agent/worker%E2%80%8B1/kill", "", "id"},          // zero-width space
+		{"/arena/agent/worker%FF/kill", "", "id"},                 // invalid UTF-8
+		{"/arena/agent/worker-1/kill", `{"id":"a\u2066b"}`, "id"}, // bidi isolate in the body
+		{"/arena/agent/worker-1/kill", `{"id":"a\ufeffb"}`, "id"},
+		{"/arena/edge/remove", `{"source_id":"orchestrator-0","target_id":"worker-2\u200d"}`, "target_id"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s"},"metadata":{"duration":"9s"}}`, "metadata"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s"},"METADATA":{"duration":"9s"}}`, "METADATA"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s","duration":"9s"}}`, "metadata.duration"},
+		{"/arena/agent/worker-1/pause", `{"ID":"x"}`, "ID"},
+		{"/arena/survival", `{"duration":"1h","Duration":"2h"}`, "Duration"},
+	} {
+		r := s.do(t, request{method: "POST", path: tc.path, body: tc.body})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != tc.field {
+			t.Errorf("POST %s %s = %d %q, want 400 naming %s", tc.path, tc.body, r.code, e.Error, tc.field)
+		}
+	}
+}
