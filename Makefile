@@ -5,7 +5,7 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream fuzz bench lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream fuzz fuzz-long bench lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
@@ -26,13 +26,20 @@ downstream:
 	cd examples/downstream && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 # Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
+# -fuzzminimizetime bounds the minimisation of each new input: by default it
+# may take a minute, and a short run then does little else.
+FUZZMINTIME ?= 2s
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. \
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzParseDuration$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzActionValidate$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadScenario$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzValidateScenario$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzMetaKeyDecode$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzRoundTrip$$' -fuzztime=$(FUZZTIME) ./internal/sse
+	@set -e; for t in $(FUZZTARGETS); do \
+		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$${t%%:*}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINTIME) $${t#*:}; \
+	done
+
+## fuzz-long: every fuzz target for 10 minutes (FUZZTIME=10m); report the executions and any crasher
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=10m
 
 ## serve: the HTTP API over the fake cluster, on 127.0.0.1:8080 (package arenahttp; ARENA_API_KEY sets a key)
 serve:

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // ActionType names a fault type: a built-in (ActionTypes) or one registered
@@ -178,8 +177,8 @@ func checkID(field, id string, selectors bool) error {
 	switch {
 	case id == "":
 		return invalid(field, "missing")
-	case strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return invalid(field, "%q contains white space or control characters", id)
+	case IdentifierProblem(id) != "":
+		return invalid(field, "%q %s", id, IdentifierProblem(id))
 	case len(id) > 256:
 		return invalid(field, "longer than 256 characters")
 	}

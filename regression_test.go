@@ -540,3 +540,51 @@ func TestRegressionRecordsEvent(t *testing.T) {
 		t.Errorf("event payload %s", evs[0].Data)
 	}
 }
+
+// Issue 14 (8a): a scorer that fails from run 6 on, after constant scores
+// 90 vs 95 have already decided at n=6, with one early run slow. Runs
+// before the failure are still collected, so Parallelism 8 answers as
+// Parallelism 1 does.
+func TestRegressionFailureAfterTheAnswerIsParallelismIndependent(t *testing.T) {
+	boom := errors.New("boom")
+	results := map[int]string{}
+	for _, par := range []int{1, 8} {
+		failed := make(chan struct{})
+		var once sync.Once
+		s := arena.ContextScorerFunc(func(ctx context.Context, in any) (float64, error) {
+			tr := in.(arena.Trial)
+			if tr.Index >= 6 {
+				once.Do(func() { close(failed) })
+				return 0, boom
+			}
+			if par > 1 && tr.Arm == arena.ArmBaseline && tr.Index == 2 {
+				// Slow: still running when the failure comes in (a
+				// collector that cancels everything then ends it here).
+				<-failed
+				select {
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			if tr.Arm == arena.ArmCandidate {
+				return 95, nil
+			}
+			return 90, nil
+		})
+		res, err := arena.NewRegressionTester(nil, s).Run(context.Background(),
+			arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: 6, MaxRuns: 20, Parallelism: par, Seed: 5})
+		if err != nil {
+			t.Fatalf("Parallelism %d: %v, want the answer of the first 6 pairs", par, err)
+		}
+		res.WallTime = 0
+		b, _ := json.Marshal(res)
+		results[par] = string(b)
+		if res.Verdict != arena.Better || res.Baseline.Runs != 6 {
+			t.Errorf("Parallelism %d: %s after %d runs, want better after 6", par, res.Verdict, res.Baseline.Runs)
+		}
+	}
+	if results[1] != results[8] {
+		t.Errorf("results differ:\nParallelism 1: %s\nParallelism 8: %s", results[1], results[8])
+	}
+}

@@ -123,7 +123,8 @@ const (
 // Decoding is strict: unknown keys, wrong types, duplicate keys and
 // unparsable values are errors, never ignored or defaulted. All problems
 // are reported at once, as ScenarioErrors in file order, each with
-// file:line:column and the field path:
+// file:line:column and the field path; a problem of a node that aliases
+// repeat is reported once, and at most MaxScenarioErrors are listed:
 //
 //	leader.yaml:12:9: actions[2].action.metadata.dealy: unknown key for slow_agent (want delay, duration)
 //
@@ -138,7 +139,7 @@ func LoadScenario(data []byte, name string, extra ...FaultSpec) (*Scenario, erro
 		errs = append(errs, validateScenario(sc, builtins.with(extra), nil)...)
 	}
 	if len(errs) > 0 {
-		return nil, errs.sorted()
+		return nil, errs.tidy()
 	}
 	return sc, nil
 }
@@ -146,16 +147,57 @@ func LoadScenario(data []byte, name string, extra ...FaultSpec) (*Scenario, erro
 // LoadScenarioFile reads and loads the scenario file at path (at most
 // MaxScenarioSize bytes), with the extra fault types as LoadScenario.
 func LoadScenarioFile(path string, extra ...FaultSpec) (*Scenario, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScenarioFile(path, fi); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil { // it may have changed since
+		return nil, err
+	}
+	if err := checkScenarioFile(path, fi); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return LoadScenario(data, path, extra...)
+}
+
+// checkScenarioFile refuses at once what is not a regular file (a FIFO or a
+// device would block the read, or never end) and what is larger than
+// MaxScenarioSize.
+func checkScenarioFile(name string, fi os.FileInfo) error {
+	switch m := fi.Mode(); {
+	case !m.IsRegular():
+		return fmt.Errorf("%s: not a regular file (%s); give a scenario file", name, fileKind(m))
+	case fi.Size() > MaxScenarioSize:
+		return fmt.Errorf("%s: larger than %d bytes", name, MaxScenarioSize)
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	default:
+		return "mode " + m.String()
+	}
 }
 
 // Source returns the name the scenario was loaded from ("" when it was

@@ -38,7 +38,7 @@ func validateScenarioWith(sc *Scenario, fs *faultSet, in *Injector) error {
 		return ScenarioErrors{{Msg: "nil scenario"}}
 	}
 	if errs := validateScenario(sc, fs, in); len(errs) > 0 {
-		return errs.sorted()
+		return errs.tidy()
 	}
 	return nil
 }
@@ -70,6 +70,8 @@ func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
+	case nameProblem(sc.Name) != "":
+		v.add("name", "%q %s", sc.Name, nameProblem(sc.Name))
 	}
 	for i, tag := range sc.Tags {
 		if strings.TrimSpace(tag) == "" {

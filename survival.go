@@ -49,7 +49,8 @@ type SurvivalConfig struct {
 	MinLifetime time.Duration `json:"min_lifetime"` // default 2s
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
-	// TimelineCap bounds the report's list of actions; default 1000.
+	// TimelineCap bounds the report's list of actions, and its list of
+	// faults unless Observe.ListCap is set; default 1000.
 	TimelineCap int `json:"timeline_cap"`
 	// AbortWhen stops the run when a condition is met (see AbortWhen).
 	AbortWhen AbortWhen `json:"abort_when,omitzero"`
@@ -171,6 +172,9 @@ func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []st
 	}
 	if c.TimelineCap == 0 {
 		c.TimelineCap = DefaultSurvivalTimelineCap
+	}
+	if c.Observe.ListCap == 0 { // the report's per-fault list too
+		c.Observe.ListCap = c.TimelineCap
 	}
 	if c.Seed == 0 {
 		c.Seed = DrawSeed()

@@ -57,8 +57,8 @@ func routeTable() []routeCase {
 		{pattern: "POST /arena/survival/stop", path: "/arena/survival/stop", goodCode: 200, bad: request{path: "/arena/survival/stop?now=1"}, badField: "now"},
 		{pattern: "POST /arena/scenario/run", path: "/arena/scenario/run", good: tinyScenario, goodCode: 200, bad: request{path: "/arena/scenario/run", body: "name: broken\nactions:\n  - action: {type: kill_agent}\n"}, badField: "actions[0].action.target_id"},
 		{pattern: "POST /arena/scenario/validate", path: "/arena/scenario/validate", good: `leader-failover`, goodCode: 200, bad: request{path: "/arena/scenario/validate", body: "name: x\nbogus: 1\nactions: []\n"}, badField: "bogus"},
-		get("/arena/flight/timeline"),
-		get("/arena/flight/diagnostics"),
+		{pattern: "GET /arena/flight/timeline", path: "/arena/flight/timeline?after=0&limit=5", goodCode: 200, bad: request{path: "/arena/flight/timeline?after=-1"}, badField: "after"},
+		{pattern: "GET /arena/flight/diagnostics", path: "/arena/flight/diagnostics?limit=5", goodCode: 200, bad: request{path: "/arena/flight/diagnostics?limit=100000"}, badField: "limit"},
 		get("/metrics"),
 	}
 }

@@ -33,6 +33,10 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	if err := h.checkSurvival(cfg); err != nil {
+		writeErr(w, err)
+		return
+	}
 	if cfg.Seed == 0 {
 		cfg.Seed = arena.DrawSeed()
 	}

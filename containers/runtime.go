@@ -133,7 +133,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 	if r.labels == nil {
 		r.labels = map[string]string{}
 	}
-	r.labels[LabelProject], r.labels[LabelRun] = o.project, r.runID
+	r.labels[LabelProject], r.labels[LabelRun], r.labels[LabelOwner] = o.project, r.runID, processOwner
 	r.probeC = &http.Client{Timeout: o.probeTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 5 * time.Second}}
 	r.ctlC = &http.Client{Timeout: o.ctlTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 5 * time.Second}}
 	defer func() {

@@ -72,7 +72,7 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"run", filepath.Join("testdata", "invalid.yaml")}, "testdata/invalid.yaml:3:3: config.paralel_actions: unknown key (want stop_on_error, parallel_actions, max_concurrent, timeout, warmup, cooldown, seed, probe_interval, recovery_deadline, abort_when, allow_unhealthy_start)\n" +
 			"testdata/invalid.yaml:6:18: actions[0].depends_on[0]: unknown label \"b\"\n" +
 			"testdata/invalid.yaml:7:64: actions[0].action.metadata.delay: \"fast\" is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)\n"},
-		{[]string{"run", "leader-failover", "--workers", "0"}, "arena: --workers: want at least 1, got 0\n"},
+		{[]string{"run", "leader-failover", "--workers", "0"}, "arena: --workers: want 1 to 10000, got 0\n"},
 		{[]string{"run", "leader-failover", "--seed", "-1"}, `arena: invalid argument "-1" for "--seed" flag`},
 	}
 	for _, tt := range tests {

@@ -22,8 +22,8 @@ import (
 func TestServeSIGTERM(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--addr", "127.0.0.1:0", "--seed", "3")
-	cmd.Env = append(os.Environ(), asArena+"=1")
+	cmd := exec.CommandContext(ctx, os.Args[0]) // the arena command (child_test.go)
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{"serve", "--addr", "127.0.0.1:0", "--seed", "3"}, "\x1f"))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

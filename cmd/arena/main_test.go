@@ -13,15 +13,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(asArena) == "1" {
-		main() // the test binary re-executed as the arena command (see TestServeSIGTERM)
-		return
+	if os.Getenv(childEnv) != "" {
+		os.Exit(childMain()) // this binary re-run as the arena command (child_test.go)
 	}
 	goleak.VerifyTestMain(m)
 }
-
-// asArena, set to 1 in its environment, makes the test binary run as arena.
-const asArena = "ARENA_TEST_AS_CLI"
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -11,10 +10,11 @@ import (
 
 // systemOptions describe the system a command runs against.
 type systemOptions struct {
-	seed    uint64         // seeds the fake workload (and, through the scenario, the selectors)
-	virtual bool           // a virtual clock: the run takes CPU time only
-	workers int            // fake workers
-	options []arena.Option // more service options (serve adds metrics and a flight recorder)
+	seed    uint64          // seeds the fake workload (and, through the scenario, the selectors)
+	virtual bool            // a virtual clock: the run takes CPU time only
+	workers int             // fake workers
+	options []arena.Option  // more service options (serve adds metrics and a flight recorder)
+	events  []events.Option // options of the event store (serve bounds its retention)
 }
 
 // system is the default system under test: a fake cluster, seeded, with its
@@ -28,15 +28,15 @@ type system struct {
 }
 
 func newSystem(o systemOptions) (*system, error) {
-	if o.workers < 1 {
-		return nil, badInput(fmt.Errorf("--workers: want at least 1, got %d", o.workers))
+	if err := checkWorkers(o.workers); err != nil {
+		return nil, err
 	}
 	var clock arena.Clock = arena.RealClock{}
 	if o.virtual {
 		clock = arena.NewVirtualClock(time.Time{})
 	}
 	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
-	store := events.NewMemoryStore()
+	store := events.NewMemoryStore(o.events...)
 	opts := append([]arena.Option{arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...)}, o.options...)
 	svc := arena.NewService(arena.NewInjector(c, c), store, nil, opts...)
 	return &system{clock: clock, cluster: c, store: store, svc: svc}, nil
