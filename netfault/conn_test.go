@@ -84,7 +84,9 @@ func TestDialer(t *testing.T) {
 	}{
 		{"no fault", func(*Network) error { return nil }, []string{"ping", "pong"}, "4 bytes@0s, 4 bytes@0s", false},
 		{"latency: each exchange one round trip longer",
-			func(n *Network) error { return n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}) },
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond})
+			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, 4 bytes@400ms", false},
 		{"bandwidth: 500 B each way at 1000 B/s",
 			func(n *Network) error { return n.LimitBandwidth(ctx, "client", 1000) },

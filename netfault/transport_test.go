@@ -81,7 +81,9 @@ func TestTransport(t *testing.T) {
 	}{
 		{"no fault", func(*Network) error { return nil }, "http://api.local/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency both ways: half on each leg",
-			func(n *Network) error { return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}) },
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond})
+			},
 			"http://api.local:8080/q", 0, "200 10000B 0s..200ms", "/q@100ms"},
 		{"callee's inbound latency is the request leg",
 			func(n *Network) error {
@@ -99,7 +101,9 @@ func TestTransport(t *testing.T) {
 			},
 			"http://api/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency past the deadline",
-			func(n *Network) error { return n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond}) },
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond})
+			},
 			"http://api/q", 150 * time.Millisecond, "timeout 0s..150ms", ""}, // the request leg (200ms) ran into the deadline
 		{"bandwidth: 10 kB at 100 kB/s",
 			func(n *Network) error { return n.LimitBandwidth(ctx, "api", 100_000) },
