@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,5 +106,33 @@ func TestRealTime(t *testing.T) {
 	n.Close()
 	if err := <-done; !errors.Is(err, ErrClosed) {
 		t.Errorf("Sleep at Close = %v, want ErrClosed", err)
+	}
+}
+
+// In real time the wrappers work on plain goroutines: a reset fails the
+// call without reaching the server, and its lift lets calls through.
+func TestTransportInRealTime(t *testing.T) {
+	n := New(arena.RealClock{}, WithAgent("client", "client"), WithAgent("api", "service"))
+	defer n.Close()
+	served := 0
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })
+	c := &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
+	ctx := context.Background()
+	if err := n.ResetConnections(ctx, "api", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get("http://api/x"); !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("Get under a reset = %v, want ECONNRESET", err)
+	}
+	if err := n.LiftFault(ctx, arena.ActionConnectionReset, "api"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get("http://api/x")
+	if err != nil {
+		t.Fatalf("Get after the lift = %v", err)
+	}
+	resp.Body.Close()
+	if served != 1 {
+		t.Errorf("served %d requests, want 1", served)
 	}
 }
