@@ -25,10 +25,12 @@
 //
 // # Actions
 //
-// Thirteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
+// Sixteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
 // returns a *ValidationError naming the field): unknown or misspelt metadata
 // keys, wrong types, negative durations and unknown LLM error types are
-// errors, never silently defaulted. A target may be a selector, "random" or
+// errors, never silently defaulted. The network faults (network_latency,
+// network_bandwidth, connection_reset) degrade an agent's links: a rate is a
+// whole number of bytes per second, a latency is added to each round trip. A target may be a selector, "random" or
 // "type:<agent type>", resolved with the run's seed; the chosen ID is in the
 // Result. Durations have one encoding everywhere (Duration): "1.5s", or a bare
 // number of seconds. A `duration` in the metadata makes the engine lift the
@@ -44,7 +46,9 @@
 //
 // A runtime implements only the capabilities it has: AgentLister plus any of
 // AgentStopper, Pauser, Slower, Partitioner, ToolTimeouter, MemoryCorrupter,
-// MCPDisconnecter, LLMFailer (RuntimeProvider is all of them) and
+// MCPDisconnecter, LLMFailer (RuntimeProvider is all of them),
+// LatencyInjector, BandwidthLimiter, ConnectionResetter (the network
+// faults; package netfault lands them on a Go service in the process) and
 // FaultLifter. NewInjectorFor(rt, WithDAG(dag)) finds them by type
 // assertion; a type the runtime cannot land is ErrUnsupported, reported
 // before a run starts by Service.ValidateScenario and RunScenarioReport
@@ -140,7 +144,9 @@
 //     MetaKind, WithFault, ErrUnsupported.
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
-//     LLMFailer, DAGProvider, FaultLifter, AgentInfo, Edge, Probe, Check.
+//     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
+//     ConnectionResetter, DAGProvider, FaultLifter, AgentInfo, Edge, Probe,
+//     Check.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,

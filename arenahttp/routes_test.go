@@ -41,6 +41,9 @@ func routeTable() []routeCase {
 		post("/arena/agent/{id}/memory-corrupt", "/arena/agent/type:worker/memory-corrupt", `{"id":"corrupt-1"}`, `{"target_id":"worker-2"}`, "target_id"),
 		post("/arena/agent/{id}/mcp-disconnect", "/arena/agent/worker-3/mcp-disconnect", `{"id":"mcp-held"}`, `[1,2]`, "body"),
 		post("/arena/agent/{id}/llm-failure", "/arena/agent/worker-3/llm-failure", `{"metadata":{"error_type":"overloaded"}}`, `{"metadata":{"error_type":"meltdown"}}`, "metadata.error_type"),
+		post("/arena/agent/{id}/latency", "/arena/agent/worker-3/latency", `{"metadata":{"latency":"300ms","jitter":"50ms","duration":"2s"}}`, `{"metadata":{"direction":"sideways"}}`, "metadata.direction"),
+		post("/arena/agent/{id}/bandwidth", "/arena/agent/worker-2/bandwidth", `{"metadata":{"rate":50000,"duration":"2s"}}`, `{"metadata":{"rate":"1MB/s"}}`, "metadata.rate"),
+		post("/arena/agent/{id}/connection-reset", "/arena/agent/worker-1/connection-reset", `{"metadata":{"after":"100ms","duration":"2s"}}`, `{"metadata":{"after":-1}}`, "metadata.after"),
 		post("/arena/agent/{id}/{action}", "/arena/agent/worker-3/explode", ``, ``, "action"), // no good request: 400 either way
 		post("/arena/node/{id}/remove", "/arena/node/worker-3/remove", `{}`, `{"source_id":"x"}`, "source_id"),
 		post("/arena/edge/remove", "/arena/edge/remove", `{"source_id":"orchestrator-0","target_id":"worker-2"}`, `{"source_id":"orchestrator-0"}`, "target_id"),

@@ -68,6 +68,16 @@
 // partition cuts the container off its network, and with it off its
 // published ports: from the host, as from its peers, it is unreachable.
 //
+// # Network faults
+//
+// NewProxied(rt) puts a Toxiproxy proxy (the Toxiproxy library, in this
+// process) in front of each agent's control port and routes the probe
+// through them; the Proxied runtime it returns also lands network_latency,
+// network_bandwidth and connection_reset as toxics, lifted by removing them
+// and all gone when it closes. ProxyEndpoint is an agent's address through
+// its proxy, for clients of your own. Links between agents are not proxied
+// yet: a latency with a peer is ErrPeerNotProxied.
+//
 // # Probe and checks
 //
 // Probe asks every agent's GET /health through its mapped port within

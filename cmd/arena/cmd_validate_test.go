@@ -21,7 +21,7 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 12 || lines[0] != "ok  leader-failover: leader-failover, 2 steps, planned 50s" {
+	if len(lines) != len(files)+1 || lines[0] != "ok  leader-failover: leader-failover, 2 steps, planned 50s" {
 		t.Errorf("stdout:\n%s", out)
 	}
 
