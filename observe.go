@@ -76,6 +76,12 @@ func (o ObserveOptions) Validate() error {
 
 // FaultOutcome is what became of one landed fault.
 //
+// A fault's time t (At) is when arena started landing it: the start of the
+// injection call, not its return. A SIGKILL lands at the start of a stop call
+// that may take seconds; samples taken while the call is in flight count
+// against the fault, and InjectDuration says how long the call took. Every
+// "at" in a report (faults, steps, injection errors) is this instant.
+//
 // TTR (time to recover) of a fault landed at t runs from t to the first probe
 // sample at which the system is healthy and then stays healthy for
 // StableSamples samples in a row (that sample included). If no sample from t
@@ -95,14 +101,16 @@ func (o ObserveOptions) Validate() error {
 // were healthy is recovered (its checks are the end-of-run checks); any
 // other open fault is unrecovered.
 type FaultOutcome struct {
-	Action    Action        `json:"action"`
-	At        Duration      `json:"at"` // offset of the injection from the run's start
-	Degraded  bool          `json:"degraded"`
-	Recovered bool          `json:"recovered"`
-	TTR       Duration      `json:"ttr"`              // meaningful when Recovered
-	Lifted    *Duration     `json:"lifted,omitempty"` // when the engine lifted it
-	LiftError string        `json:"lift_error,omitempty"`
-	Checks    []CheckResult `json:"checks,omitempty"`
+	Action Action   `json:"action"`
+	At     Duration `json:"at"` // offset from the run's start of the injection call's start
+	// InjectDuration is how long the injection call took.
+	InjectDuration Duration      `json:"inject_duration"`
+	Degraded       bool          `json:"degraded"`
+	Recovered      bool          `json:"recovered"`
+	TTR            Duration      `json:"ttr"`              // meaningful when Recovered
+	Lifted         *Duration     `json:"lifted,omitempty"` // when the engine lifted it
+	LiftError      string        `json:"lift_error,omitempty"`
+	Checks         []CheckResult `json:"checks,omitempty"`
 }
 
 // CheckResult is one run of one consistency check.
@@ -157,6 +165,16 @@ type Observer struct {
 	checkResults  []CheckResult
 	injectionErrs []Result
 	tally         tally
+	// inflight holds the start of each injection call in progress, and
+	// recent the samples taken since the earliest of them: a fault is
+	// followed from its start, so Landed replays these to it.
+	inflight []time.Time
+	recent   []sampleAt
+}
+
+type sampleAt struct {
+	t       time.Time
+	healthy bool
 }
 
 // tally is what the score and the TTR statistics need, in constant space.
@@ -222,6 +240,9 @@ func (o *Observer) sample(ctx context.Context) {
 		} else {
 			o.dropped++
 		}
+	}
+	if len(o.inflight) > 0 {
+		o.recent = append(o.recent, sampleAt{t, healthy})
 	}
 	o.open = slices.DeleteFunc(o.open, func(f *faultTrack) bool {
 		o.advance(f, t, healthy)
@@ -325,29 +346,85 @@ func (o *Observer) decide(f *faultTrack) {
 	t.ttrs[ttr]++
 }
 
-// Landed records the result of an injection at the current instant. A fault
-// that landed is followed to its outcome; one that did not is listed as an
-// injection error and kept out of the score.
-func (o *Observer) Landed(res Result) Fault {
+// Landing marks the start of an injection call now and returns that instant,
+// the fault's time: samples from then on are kept so that the fault, once
+// Landed reports it, is followed from its start, not from the call's return.
+// Every Landing is followed by a Landed with a Result whose StartedAt is the
+// returned time.
+func (o *Observer) Landing() time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	now := o.ex.Now()
+	o.inflight = append(o.inflight, now)
+	return now
+}
+
+// Landed records the result of an injection that started at res.StartedAt
+// (see Landing) and took res.Duration. A fault that landed is followed to its
+// outcome from its start; one that did not is listed as an injection error
+// and kept out of the score.
+func (o *Observer) Landed(ctx context.Context, res Result) Fault {
+	o.mu.Lock()
+	flight := o.endFlight(res.StartedAt)
 	if !res.Success {
 		o.tally.injectionErrs++
 		if len(o.injectionErrs) < o.opts.ListCap {
 			o.injectionErrs = append(o.injectionErrs, res)
 		}
+		o.mu.Unlock()
 		return Fault{}
 	}
-	now := o.ex.Now()
-	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(now)}, landed: now}
+	landed := res.StartedAt
+	if landed.IsZero() {
+		landed = o.ex.Now()
+	}
+	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(landed), InjectDuration: res.Duration}, landed: landed}
 	o.tally.landed++
 	if len(o.faults) < o.opts.ListCap {
 		o.faults = append(o.faults, f)
 	}
-	if o.probe != nil {
-		o.open = append(o.open, f)
+	if o.probe == nil {
+		o.mu.Unlock()
+		return Fault{f}
 	}
+	for _, s := range flight {
+		if !f.done {
+			o.advance(f, s.t, s.healthy)
+		}
+	}
+	if !f.done {
+		o.open = append(o.open, f)
+		o.mu.Unlock()
+		return Fault{f}
+	}
+	o.decide(f) // decided by the samples of a long call
+	if f.out.Recovered {
+		o.awaiting = append(o.awaiting, f)
+		o.mu.Unlock()
+		o.ex.At(o.ex.Now(), KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
+		return Fault{f}
+	}
+	out := f.out
+	o.mu.Unlock()
+	o.tell(ctx, []FaultOutcome{out})
 	return Fault{f}
+}
+
+// endFlight returns the samples taken since start, then forgets the
+// in-flight injection that started then and the samples no other in-flight
+// injection needs. Under mu.
+func (o *Observer) endFlight(start time.Time) []sampleAt {
+	flight := slices.Clone(o.recent)
+	if i := slices.IndexFunc(o.inflight, start.Equal); i >= 0 {
+		o.inflight = slices.Delete(o.inflight, i, i+1)
+	}
+	if len(o.inflight) == 0 {
+		o.recent = nil
+		return flight
+	}
+	first := slices.MinFunc(o.inflight, time.Time.Compare)
+	o.recent = slices.DeleteFunc(o.recent, func(s sampleAt) bool { return s.t.Before(first) })
+	return flight
 }
 
 // Settle is called just before an injection. It cuts short the settle time

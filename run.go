@@ -150,7 +150,7 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
 	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a) // settles earlier faults once the action is valid
-	fault := r.obs.Landed(res)
+	fault := r.obs.Landed(ctx, res)
 	if !res.Success {
 		return res
 	}

@@ -59,7 +59,7 @@ type StepReport struct {
 	Status    StepStatus `json:"status"`
 	Reason    string     `json:"reason,omitempty"`  // why it failed or was skipped
 	Ready     *Duration  `json:"ready,omitempty"`   // offset from the run's start; nil if never ready
-	Started   *Duration  `json:"started,omitempty"` // nil when skipped
+	Started   *Duration  `json:"started,omitempty"` // when arena started landing it (the fault's "at"); nil when skipped
 	Result    *Result    `json:"result,omitempty"`  // nil when skipped
 }
 

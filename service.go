@@ -109,8 +109,10 @@ func (s *Service) Execute(ctx context.Context, a Action) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
+		start = clock.Now()
 		if run != nil {
-			run.obs.Settle(ctx) // the next fault's impact is its own
+			run.obs.Settle(ctx)       // the next fault's impact is its own
+			start = run.obs.Landing() // the fault's time: when arena starts landing it
 		}
 		err = s.injector.Inject(ctx, prepared, params)
 	}

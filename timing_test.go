@@ -1,0 +1,55 @@
+package arena_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// slowStop is a fake cluster whose StopAgent lands at once (a SIGKILL) but
+// returns only after a delay, like a container runtime waiting for the
+// container to exit.
+type slowStop struct {
+	*fakes.Cluster
+	delay time.Duration
+}
+
+func (s slowStop) StopAgent(ctx context.Context, id string) error {
+	err := s.Cluster.StopAgent(ctx, id)
+	time.Sleep(s.delay)
+	return err
+}
+
+// TestSlowInjectionCallCountsAgainstItsFault: a leader kill whose call
+// returns after the failover has already healed the outage is still a fault
+// that degraded the system, timed from the call's start. Before, its time was
+// the call's return and it was reported "no impact".
+func TestSlowInjectionCallCountsAgainstItsFault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cluster := fakes.NewCluster(fakes.WithSeed(3), fakes.WithFailover(time.Second, 0))
+		rt := slowStop{cluster, 2500 * time.Millisecond}
+		svc := arena.NewService(arena.NewInjector(rt, nil), nil, nil, arena.WithProbe(cluster.Probe),
+			arena.WithObserveOptions(arena.ObserveOptions{SettleTime: 3 * time.Second}))
+		rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: 20 * time.Second},
+			arena.Step{At: 2 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Faults) != 1 {
+			t.Fatalf("faults = %+v, want 1", rep.Faults)
+		}
+		f := rep.Faults[0]
+		if f.At.D() != 2*time.Second || f.InjectDuration.D() != 2500*time.Millisecond {
+			t.Errorf("at %s, inject duration %s; want 2s (the call's start), 2.5s", f.At, f.InjectDuration)
+		}
+		// Down from 2s until the election at 3s: the first healthy sample
+		// is at 3s or just after, within one probe interval.
+		if !f.Degraded || !f.Recovered || f.TTR.D() < time.Second || f.TTR.D() > time.Second+arena.DefaultProbeInterval {
+			t.Errorf("fault = degraded %v, recovered %v, TTR %s; want degraded, recovered, TTR in [1s, 1.1s]", f.Degraded, f.Recovered, f.TTR)
+		}
+	})
+}
