@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -115,11 +116,14 @@ type FaultOutcome struct {
 
 // CheckResult is one run of one consistency check.
 type CheckResult struct {
-	Name    string   `json:"name"`
-	At      Duration `json:"at"`
-	Passed  bool     `json:"passed"`
-	Error   string   `json:"error,omitempty"`
-	FaultID string   `json:"fault_id,omitempty"` // empty for the end-of-run checks
+	Name   string   `json:"name"`
+	At     Duration `json:"at"`
+	Passed bool     `json:"passed"`
+	// NotApplicable: the check had nothing to look at (ErrNotApplicable);
+	// it is not measured, neither passed nor failed, and Error says why.
+	NotApplicable bool   `json:"not_applicable,omitempty"`
+	Error         string `json:"error,omitempty"`
+	FaultID       string `json:"fault_id,omitempty"` // empty for the end-of-run checks
 }
 
 // Transition is a change of the probe's verdict; the timeline of a report is
@@ -183,7 +187,8 @@ type tally struct {
 	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
 	ttrSum                     time.Duration
 	ttrs                       map[time.Duration]int // recovered TTRs, exact; few keys in virtual time, where they fall on the probe grid
-	checks, passed             int
+	checks, passed             int                   // checks that looked; those that could not are notApplicable
+	notApplicable              int
 	injectionErrs              int
 }
 
@@ -490,7 +495,7 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 	results := make([]CheckResult, 0, len(o.checks))
 	for _, c := range o.checks {
 		err := safely(func() error { return c.Run(ctx) })
-		r := CheckResult{Name: c.Name, At: at, Passed: err == nil}
+		r := CheckResult{Name: c.Name, At: at, Passed: err == nil, NotApplicable: errors.Is(err, ErrNotApplicable)}
 		if err != nil {
 			r.Error = err.Error()
 		}
@@ -502,7 +507,11 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 // record adds check results to the tally and the capped list; under mu.
 func (o *Observer) record(results []CheckResult) {
 	for _, r := range results {
-		o.tally.checks++
+		if r.NotApplicable {
+			o.tally.notApplicable++
+		} else {
+			o.tally.checks++
+		}
 		if r.Passed {
 			o.tally.passed++
 		}

@@ -186,12 +186,14 @@ func consistentCheck(rep *Report) GateCheck {
 	c := GateCheck{Name: "consistent", Want: "every consistency check passed",
 		Got: fmt.Sprintf("%d/%d checks passed", rep.ChecksPassed, rep.ChecksRun)}
 	switch {
+	case rep.ChecksRun == 0 && rep.ChecksNotApplicable > 0:
+		c.Reason = fmt.Sprintf("no consistency check ran: %d could not look (not applicable)", rep.ChecksNotApplicable)
 	case rep.ChecksRun == 0:
 		c.Reason = "no consistency check ran"
 	case rep.ChecksPassed < rep.ChecksRun:
 		c.Reason = fmt.Sprintf("%d of %d checks failed", rep.ChecksRun-rep.ChecksPassed, rep.ChecksRun)
 		for _, ch := range rep.Checks { // the listed ones: the first ListCap
-			if !ch.Passed {
+			if !ch.Passed && !ch.NotApplicable {
 				c.Reason += fmt.Sprintf(", first %s at %s: %s", ch.Name, ch.At, ch.Error)
 				break
 			}

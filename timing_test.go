@@ -2,6 +2,8 @@ package arena_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -52,4 +54,37 @@ func TestSlowInjectionCallCountsAgainstItsFault(t *testing.T) {
 			t.Errorf("fault = degraded %v, recovered %v, TTR %s; want degraded, recovered, TTR in [1s, 1.1s]", f.Degraded, f.Recovered, f.TTR)
 		}
 	})
+}
+
+// TestChecksThatCannotLookAreNotMeasured: a check returning ErrNotApplicable
+// is listed as not measured and gives no consistency grade.
+func TestChecksThatCannotLookAreNotMeasured(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(3))
+	blind := arena.Check{Name: "state", Run: func(context.Context) error {
+		return fmt.Errorf("%w: no agent serves GET /state", arena.ErrNotApplicable)
+	}}
+	svc := arena.NewService(arena.NewInjector(cluster, nil), nil, nil, arena.WithClock(clock),
+		arena.WithProbe(cluster.Probe), arena.WithChecks(blind))
+	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: 30 * time.Second},
+		arena.Step{At: 2 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Score.Consistency.Measured || rep.ChecksRun != 0 || rep.ChecksNotApplicable != 2 {
+		t.Errorf("consistency measured %v, checks run %d, not applicable %d; want not measured, 0, 2 (after the fault and at the end)",
+			rep.Score.Consistency.Measured, rep.ChecksRun, rep.ChecksNotApplicable)
+	}
+	for _, c := range rep.Checks {
+		if !c.NotApplicable || c.Passed {
+			t.Errorf("check %+v, want not applicable and not passed", c)
+		}
+	}
+	gate := arena.Gate{Consistent: true}.Check(rep)
+	if len(gate) != 1 || gate[0].Passed {
+		t.Errorf("gate consistent = %+v, want failed: nothing was checked", gate)
+	}
+	if text := rep.String(); !strings.Contains(text, "consistency      -  (unmeasured; 0/0 checks passed, 2 not applicable (could not look))") {
+		t.Errorf("report text does not say the checks could not look:\n%s", text)
+	}
 }

@@ -90,7 +90,8 @@ func (r *Runtime) Probe(ctx context.Context) error {
 }
 
 // Checks returns the consistency checks, which read GET /state of the agents
-// that have one (agents answering 404 are left out):
+// that have one (agents answering 404 are left out; when no agent's state
+// could be read, a check returns arena.ErrNotApplicable and is not measured):
 //
 //   - "tasks": no task lost. Every task an agent handed on is in the ledger
 //     of the agent it was handed to.
@@ -107,11 +108,14 @@ func (r *Runtime) Checks() []arena.Check {
 	}
 }
 
-// states reads the state of every agent that can answer.
+// states reads the state of every agent that can answer. When none could
+// (no agent serves GET /state, or every one that does is out of reach), the
+// error wraps arena.ErrNotApplicable: the check had nothing to look at.
 func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error) {
 	out := map[string]agentapi.State{}
 	var mu sync.Mutex
 	var errs []error
+	unsupported, skipped := 0, 0
 	var wg sync.WaitGroup
 	for _, a := range r.agents {
 		wg.Go(func() {
@@ -119,7 +123,10 @@ func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case errors.Is(err, errSkip), errors.Is(err, ErrUnsupported):
+			case errors.Is(err, errSkip):
+				skipped++
+			case errors.Is(err, ErrUnsupported):
+				unsupported++
 			case err != nil:
 				errs = append(errs, err)
 			default:
@@ -128,6 +135,10 @@ func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error)
 		})
 	}
 	wg.Wait()
+	if len(errs) == 0 && len(out) == 0 {
+		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
+			arena.ErrNotApplicable, unsupported, len(r.agents), agentapi.PathState, skipped)
+	}
 	return out, errors.Join(errs...)
 }
 
