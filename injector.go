@@ -14,11 +14,29 @@ import (
 type Injector struct {
 	runtime RuntimeProvider
 	dag     DAGProvider
+	roles   RoleResolver // nil: the roles ListAgents reports
 }
 
 // NewInjector returns an injector over the given providers (either may be nil).
-func NewInjector(runtime RuntimeProvider, dag DAGProvider) *Injector {
-	return &Injector{runtime: runtime, dag: dag}
+func NewInjector(runtime RuntimeProvider, dag DAGProvider, opts ...InjectorOption) *Injector {
+	in := &Injector{runtime: runtime, dag: dag}
+	for _, o := range opts {
+		o.applyInjector(in)
+	}
+	return in
+}
+
+// listAgents lists the runtime's agents with their live roles.
+func (in *Injector) listAgents(ctx context.Context) ([]AgentInfo, error) {
+	agents, err := in.runtime.ListAgents(ctx)
+	if err != nil || in.roles == nil {
+		return agents, err
+	}
+	agents, err = in.roles(ctx, agents)
+	if err != nil {
+		return nil, fmt.Errorf("resolve roles: %w", err)
+	}
+	return agents, nil
 }
 
 // Runtime returns the injector's runtime provider (nil if none).
@@ -66,7 +84,7 @@ func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 	spec := specs[a.Type]
 	if spec.target == targetNone || a.TargetID == "random" || strings.HasPrefix(a.TargetID, "type:") {
 		err = safely(func() error {
-			agents, err := in.runtime.ListAgents(ctx)
+			agents, err := in.listAgents(ctx)
 			if err != nil {
 				return fmt.Errorf("list agents: %w", err)
 			}

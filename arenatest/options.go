@@ -31,6 +31,7 @@ type options struct {
 	probe     arena.Probe
 	checks    []arena.Check
 	hasChecks bool
+	roles     arena.RoleResolver
 	gate      *arena.Gate
 
 	scorer     arena.Scorer
@@ -153,6 +154,16 @@ func (o checksOption) apply(c *options) {
 // WithChecks sets the system's consistency checks, run after each recovery
 // and at the end.
 func WithChecks(checks ...arena.Check) Option { return checksOption{slices.Clone(checks)} }
+
+type rolesOption struct{ r arena.RoleResolver }
+
+func (o rolesOption) apply(c *options) { c.given = append(c.given, "WithRoles"); c.roles = o.r }
+
+// WithRoles resolves the agents' roles live with r at every target
+// selection (see arena.RoleResolver): kill_leader, type:leader and the
+// survival mix follow the system's current leader, not the types listed at
+// start.
+func WithRoles(r arena.RoleResolver) Option { return rolesOption{r} }
 
 type gateOption struct{ g arena.Gate }
 

@@ -78,7 +78,7 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}
-	return arena.NewService(arena.NewInjector(rt, dag), events.NewMemoryStore(), nil, svcOpts...), nil
+	return arena.NewService(arena.NewInjector(rt, dag, arena.WithRoles(o.roles)), events.NewMemoryStore(), nil, svcOpts...), nil
 }
 
 // newCluster is fakes.NewCluster with its panic on an invalid option
