@@ -15,10 +15,12 @@ import (
 )
 
 // Probe reports whether the system is healthy now: every agent is asked
-// GET /health through its mapped port, in parallel, within the probe timeout
-// (WithProbeTimeout). The system is healthy when every agent that is not a
-// worker (the leader, the orchestrator, your own types) is available, a
-// quorum (⌊N/2⌋+1) of the N workers is, and no agent reports a broken DAG.
+// GET /health (AgentHealthPath) through its mapped port, in parallel, within
+// the probe timeout (WithProbeTimeout). The system is healthy when every
+// agent that is not a worker (the leader, the orchestrator, your own types)
+// is available, a quorum (⌊N/2⌋+1) of the N workers is, and no agent reports
+// a broken DAG. With WithQuorumProbe it is healthy when a quorum of all the
+// agents is available, whatever their types (a symmetric cluster).
 // An agent is available when it answers 200, or 503 for a broken DAG only.
 // The error names the first reason found, in that order:
 //
@@ -47,6 +49,21 @@ func (r *Runtime) Probe(ctx context.Context) error {
 			return vs[i].err.Error()
 		}
 		return vs[i].h.Reason
+	}
+	if r.opts.quorum {
+		up := 0
+		var down []string
+		for i, a := range r.agents {
+			if avail(i) {
+				up++
+			} else {
+				down = append(down, a.ID+": "+why(i))
+			}
+		}
+		if up < len(r.agents)/2+1 {
+			return fmt.Errorf("quorum lost: %d of %d agents available (%s)", up, len(r.agents), strings.Join(down, "; "))
+		}
+		return nil
 	}
 	order := make([]int, 0, len(r.agents))
 	for i := range r.agents {
