@@ -9,9 +9,11 @@ import (
 	"time"
 )
 
-// ObserveOptions tune how a run is observed. The zero value means defaults.
+// ObserveOptions tune how a run is observed. The zero value means defaults;
+// observeFields lists each setting once, with its name, default and minimum.
 type ObserveOptions struct {
 	ProbeInterval    time.Duration // default 100ms
+	ProbeTimeout     time.Duration // bound on one probe call; default 1s (a runtime may bound it tighter, e.g. containers.WithProbeTimeout)
 	StableSamples    int           // default 3
 	RecoveryDeadline time.Duration // default 30s
 	SettleTime       time.Duration // default 10s; see FaultOutcome
@@ -24,6 +26,7 @@ type ObserveOptions struct {
 const (
 	DefaultProbeInterval    = 100 * time.Millisecond
 	MinProbeInterval        = time.Millisecond
+	DefaultProbeTimeout     = time.Second
 	DefaultStableSamples    = 3
 	DefaultRecoveryDeadline = 30 * time.Second
 	DefaultSettleTime       = 10 * time.Second
@@ -31,48 +34,90 @@ const (
 	DefaultListCap          = 10_000
 )
 
+// observeField is one setting of ObserveOptions: a duration or a count.
+type observeField struct {
+	name     string // as in scenarios (config.observe), flags and errors
+	dur      func(*ObserveOptions) *time.Duration
+	count    func(*ObserveOptions) *int
+	def, min int64 // in the field's unit; min applies to set (non-zero) values
+}
+
+// observeFields is the one list of the observation settings: defaults,
+// validation and merging all read it.
+var observeFields = []observeField{
+	{name: "probe_interval", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval)},
+	{name: "probe_timeout", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond)},
+	{name: "stable_samples", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples},
+	{name: "recovery_deadline", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline)},
+	{name: "settle_time", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime)},
+	{name: "timeline_cap", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap},
+	{name: "list_cap", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap},
+}
+
+// get returns the field's value in o, in its unit.
+func (f observeField) get(o *ObserveOptions) int64 {
+	if f.dur != nil {
+		return int64(*f.dur(o))
+	}
+	return int64(*f.count(o))
+}
+
+func (f observeField) set(o *ObserveOptions, v int64) {
+	if f.dur != nil {
+		*f.dur(o) = time.Duration(v)
+		return
+	}
+	*f.count(o) = int(v)
+}
+
+func (f observeField) text(v int64) string {
+	if f.dur != nil {
+		return time.Duration(v).String()
+	}
+	return fmt.Sprint(v)
+}
+
 func (o ObserveOptions) withDefaults() ObserveOptions {
-	if o.ProbeInterval <= 0 {
-		o.ProbeInterval = DefaultProbeInterval
-	}
-	if o.StableSamples <= 0 {
-		o.StableSamples = DefaultStableSamples
-	}
-	if o.RecoveryDeadline <= 0 {
-		o.RecoveryDeadline = DefaultRecoveryDeadline
-	}
-	if o.SettleTime <= 0 {
-		o.SettleTime = DefaultSettleTime
-	}
-	if o.TimelineCap <= 0 {
-		o.TimelineCap = DefaultTimelineCap
-	}
-	if o.ListCap <= 0 {
-		o.ListCap = DefaultListCap
+	for _, f := range observeFields {
+		if f.get(&o) <= 0 {
+			f.set(&o, f.def)
+		}
 	}
 	o.Scoring = o.Scoring.withDefaults()
 	return o
 }
 
-// Validate reports negative options by field name.
+// Validate reports negative options, and set ones below their minimum, by
+// field name.
 func (o ObserveOptions) Validate() error {
-	switch {
-	case o.ProbeInterval < 0:
-		return fmt.Errorf("probe_interval: negative duration %s", o.ProbeInterval)
-	case o.ProbeInterval > 0 && o.ProbeInterval < MinProbeInterval:
-		return fmt.Errorf("probe_interval: %s is below the minimum %s", o.ProbeInterval, MinProbeInterval)
-	case o.StableSamples < 0:
-		return fmt.Errorf("stable_samples: negative count %d", o.StableSamples)
-	case o.RecoveryDeadline < 0:
-		return fmt.Errorf("recovery_deadline: negative duration %s", o.RecoveryDeadline)
-	case o.SettleTime < 0:
-		return fmt.Errorf("settle_time: negative duration %s", o.SettleTime)
-	case o.TimelineCap < 0:
-		return fmt.Errorf("timeline_cap: negative count %d", o.TimelineCap)
-	case o.ListCap < 0:
-		return fmt.Errorf("list_cap: negative count %d", o.ListCap)
+	for _, f := range observeFields {
+		switch v := f.get(&o); {
+		case v < 0:
+			return fmt.Errorf("%s: negative value %s", f.name, f.text(v))
+		case v > 0 && v < f.min:
+			return fmt.Errorf("%s: %s is below the minimum %s", f.name, f.text(v), f.text(f.min))
+		}
 	}
 	return o.Scoring.Validate()
+}
+
+// mergeObserve fills the zero fields of o from def.
+func mergeObserve(o, def ObserveOptions) ObserveOptions {
+	for _, f := range observeFields {
+		if f.get(&o) == 0 {
+			f.set(&o, f.get(&def))
+		}
+	}
+	if o.Scoring.Weights == (Weights{}) {
+		o.Scoring.Weights = def.Scoring.Weights
+	}
+	if o.Scoring.SpeedTarget == 0 {
+		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
+	}
+	if o.Scoring.SpeedLimit == 0 {
+		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
+	}
+	return o
 }
 
 // FaultOutcome is what became of one landed fault.
@@ -226,7 +271,11 @@ func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)
 // landing while the probe runs is never fed a sample from before it.
 func (o *Observer) sample(ctx context.Context) {
 	t := o.ex.Now()
-	err := safely(func() error { return o.probe(ctx) })
+	err := safely(func() error {
+		ctx, cancel := context.WithTimeout(ctx, o.opts.ProbeTimeout)
+		defer cancel()
+		return o.probe(ctx)
+	})
 	healthy := err == nil
 	var recovered, lost []*faultTrack
 	o.mu.Lock()

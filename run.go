@@ -79,38 +79,6 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	return r, nil
 }
 
-// mergeObserve fills the zero fields of o from def.
-func mergeObserve(o, def ObserveOptions) ObserveOptions {
-	if o.ProbeInterval == 0 {
-		o.ProbeInterval = def.ProbeInterval
-	}
-	if o.StableSamples == 0 {
-		o.StableSamples = def.StableSamples
-	}
-	if o.RecoveryDeadline == 0 {
-		o.RecoveryDeadline = def.RecoveryDeadline
-	}
-	if o.SettleTime == 0 {
-		o.SettleTime = def.SettleTime
-	}
-	if o.TimelineCap == 0 {
-		o.TimelineCap = def.TimelineCap
-	}
-	if o.ListCap == 0 {
-		o.ListCap = def.ListCap
-	}
-	if o.Scoring.Weights == (Weights{}) {
-		o.Scoring.Weights = def.Scoring.Weights
-	}
-	if o.Scoring.SpeedTarget == 0 {
-		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
-	}
-	if o.Scoring.SpeedLimit == 0 {
-		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
-	}
-	return o
-}
-
 // DrawSeed returns a random non-zero seed, for runs that were given none.
 func DrawSeed() uint64 {
 	var b [8]byte

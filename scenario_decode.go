@@ -17,10 +17,11 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "config", "actions", "expect"}
 	configKeys   = []string{"stop_on_error", "parallel_actions", "max_concurrent", "timeout", "warmup",
-		"cooldown", "seed", "probe_interval", "recovery_deadline"}
-	stepKeys   = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
-	actionKeys = []string{"type", "target_id", "source_id", "metadata"}
-	gateKeys   = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
+		"cooldown", "seed", "probe_interval", "recovery_deadline", "observe"}
+	observeKeys = []string{"probe_interval", "probe_timeout", "settle_time", "stable_samples", "recovery_deadline"}
+	stepKeys    = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
+	actionKeys  = []string{"type", "target_id", "source_id", "metadata"}
+	gateKeys    = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
 )
 
 // maxScenarioNodes bounds the YAML nodes a scenario decode visits, so that
@@ -308,6 +309,26 @@ func (d *scenarioDecoder) config(n *yaml.Node, path string, c *ScenarioConfig) {
 			c.ProbeInterval = d.duration(v, p)
 		case "recovery_deadline":
 			c.RecoveryDeadline = d.duration(v, p)
+		case "observe":
+			c.Observe = &ScenarioObserve{}
+			d.observe(v, p, c.Observe)
+		}
+	})
+}
+
+func (d *scenarioDecoder) observe(n *yaml.Node, path string, o *ScenarioObserve) {
+	d.mapping(n, path, observeKeys, func(key string, v *yaml.Node, p string) {
+		switch key {
+		case "probe_interval":
+			o.ProbeInterval = d.duration(v, p)
+		case "probe_timeout":
+			o.ProbeTimeout = d.duration(v, p)
+		case "settle_time":
+			o.SettleTime = d.duration(v, p)
+		case "stable_samples":
+			o.StableSamples = d.integer(v, p)
+		case "recovery_deadline":
+			o.RecoveryDeadline = d.duration(v, p)
 		}
 	})
 }

@@ -47,9 +47,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, t, ErrNoRuntime)
 		}
 	}
-	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{
-		ProbeInterval: sc.Config.ProbeInterval.D(), RecoveryDeadline: sc.Config.RecoveryDeadline.D(),
-	}})
+	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: sc.Config.observeOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}

@@ -69,7 +69,7 @@ func TestRunBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "nope"}, `arena: "nope" is neither a built-in scenario (cascading-failure, dag-surgery,`},
-		{[]string{"run", filepath.Join("testdata", "invalid.yaml")}, "testdata/invalid.yaml:3:3: config.paralel_actions: unknown key (want stop_on_error, parallel_actions, max_concurrent, timeout, warmup, cooldown, seed, probe_interval, recovery_deadline)\n" +
+		{[]string{"run", filepath.Join("testdata", "invalid.yaml")}, "testdata/invalid.yaml:3:3: config.paralel_actions: unknown key (want stop_on_error, parallel_actions, max_concurrent, timeout, warmup, cooldown, seed, probe_interval, recovery_deadline, observe)\n" +
 			"testdata/invalid.yaml:6:18: actions[0].depends_on[0]: unknown label \"b\"\n" +
 			"testdata/invalid.yaml:7:64: actions[0].action.metadata.delay: \"fast\" is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)\n"},
 		{[]string{"run", "leader-failover", "--workers", "0"}, "arena: --workers: want at least 1, got 0\n"},

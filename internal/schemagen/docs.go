@@ -20,8 +20,16 @@ var docs = map[string]string{
 	"ScenarioConfig.Warmup":           "Observed before the first steps become ready.",
 	"ScenarioConfig.Cooldown":         "Observed after the last step has completed. A fault still unhealthy when the run ends counts as unrecovered.",
 	"ScenarioConfig.Seed":             "Seeds the target selectors (random, type:<t>) and, in the CLI and arenatest, the fake workload. 0 or left out: drawn and reported.",
-	"ScenarioConfig.ProbeInterval":    "How often the health probe is sampled (default 100ms).",
-	"ScenarioConfig.RecoveryDeadline": "A fault not healthy again within this is unrecovered (default 30s).",
+	"ScenarioConfig.ProbeInterval":    "How often the health probe is sampled (default 100ms). Older spelling of observe.probe_interval.",
+	"ScenarioConfig.RecoveryDeadline": "A fault not healthy again within this is unrecovered (default 30s). Older spelling of observe.recovery_deadline.",
+	"ScenarioConfig.Observe":          "How the run is observed; left-out fields take the service's settings.",
+
+	"ScenarioObserve":                  "How a scenario's run is observed: probe sampling and when a fault counts as recovered.",
+	"ScenarioObserve.ProbeInterval":    "How often the health probe is sampled (default 100ms).",
+	"ScenarioObserve.ProbeTimeout":     "A probe call taking longer is cut off and the sample is unhealthy (default 1s; a runtime may bound it tighter).",
+	"ScenarioObserve.SettleTime":       "A fault is watched this long after it landed before it is called recovered; an unhealthy sample within it, even a lone one, is the fault's (default 10s).",
+	"ScenarioObserve.StableSamples":    "Healthy samples in a row that make a recovery (default 3).",
+	"ScenarioObserve.RecoveryDeadline": "A fault not healthy again within this is unrecovered (default 30s).",
 
 	"ScenarioStep":               "One step: a fault to inject, when, and what is expected of the injection.",
 	"ScenarioStep.Label":         "Names the step for depends_on and reports; unique.",
