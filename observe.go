@@ -150,13 +150,16 @@ type FaultOutcome struct {
 	Action Action   `json:"action"`
 	At     Duration `json:"at"` // offset from the run's start of the injection call's start
 	// InjectDuration is how long the injection call took.
-	InjectDuration Duration      `json:"inject_duration"`
-	Degraded       bool          `json:"degraded"`
-	Recovered      bool          `json:"recovered"`
-	TTR            Duration      `json:"ttr"`              // meaningful when Recovered
-	Lifted         *Duration     `json:"lifted,omitempty"` // when the engine lifted it
-	LiftError      string        `json:"lift_error,omitempty"`
-	Checks         []CheckResult `json:"checks,omitempty"`
+	InjectDuration Duration  `json:"inject_duration"`
+	Degraded       bool      `json:"degraded"`
+	Recovered      bool      `json:"recovered"`
+	TTR            Duration  `json:"ttr"`              // meaningful when Recovered
+	Lifted         *Duration `json:"lifted,omitempty"` // when arena lifted it (its duration was up)
+	// HealedByRuntime is when the runtime's own mechanism ended the fault
+	// before arena lifted it (see HealReporter).
+	HealedByRuntime *Duration     `json:"healed_by_runtime,omitempty"`
+	LiftError       string        `json:"lift_error,omitempty"`
+	Checks          []CheckResult `json:"checks,omitempty"`
 }
 
 // CheckResult is one run of one consistency check.

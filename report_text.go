@@ -136,8 +136,11 @@ func outcomeText(f FaultOutcome) string {
 	default:
 		parts = append(parts, "UNRECOVERED")
 	}
+	if f.HealedByRuntime != nil {
+		parts = append(parts, "healed by the runtime at "+f.HealedByRuntime.String())
+	}
 	if f.Lifted != nil {
-		parts = append(parts, "lifted at "+f.Lifted.String())
+		parts = append(parts, "lifted by arena at "+f.Lifted.String())
 	}
 	for _, c := range f.Checks {
 		switch {

@@ -127,6 +127,9 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
 	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
+		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
+			r.obs.Healed(fault, t)
+		}
 		r.obs.Lifted(fault, r.svc.injector.Lift(ctx, res.Action))
 	})
 	return res

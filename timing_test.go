@@ -88,3 +88,32 @@ func TestChecksThatCannotLookAreNotMeasured(t *testing.T) {
 		t.Errorf("report text does not say the checks could not look:\n%s", text)
 	}
 }
+
+// healing is a fake cluster whose runtime says it healed every fault 2s
+// after it landed, as containers' partition healing does.
+type healing struct{ *fakes.Cluster }
+
+func (healing) HealedAt(_ arena.ActionType, _ string, since time.Time) (time.Time, bool) {
+	return since.Add(2 * time.Second), true
+}
+
+// TestReportSaysWhoHealedAFault: a fault the runtime healed before its
+// duration was up is reported healed by the runtime at that time, and
+// lifted by arena at its duration.
+func TestReportSaysWhoHealedAFault(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(3))
+	svc := arena.NewService(arena.NewInjector(healing{cluster}, nil), nil, nil, arena.WithClock(clock), arena.WithProbe(cluster.Probe))
+	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: 30 * time.Second},
+		arena.Step{At: time.Second, Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-1", Metadata: map[string]any{"duration": "8s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Faults[0]
+	if f.HealedByRuntime == nil || f.HealedByRuntime.D() != 3*time.Second || f.Lifted == nil || f.Lifted.D() != 9*time.Second {
+		t.Fatalf("fault = %+v, want healed by the runtime at 3s, lifted at 9s", f)
+	}
+	if text := rep.String(); !strings.Contains(text, "healed by the runtime at 3s, lifted by arena at 9s") {
+		t.Errorf("report text does not say who healed the fault when:\n%s", text)
+	}
+}

@@ -22,7 +22,8 @@ import (
 // The subtests share the cluster and run in order; each leaves it healthy.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(3))
+	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(3),
+		containers.WithPartitionHealing(3*time.Second))
 	svc := service(rt)
 	ctx := context.Background()
 	waitHealthy(t, rt, 10*time.Second)

@@ -32,6 +32,7 @@ import (
 var (
 	_ arena.RuntimeProvider = (*Runtime)(nil)
 	_ arena.FaultLifter     = (*Runtime)(nil)
+	_ arena.HealReporter    = (*Runtime)(nil)
 	_ arena.DAGProvider     = (*Runtime)(nil)
 )
 
@@ -85,6 +86,7 @@ type Runtime struct {
 type agentLive struct {
 	partitioned bool
 	partGen     int
+	healed      time.Time // when partition healing last reconnected it
 	healTimer   *time.Timer
 	slowed      *cpuLimits // the limits before slow_agent, to restore
 	supervised  int        // restarts by the supervisor (KillAPI)
