@@ -393,6 +393,7 @@ func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
 	}
 	if err != nil {
 		if c != nil && !isNil(c) {
+			err = fmt.Errorf("%w%s", err, startDiagnosis(ctx, c, name))
 			// Make room for a retry under the same name.
 			c.Terminate(context.WithoutCancel(ctx), testcontainers.StopTimeout(0))
 		}
