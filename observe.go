@@ -37,6 +37,7 @@ const (
 // observeField is one setting of ObserveOptions: a duration or a count.
 type observeField struct {
 	name     string // as in scenarios (config.observe), flags and errors
+	doc      string
 	dur      func(*ObserveOptions) *time.Duration
 	count    func(*ObserveOptions) *int
 	def, min int64 // in the field's unit; min applies to set (non-zero) values
@@ -45,13 +46,13 @@ type observeField struct {
 // observeFields is the one list of the observation settings: defaults,
 // validation and merging all read it.
 var observeFields = []observeField{
-	{name: "probe_interval", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval)},
-	{name: "probe_timeout", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond)},
-	{name: "stable_samples", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples},
-	{name: "recovery_deadline", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline)},
-	{name: "settle_time", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime)},
-	{name: "timeline_cap", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap},
-	{name: "list_cap", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap},
+	{name: "probe_interval", doc: "how often the health probe is sampled", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval)},
+	{name: "probe_timeout", doc: "a probe call taking longer is cut off: an unhealthy sample", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond)},
+	{name: "stable_samples", doc: "healthy samples in a row that make a recovery", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples},
+	{name: "recovery_deadline", doc: "a fault not healthy again within this is unrecovered", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline)},
+	{name: "settle_time", doc: "a fault is watched this long before it is called recovered; an unhealthy sample within it, even a lone one, is the fault's", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime)},
+	{name: "timeline_cap", doc: "state changes kept in the report", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap},
+	{name: "list_cap", doc: "faults, checks and injection errors listed in the report", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap},
 }
 
 // get returns the field's value in o, in its unit.
@@ -75,6 +76,31 @@ func (f observeField) text(v int64) string {
 		return time.Duration(v).String()
 	}
 	return fmt.Sprint(v)
+}
+
+// ObserveSetting is one observation setting bound to a field of an
+// ObserveOptions, for front ends (CLI flags) that set them by name.
+type ObserveSetting struct {
+	Name     string         // snake_case, as in a scenario's config.observe
+	Doc      string         // what it does, with its default
+	Duration *time.Duration // set for a duration
+	Count    *int           // set for a count
+}
+
+// Settings returns o's observation settings (all but Scoring), bound to
+// its fields, in documentation order.
+func (o *ObserveOptions) Settings() []ObserveSetting {
+	out := make([]ObserveSetting, 0, len(observeFields))
+	for _, f := range observeFields {
+		s := ObserveSetting{Name: f.name, Doc: fmt.Sprintf("%s (default %s)", f.doc, f.text(f.def))}
+		if f.dur != nil {
+			s.Duration = f.dur(o)
+		} else {
+			s.Count = f.count(o)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func (o ObserveOptions) withDefaults() ObserveOptions {

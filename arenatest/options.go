@@ -32,6 +32,7 @@ type options struct {
 	checks    []arena.Check
 	hasChecks bool
 	roles     arena.RoleResolver
+	observe   arena.ObserveOptions
 	gate      *arena.Gate
 
 	scorer     arena.Scorer
@@ -164,6 +165,15 @@ func (o rolesOption) apply(c *options) { c.given = append(c.given, "WithRoles");
 // survival mix follow the system's current leader, not the types listed at
 // start.
 func WithRoles(r arena.RoleResolver) Option { return rolesOption{r} }
+
+type observeOption struct{ o arena.ObserveOptions }
+
+func (o observeOption) apply(c *options) { c.given = append(c.given, "WithObserve"); c.observe = o.o }
+
+// WithObserve sets how the run is observed (probe interval and timeout,
+// settle time, stable samples, recovery deadline…; zero fields keep their
+// defaults). A scenario's config.observe overrides it field by field.
+func WithObserve(o arena.ObserveOptions) Option { return observeOption{o} }
 
 type gateOption struct{ g arena.Gate }
 

@@ -8,7 +8,7 @@ import (
 )
 
 var runOptions = []string{"WithRuntime", "WithDAG", "WithCluster", "Virtual()", "RealTime()",
-	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithGate"}
+	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithObserve", "WithGate"}
 
 // Run plays a scenario against a fresh system and fails t when the
 // scenario's gate fails (a step missed its expectation, the run did not

@@ -74,7 +74,7 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			checks = c.Checks()
 		}
 	}
-	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...)}
+	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...), arena.WithObserveOptions(o.observe)}
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}

@@ -160,3 +160,28 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestRunObserveFlags: --probe-interval and friends reach the run, and a bad
+// value is bad input naming the flag.
+func TestRunObserveFlags(t *testing.T) {
+	samples := func(args ...string) int {
+		t.Helper()
+		code, out, errOut := cli(t, append([]string{"run", "leader-failover", "--seed", "7", "--json"}, args...)...)
+		if code != exitPass && code != exitGateFailed {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		var rep arena.ScenarioReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Report.Samples
+	}
+	def, coarse := samples(), samples("--probe-interval", "500ms", "--settle-time", "2s", "--stable-samples", "1")
+	if def != 5*(coarse-1)+1 {
+		t.Errorf("samples: default %d, --probe-interval 500ms %d; want 5:1", def, coarse)
+	}
+	code, _, errOut := cli(t, "run", "leader-failover", "--settle-time", "-1s")
+	if code != exitBadInput || !strings.Contains(errOut, "--settle-time") {
+		t.Errorf("--settle-time -1s: exit %d, stderr %q; want bad input naming the flag", code, errOut)
+	}
+}
