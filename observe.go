@@ -172,6 +172,13 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 // passed. When the run ends first, a fault whose last StableSamples samples
 // were healthy is recovered (its checks are the end-of-run checks); any
 // other open fault is unrecovered.
+//
+// A lone unhealthy sample inside the settle window counts: it is the
+// fault's doing until SettleTime has passed, so the recovery moves to the
+// first stable run after it and the TTR grows by the gap. arena cannot tell
+// a blip of a busy machine from a relapse; if the probe blips, give it more
+// time (ProbeTimeout) or the fault less watching (SettleTime), both settable
+// per scenario under config.observe.
 type FaultOutcome struct {
 	Action Action   `json:"action"`
 	At     Duration `json:"at"` // offset from the run's start of the injection call's start
