@@ -31,3 +31,14 @@ func (o *Observer) Healed(f Fault, t time.Time) {
 	at := o.offset(t)
 	f.t.out.HealedByRuntime = &at
 }
+
+// Lifting records that arena will lift fault f at t: the fault is watched
+// until SettleTime after that, not only after it landed.
+func (o *Observer) Lifting(f Fault, t time.Time) {
+	if f.t == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f.t.liftAt = t
+}

@@ -164,7 +164,9 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 //
 // Effects lag: a tool timeout shows only when calls time out, an error rate
 // only when tasks fail. So a fault is watched for SettleTime after it landed
-// before it is called recovered: a healthy run that is broken within that
+// (and, for a fault with a duration, after arena lifts it: a partitioned
+// node that rejoins can disrupt the system again) before it is called
+// recovered: a healthy run that is broken within that
 // time does not count, and the fault is recovered at the first stable run
 // after the last unhealthy sample. A later injection cuts the settle time
 // short for a fault already stably healthy then (see Observer.Settle). The verdict, and the consistency checks
@@ -219,6 +221,7 @@ type Transition struct {
 type faultTrack struct {
 	out      FaultOutcome
 	landed   time.Time
+	liftAt   time.Time // when arena will lift it (zero: never); the settle time runs from then too
 	runStart time.Time // first sample of the current healthy run
 	runLen   int
 	done     bool
@@ -405,7 +408,7 @@ func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
 		f.done = true
 		return
 	}
-	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime {
+	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime || (!f.liftAt.IsZero() && t.Sub(f.liftAt) < o.opts.SettleTime) {
 		return
 	}
 	o.recover(f)

@@ -126,7 +126,9 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
-	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
+	liftAt := r.ex.Now().Add(p.Duration)
+	r.obs.Lifting(fault, liftAt)
+	r.ex.At(liftAt, KindLift, func(ctx context.Context) {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
 			r.obs.Healed(fault, t)
 		}

@@ -117,3 +117,28 @@ func TestReportSaysWhoHealedAFault(t *testing.T) {
 		t.Errorf("report text does not say who healed the fault when:\n%s", text)
 	}
 }
+
+// TestTimedFaultIsWatchedPastItsLift: a fault with a duration is not called
+// recovered before arena lifts it; a disruption when it is lifted (a node
+// rejoining) is the fault's.
+func TestTimedFaultIsWatchedPastItsLift(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	start := clock.Now()
+	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(3))
+	probe := func(ctx context.Context) error {
+		if d := clock.Now().Sub(start); d >= 9*time.Second && d < 10*time.Second {
+			return fmt.Errorf("worker-1 rejoining")
+		}
+		return cluster.Probe(ctx)
+	}
+	svc := arena.NewService(arena.NewInjector(cluster, nil), nil, nil, arena.WithClock(clock), arena.WithProbe(probe),
+		arena.WithObserveOptions(arena.ObserveOptions{SettleTime: 2 * time.Second}))
+	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: 30 * time.Second},
+		arena.Step{At: time.Second, Action: arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1", Metadata: map[string]any{"duration": "8s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Faults[0]; !f.Degraded || f.TTR.D() != 9*time.Second {
+		t.Errorf("fault = degraded %v, TTR %s; want degraded, TTR 9s (healthy again 1s after the lift at 9s)", f.Degraded, f.TTR)
+	}
+}

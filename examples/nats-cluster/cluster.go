@@ -30,9 +30,10 @@ const (
 )
 
 // Options returns the containers options for the cluster: one agent per
-// node (started concurrently, as a quorum system needs), probed on the
-// monitoring port's /healthz with a quorum probe, roles resolved live from
-// the servers (the JetStream meta leader is the leader).
+// node (started concurrently, as a quorum system needs), waited for and
+// probed (Runtime.Probe) on the monitoring port's /healthz with a quorum
+// probe, roles resolved live from the servers (the JetStream meta leader is
+// the leader).
 func Options(image string, roles arena.RoleResolver) []containers.Option {
 	routes := make([]string, len(Nodes))
 	for i, n := range Nodes {

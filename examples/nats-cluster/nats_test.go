@@ -18,7 +18,8 @@ import (
 // TTR against the workload's own outage is one interval plus 100ms.
 const probeInterval = 100 * time.Millisecond
 
-// probeTimeout bounds a probe's publish, and each of the workload's.
+// probeTimeout bounds each of the workload's publishes (and so arena's
+// probe, which reads the latest).
 const probeTimeout = 250 * time.Millisecond
 
 // leaderView is what the servers said about the meta leader at one time.
@@ -30,8 +31,11 @@ type leaderView struct {
 // TestChaosAgainstNATS runs a JetStream cluster under arena: two kills of
 // the current meta leader (it moves after the first), a random kill, a
 // pause, a partition and a slowdown, while the workload publishes to an R3
-// stream. Per fault it prints arena's TTR beside the outage the workload
-// measured itself, and asserts that they agree within one probe interval
+// stream. arena's probe is the workload's latest publish (Workload.Probe);
+// the runtime's quorum probe on /healthz answers for the meta layer, which a
+// client does not see (a meta leader that leads no stream can die unnoticed).
+// Per fault it prints arena's TTR beside the outage the workload measured
+// itself, and asserts that they agree within one probe interval
 // plus 100ms, that every leader kill hit the node the servers themselves
 // named meta leader just before, and that no acknowledged message was lost
 // nor a sequence skipped.
@@ -101,13 +105,8 @@ func TestChaosAgainstNATS(t *testing.T) {
 	bg.Go(func() { w.Run(workCtx, 20*time.Millisecond) })
 	defer func() { stopWork(); stopPoll(); bg.Wait() }()
 
-	probe, err := NewProbe(urls, probeTimeout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer probe.Close()
 	svc := arena.NewService(arena.NewInjector(rt, nil), events.NewMemoryStore(), nil,
-		arena.WithProbe(probe.Probe),
+		arena.WithProbe(w.Probe),
 		arena.WithChecks(arena.Check{Name: "no acked message lost", Run: w.CheckNoAckedLost},
 			arena.Check{Name: "no sequence gap", Run: w.CheckNoGaps}),
 		arena.WithObserveOptions(arena.ObserveOptions{ProbeInterval: probeInterval, ProbeTimeout: probeTimeout, SettleTime: 5 * time.Second}))
@@ -134,6 +133,7 @@ func TestChaosAgainstNATS(t *testing.T) {
 	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "at\tfault\ttarget\tinject call\tarena TTR\tworkload outage\tdiff\tmeta leader before (servers' /jsz)")
 	tolerance := probeInterval + 100*time.Millisecond
+	var failures []string
 	for i, f := range rep.Faults {
 		start := rep.Start.Add(f.At.D())
 		end := rep.End
@@ -155,6 +155,9 @@ func TestChaosAgainstNATS(t *testing.T) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.At, f.Action.Type, f.Action.TargetID, f.InjectDuration,
 			ttrText(f), outage.Round(time.Millisecond), diff.Round(time.Millisecond), leader)
+		if fails := w.Failures(start, end); len(fails) > 0 {
+			failures = append(failures, fmt.Sprintf("fault %d (%s %s): %s", i, f.Action.Type, f.Action.TargetID, strings.Join(fails, "; ")))
+		}
 		if !f.Recovered {
 			t.Errorf("fault %d (%s %s) did not recover", i, f.Action.Type, f.Action.TargetID)
 		} else if diff > tolerance || diff < -tolerance {
@@ -162,7 +165,7 @@ func TestChaosAgainstNATS(t *testing.T) {
 		}
 	}
 	tw.Flush()
-	t.Logf("arena vs the workload, per fault (%d acknowledged publishes):\n%s\n%s\nworkload connection: %s", w.Acked(), tb.String(), rep, strings.Join(w.Log(), "; "))
+	t.Logf("arena vs the workload, per fault (%d acknowledged publishes):\n%s\n%s\nworkload connection: %s\nworkload failures:\n%s", w.Acked(), tb.String(), rep, strings.Join(w.Log(), "; "), strings.Join(failures, "\n"))
 	if len(rep.Faults) != 6 {
 		t.Errorf("%d faults landed, want 6; injection errors: %+v", len(rep.Faults), rep.InjectionErrors)
 	}

@@ -13,18 +13,18 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Stream is the replicated stream the workload publishes to (Subject) and
-// the probe too (ProbeSubject).
+// Stream is the replicated stream the workload publishes to.
 const (
-	Stream       = "ORDERS"
-	Subject      = "orders.new"
-	ProbeSubject = "orders.probe"
+	Stream  = "ORDERS"
+	Subject = "orders.new"
 )
 
 // Attempt is one publish: when it started, whether it was acknowledged.
 type Attempt struct {
-	At time.Time
-	OK bool
+	At     time.Time
+	OK     bool
+	Err    string // why it failed
+	Server string // the server the client was connected to
 }
 
 // Workload publishes numbered messages to an R3 stream, one at a time, each
@@ -100,9 +100,9 @@ func (w *Workload) Log() []string {
 // connect connects to the cluster as a client that fails over fast: a
 // server that stops answering (paused, partitioned) is given up after two
 // missed pings of 250ms, not the default two minutes. The servers are tried
-// in order, not at random, so that the probe and the workload go through
-// the same server and see the same outages (a fault on the server a client
-// is connected to is that client's outage only).
+// in order, not at random, and only those given (the ones the servers
+// advertise are their addresses on the agents' network), so that a run
+// goes through the same servers each time.
 func connect(urls []string, timeout time.Duration, log func(string)) (*nats.Conn, error) {
 	if log == nil {
 		log = func(string) {}
@@ -118,42 +118,21 @@ func connect(urls []string, timeout time.Duration, log func(string)) (*nats.Conn
 		}))
 }
 
-// Probe is arena's health probe: one acknowledged publish to the stream
-// through a connection of its own. Healthy means what a client needs: the
-// stream takes writes.
-type Probe struct {
-	nc *nats.Conn
-	js jetstream.JetStream
-	n  int
-	mu sync.Mutex
-}
-
-// NewProbe connects the probe's own client.
-func NewProbe(urls []string, timeout time.Duration) (*Probe, error) {
-	nc, err := connect(urls, timeout, nil)
-	if err != nil {
-		return nil, err
+// Probe is arena's health probe: the outcome of the workload's latest
+// publish. Healthy means what a client needs, the stream takes writes, seen
+// through the same publishes the workload measures its outages with, so
+// that arena's TTR and the workload's outage describe one thing, measured
+// two ways (arena: from the fault's start to its first of StableSamples
+// healthy samples; the workload: from the fault's start to the start of its
+// first acknowledged publish after the last failed one).
+func (w *Workload) Probe(context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.attempts); n > 0 && !w.attempts[n-1].OK {
+		return fmt.Errorf("publish via %s: %s", w.attempts[n-1].Server, w.attempts[n-1].Err)
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return &Probe{nc: nc, js: js}, nil
+	return nil
 }
-
-// Probe publishes once within ctx's deadline (arena's probe timeout).
-func (p *Probe) Probe(ctx context.Context) error {
-	p.mu.Lock()
-	p.n++
-	id := "probe-" + strconv.Itoa(p.n)
-	p.mu.Unlock()
-	_, err := p.js.Publish(ctx, ProbeSubject, []byte(id))
-	return err
-}
-
-// Close closes the probe's connection.
-func (p *Probe) Close() { p.nc.Close() }
 
 // retry runs a check until it passes or 10s have gone: a check that could
 // not reach the stream (a client reconnecting) has not found a violation.
@@ -197,7 +176,11 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 			return
 		}
 		w.mu.Lock()
-		w.attempts = append(w.attempts, Attempt{At: start, OK: err == nil})
+		a := Attempt{At: start, OK: err == nil, Server: w.nc.ConnectedServerName()}
+		if err != nil {
+			a.Err = err.Error()
+		}
+		w.attempts = append(w.attempts, a)
 		if err == nil {
 			w.acked[id] = ack.Sequence
 		}
@@ -239,6 +222,30 @@ func (w *Workload) Outage(from, to time.Time) time.Duration {
 		}
 	}
 	return to.Sub(from)
+}
+
+// Failures returns the distinct reasons (and servers) of the failed
+// publishes in [from, to), for the log.
+func (w *Workload) Failures(from, to time.Time) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	count := map[string]int{}
+	var order []string
+	for _, a := range w.attempts {
+		if a.OK || a.At.Before(from) || !a.At.Before(to) {
+			continue
+		}
+		k := a.Err + " (via " + a.Server + ")"
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		out[i] = fmt.Sprintf("%d× %s", count[k], k)
+	}
+	return out
 }
 
 // Acked returns the number of acknowledged publishes.
