@@ -37,6 +37,7 @@ type Workload struct {
 
 	mu       sync.Mutex
 	attempts []Attempt
+	probed   int // attempts the probe has seen
 	acked    map[string]uint64
 	log      []string
 
@@ -125,11 +126,27 @@ func connect(urls []string, timeout time.Duration, log func(string)) (*nats.Conn
 // two ways (arena: from the fault's start to its first of StableSamples
 // healthy samples; the workload: from the fault's start to the start of its
 // first acknowledged publish after the last failed one).
+//
+// A sample is unhealthy when the latest publish failed or one failed since
+// the previous sample: a lone failed publish between two samples is seen,
+// as the workload sees it.
 func (w *Workload) Probe(context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if n := len(w.attempts); n > 0 && !w.attempts[n-1].OK {
-		return fmt.Errorf("publish via %s: %s", w.attempts[n-1].Server, w.attempts[n-1].Err)
+	n := len(w.attempts)
+	var failed *Attempt
+	for i := n - 1; i >= w.probed && i >= 0; i-- {
+		if !w.attempts[i].OK {
+			failed = &w.attempts[i]
+			break
+		}
+	}
+	if n > 0 && !w.attempts[n-1].OK {
+		failed = &w.attempts[n-1]
+	}
+	w.probed = n
+	if failed != nil {
+		return fmt.Errorf("publish via %s: %s", failed.Server, failed.Err)
 	}
 	return nil
 }
@@ -269,11 +286,38 @@ func (w *Workload) checkNoAckedLost(ctx context.Context) error {
 		return err
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	var lost []string
+	var unseen []string
 	for id, seq := range w.acked {
 		if seq <= upTo && w.seen[id] != seq {
-			lost = append(lost, fmt.Sprintf("%s (acked at %d, found at %d)", id, seq, w.seen[id]))
+			unseen = append(unseen, id)
+		}
+	}
+	w.mu.Unlock()
+	// The reader may skip messages when its leader moves; what it did not
+	// see is read from the stream directly, by sequence.
+	var lost []string
+	if len(unseen) > 0 {
+		s, err := w.js.Stream(ctx, Stream)
+		if err != nil {
+			return err
+		}
+		for _, id := range unseen {
+			w.mu.Lock()
+			seq := w.acked[id]
+			w.mu.Unlock()
+			m, err := s.GetMsg(ctx, seq)
+			switch {
+			case errors.Is(err, jetstream.ErrMsgNotFound):
+				lost = append(lost, fmt.Sprintf("%s (acked at %d, not in the stream)", id, seq))
+			case err != nil:
+				return err
+			case string(m.Data) != id:
+				lost = append(lost, fmt.Sprintf("%s (acked at %d, which holds %q)", id, seq, m.Data))
+			default:
+				w.mu.Lock()
+				w.seen[id] = seq
+				w.mu.Unlock()
+			}
 		}
 	}
 	if len(lost) > 0 {
