@@ -283,8 +283,8 @@ func cmpOr(v, def int64) int64 {
 // PartitionNetwork disconnects the agent from the agents' network: its
 // peers cannot reach it, nor can the probe (its published ports go with the
 // network). It lasts until LiftFault reconnects it (arena does when the
-// fault's duration is up) or, if you opted into it, until partition healing
-// (WithPartitionHealing) reconnects it first, which the report then says.
+// fault's duration is up) or until partition healing (WithPartitionHealing,
+// 3s) reconnects it first, which the report then says.
 func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 	a, err := r.agent(agentID)
 	if err != nil {

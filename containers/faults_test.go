@@ -22,8 +22,7 @@ import (
 // The subtests share the cluster and run in order; each leaves it healthy.
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(3),
-		containers.WithPartitionHealing(3*time.Second))
+	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(3))
 	svc := service(rt)
 	ctx := context.Background()
 	waitHealthy(t, rt, 10*time.Second)

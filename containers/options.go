@@ -14,11 +14,12 @@ import (
 
 // Defaults of the options.
 const (
-	DefaultProject        = "arena"
-	DefaultRestartDelay   = 100 * time.Millisecond
-	DefaultProbeTimeout   = 100 * time.Millisecond
-	DefaultControlTimeout = 2 * time.Second
-	DefaultStartTimeout   = time.Minute
+	DefaultProject          = "arena"
+	DefaultPartitionHealing = 3 * time.Second // as fakes' partition healing
+	DefaultRestartDelay     = 100 * time.Millisecond
+	DefaultProbeTimeout     = 100 * time.Millisecond
+	DefaultControlTimeout   = 2 * time.Second
+	DefaultStartTimeout     = time.Minute
 	// DefaultSlowReference is the CPU time of the reference work unit that
 	// slow_agent's delay is added to: see Runtime.SlowAgent.
 	DefaultSlowReference = 100 * time.Millisecond
@@ -50,15 +51,16 @@ type options struct {
 
 func defaultOptions() options {
 	return options{
-		project:      DefaultProject,
-		refWorkers:   -1,
-		killMode:     KillAuto,
-		restartDelay: DefaultRestartDelay,
-		probeTimeout: DefaultProbeTimeout,
-		ctlTimeout:   DefaultControlTimeout,
-		startTimeout: DefaultStartTimeout,
-		slowRef:      DefaultSlowReference,
-		logger:       tclog.NewNoopLogger(),
+		project:       DefaultProject,
+		refWorkers:    -1,
+		partitionHeal: DefaultPartitionHealing,
+		killMode:      KillAuto,
+		restartDelay:  DefaultRestartDelay,
+		probeTimeout:  DefaultProbeTimeout,
+		ctlTimeout:    DefaultControlTimeout,
+		startTimeout:  DefaultStartTimeout,
+		slowRef:       DefaultSlowReference,
+		logger:        tclog.NewNoopLogger(),
 	}
 }
 
@@ -195,11 +197,12 @@ type partitionHealing time.Duration
 
 func (d partitionHealing) apply(o *options) { o.partitionHeal = time.Duration(d) }
 
-// WithPartitionHealing opts into partition healing: the network heals (the
-// agent is reconnected) d after a partition, as a transient network failure
-// would, even when the fault's duration is longer; the report then says the
-// partition was healed by the runtime, and when. Default off (0): a
-// partition lasts its duration, or until LiftFault.
+// WithPartitionHealing sets how long a partition lasts when nothing lifts it
+// first: the network heals (the agent is reconnected) after d, as a
+// transient network failure would, even when the fault's duration is
+// longer; the report then says the partition was healed by the runtime, and
+// when (arena.HealReporter). 0 turns healing off: a partition lasts its
+// duration, or until LiftFault. Default 3s.
 func WithPartitionHealing(d time.Duration) Option { return partitionHealing(d) }
 
 type killMode KillMode
