@@ -5,14 +5,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream fuzz fuzz-long bench lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats fuzz fuzz-long bench lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream module, then each fuzz target briefly
-test: lint unit downstream fuzz
+## test: lint, every package under the race detector, the downstream and NATS modules, then each fuzz target briefly
+test: lint unit downstream nats fuzz
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -24,6 +24,12 @@ unit:
 ## downstream: examples/downstream, a module of its own that imports arena by its path (replace ../..)
 downstream:
 	cd examples/downstream && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## nats: examples/nats-cluster, a module of its own: a 3-node NATS JetStream cluster in Docker under
+## arena (skips without a daemon unless ARENA_REQUIRE_DOCKER=1); prints arena's TTR beside the
+## workload's own outage per fault
+nats:
+	cd examples/nats-cluster && $(GO) vet ./... && $(GO) test -race -count=1 -v -timeout 15m ./...
 
 # Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
 # -fuzzminimizetime bounds the minimisation of each new input: by default it

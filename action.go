@@ -71,9 +71,9 @@ type Result struct {
 	Action    Action    `json:"action"` // with TargetID resolved
 	Success   bool      `json:"success"`
 	Error     string    `json:"error,omitempty"`
-	Err       error     `json:"-"` // the error itself, for errors.Is
-	StartedAt time.Time `json:"started_at"`
-	Duration  Duration  `json:"duration"`
+	Err       error     `json:"-"`          // the error itself, for errors.Is
+	StartedAt time.Time `json:"started_at"` // when arena started landing it: the fault's time (see FaultOutcome)
+	Duration  Duration  `json:"duration"`   // how long the injection call took
 }
 
 // Params are an action's metadata, decoded and defaulted.

@@ -35,6 +35,7 @@ type Report struct {
 	HealthySamples      int            `json:"healthy_samples"`
 	ChecksRun           int            `json:"checks_run"`
 	ChecksPassed        int            `json:"checks_passed"`
+	ChecksNotApplicable int            `json:"checks_not_applicable"` // could not look: not measured, not in ChecksRun
 	InjectionErrorCount int            `json:"injection_error_count"`
 	Faults              []FaultOutcome `json:"faults"`
 	InjectionErrors     []Result       `json:"injection_errors"` // faults that did not land: not scored
@@ -71,6 +72,7 @@ func (o *Observer) Report(seed uint64) *Report {
 		HealthySamples:      o.healthySamples,
 		ChecksRun:           t.checks,
 		ChecksPassed:        t.passed,
+		ChecksNotApplicable: t.notApplicable,
 		Checks:              append([]CheckResult{}, o.checkResults...),
 		Timeline:            append([]Transition{}, o.timeline...),
 		TimelineDropped:     o.dropped,

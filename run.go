@@ -77,38 +77,6 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	return r, nil
 }
 
-// mergeObserve fills the zero fields of o from def.
-func mergeObserve(o, def ObserveOptions) ObserveOptions {
-	if o.ProbeInterval == 0 {
-		o.ProbeInterval = def.ProbeInterval
-	}
-	if o.StableSamples == 0 {
-		o.StableSamples = def.StableSamples
-	}
-	if o.RecoveryDeadline == 0 {
-		o.RecoveryDeadline = def.RecoveryDeadline
-	}
-	if o.SettleTime == 0 {
-		o.SettleTime = def.SettleTime
-	}
-	if o.TimelineCap == 0 {
-		o.TimelineCap = def.TimelineCap
-	}
-	if o.ListCap == 0 {
-		o.ListCap = def.ListCap
-	}
-	if o.Scoring.Weights == (Weights{}) {
-		o.Scoring.Weights = def.Scoring.Weights
-	}
-	if o.Scoring.SpeedTarget == 0 {
-		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
-	}
-	if o.Scoring.SpeedLimit == 0 {
-		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
-	}
-	return o
-}
-
 // DrawSeed returns a random non-zero seed, for runs that were given none.
 func DrawSeed() uint64 {
 	var b [8]byte
@@ -148,7 +116,7 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
 	res := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
-	fault := r.obs.Landed(res)
+	fault := r.obs.Landed(ctx, res)
 	if !res.Success {
 		return res
 	}
@@ -156,7 +124,12 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
-	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
+	liftAt := r.ex.Now().Add(p.Duration)
+	r.obs.Lifting(fault, liftAt)
+	r.ex.At(liftAt, KindLift, func(ctx context.Context) {
+		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
+			r.obs.Healed(fault, t)
+		}
 		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
 			r.obs.Lifted(fault, err)
 		}

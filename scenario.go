@@ -49,7 +49,8 @@ type ScenarioConfig struct {
 	// the fake workload); 0 draws one, reported in the ScenarioReport.
 	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// ProbeInterval and RecoveryDeadline override the service's
-	// ObserveOptions for this run.
+	// ObserveOptions for this run. They are the older spelling of the same
+	// keys of Observe; setting one in both places is an error.
 	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
 	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
 	// AbortWhen stops the run when a condition is met (see AbortWhen): no
@@ -59,6 +60,8 @@ type ScenarioConfig struct {
 	// the end of the warmup; by default the run is then aborted before its
 	// first fault.
 	AllowUnhealthyStart bool `yaml:"allow_unhealthy_start,omitempty" json:"allow_unhealthy_start,omitempty"`
+	// Observe overrides the service's ObserveOptions for this run.
+	Observe *ScenarioObserve `yaml:"observe,omitempty" json:"observe,omitempty"`
 }
 
 // ScenarioStep is one entry of a scenario's actions: a fault to inject, when,
@@ -295,4 +298,27 @@ func addSat(a, b time.Duration) time.Duration {
 		return s
 	}
 	return time.Duration(1<<63 - 1)
+}
+
+// ScenarioObserve is a scenario's config.observe: how its run is observed
+// (see ObserveOptions; left-out fields take the service's settings).
+type ScenarioObserve struct {
+	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
+	ProbeTimeout     Duration `yaml:"probe_timeout,omitempty" json:"probe_timeout,omitempty"`
+	SettleTime       Duration `yaml:"settle_time,omitempty" json:"settle_time,omitempty"`
+	StableSamples    int      `yaml:"stable_samples,omitempty" json:"stable_samples,omitempty"`
+	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
+}
+
+// observeOptions returns the run's observation settings from config.observe
+// and the older top-level keys.
+func (c ScenarioConfig) observeOptions() ObserveOptions {
+	o := ObserveOptions{ProbeInterval: c.ProbeInterval.D(), RecoveryDeadline: c.RecoveryDeadline.D()}
+	if ob := c.Observe; ob != nil {
+		o = mergeObserve(ObserveOptions{
+			ProbeInterval: ob.ProbeInterval.D(), ProbeTimeout: ob.ProbeTimeout.D(), SettleTime: ob.SettleTime.D(),
+			StableSamples: ob.StableSamples, RecoveryDeadline: ob.RecoveryDeadline.D(),
+		}, o)
+	}
+	return o
 }

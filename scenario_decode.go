@@ -17,11 +17,12 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "config", "actions", "expect"}
 	configKeys   = []string{"stop_on_error", "parallel_actions", "max_concurrent", "timeout", "warmup",
-		"cooldown", "seed", "probe_interval", "recovery_deadline", "abort_when", "allow_unhealthy_start"}
-	abortKeys  = []string{"unhealthy_for", "checks_failed", "score_below"}
-	stepKeys   = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
-	actionKeys = []string{"type", "target_id", "source_id", "metadata"}
-	gateKeys   = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
+		"cooldown", "seed", "probe_interval", "recovery_deadline", "observe", "abort_when", "allow_unhealthy_start"}
+	observeKeys = []string{"probe_interval", "probe_timeout", "settle_time", "stable_samples", "recovery_deadline"}
+	abortKeys   = []string{"unhealthy_for", "checks_failed", "score_below"}
+	stepKeys    = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
+	actionKeys  = []string{"type", "target_id", "source_id", "metadata"}
+	gateKeys    = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
 )
 
 // maxScenarioNodes bounds the YAML nodes of a scenario after expanding
@@ -345,6 +346,9 @@ func (d *scenarioDecoder) config(n *yaml.Node, path string, c *ScenarioConfig) {
 			c.ProbeInterval = d.duration(v, p)
 		case "recovery_deadline":
 			c.RecoveryDeadline = d.duration(v, p)
+		case "observe":
+			c.Observe = &ScenarioObserve{}
+			d.observe(v, p, c.Observe)
 		case "abort_when":
 			d.abortWhen(v, p, &c.AbortWhen)
 		case "allow_unhealthy_start":
@@ -364,6 +368,23 @@ func (d *scenarioDecoder) abortWhen(n *yaml.Node, path string, a *AbortWhen) {
 			if x := d.number(v, p); x != nil {
 				a.ScoreBelow = *x
 			}
+		}
+	})
+}
+
+func (d *scenarioDecoder) observe(n *yaml.Node, path string, o *ScenarioObserve) {
+	d.mapping(n, path, observeKeys, func(key string, v *yaml.Node, p string) {
+		switch key {
+		case "probe_interval":
+			o.ProbeInterval = d.duration(v, p)
+		case "probe_timeout":
+			o.ProbeTimeout = d.duration(v, p)
+		case "settle_time":
+			o.SettleTime = d.duration(v, p)
+		case "stable_samples":
+			o.StableSamples = d.integer(v, p)
+		case "recovery_deadline":
+			o.RecoveryDeadline = d.duration(v, p)
 		}
 	})
 }

@@ -61,7 +61,7 @@ type StepReport struct {
 	Status    StepStatus `json:"status"`
 	Reason    string     `json:"reason,omitempty"`  // why it failed or was skipped
 	Ready     *Duration  `json:"ready,omitempty"`   // offset from the run's start; nil if never ready
-	Started   *Duration  `json:"started,omitempty"` // nil when skipped
+	Started   *Duration  `json:"started,omitempty"` // when arena started landing it (the fault's "at"); nil when skipped
 	Result    *Result    `json:"result,omitempty"`  // nil when skipped
 }
 
@@ -188,12 +188,14 @@ func consistentCheck(rep *Report) GateCheck {
 	c := GateCheck{Name: "consistent", Want: "every consistency check passed",
 		Got: fmt.Sprintf("%d/%d checks passed", rep.ChecksPassed, rep.ChecksRun)}
 	switch {
+	case rep.ChecksRun == 0 && rep.ChecksNotApplicable > 0:
+		c.Reason = fmt.Sprintf("no consistency check ran: %d could not look (not applicable)", rep.ChecksNotApplicable)
 	case rep.ChecksRun == 0:
 		c.Reason = "no consistency check ran"
 	case rep.ChecksPassed < rep.ChecksRun:
 		c.Reason = fmt.Sprintf("%d of %d checks failed", rep.ChecksRun-rep.ChecksPassed, rep.ChecksRun)
 		for _, ch := range rep.Checks { // the listed ones: the first ListCap
-			if !ch.Passed {
+			if !ch.Passed && !ch.NotApplicable {
 				c.Reason += fmt.Sprintf(", first %s at %s: %s", ch.Name, ch.At, ch.Error)
 				break
 			}

@@ -50,9 +50,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
 		}
 	}
-	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{
-		ProbeInterval: sc.Config.ProbeInterval.D(), RecoveryDeadline: sc.Config.RecoveryDeadline.D(),
-	}})
+	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: sc.Config.observeOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
@@ -123,7 +121,7 @@ func (s *scheduler) report(rep *Report, outcome RunOutcome) *ScenarioReport {
 		switch run.phase {
 		case phaseDone:
 			res := run.result
-			sr.Result, sr.Started = &res, durationPtr(run.started.Sub(s.r.Start()))
+			sr.Result, sr.Started = &res, durationPtr(res.StartedAt.Sub(s.r.Start())) // the fault's time, as in the fault table
 			if run.met {
 				sr.Status = StepPassed
 				out.Passed++

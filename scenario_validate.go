@@ -110,6 +110,24 @@ func (v *scenarioValidator) config() {
 			v.add(pathIndex("config.abort_when.checks_failed", i), "empty check name")
 		}
 	}
+	if ob := c.Observe; ob != nil {
+		if c.ProbeInterval != 0 && ob.ProbeInterval != 0 {
+			v.add("config.probe_interval", "also set as config.observe.probe_interval (keep one)")
+		}
+		if c.RecoveryDeadline != 0 && ob.RecoveryDeadline != 0 {
+			v.add("config.recovery_deadline", "also set as config.observe.recovery_deadline (keep one)")
+		}
+		v.nonNegative("config.observe.probe_interval", ob.ProbeInterval)
+		v.nonNegative("config.observe.probe_timeout", ob.ProbeTimeout)
+		v.nonNegative("config.observe.settle_time", ob.SettleTime)
+		v.nonNegative("config.observe.recovery_deadline", ob.RecoveryDeadline)
+		if ob.StableSamples < 0 {
+			v.add("config.observe.stable_samples", "negative (want at least 1)")
+		}
+		if err := c.observeOptions().Validate(); err != nil {
+			v.add("config.observe", "%v", err)
+		}
+	}
 }
 
 func (v *scenarioValidator) steps() {

@@ -120,8 +120,10 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		err = s.admit(prepared, run) // duration bound; refused outside a run that holds the service
 	}
 	if err == nil {
+		start = clock.Now()
 		if run != nil {
-			run.obs.Settle(ctx) // the next fault's impact is its own
+			run.obs.Settle(ctx)       // the next fault's impact is its own
+			start = run.obs.Landing() // the fault's time: when arena starts landing it
 		}
 		err = s.injector.Inject(ctx, prepared, params)
 	}

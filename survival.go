@@ -646,7 +646,7 @@ func (c *chaos) state(ctx context.Context) systemState {
 	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
-			st.agents, err = in.runtime.ListAgents(ctx)
+			st.agents, err = in.listAgents(ctx)
 			return err
 		})
 		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })

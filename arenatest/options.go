@@ -32,6 +32,8 @@ type options struct {
 	probe     arena.Probe
 	checks    []arena.Check
 	hasChecks bool
+	roles     arena.RoleResolver
+	observe   arena.ObserveOptions
 	gate      *arena.Gate
 	abort     *arena.AbortWhen
 	unhealthy bool // AllowUnhealthyStart
@@ -171,6 +173,25 @@ func (o checksOption) apply(c *options) {
 // WithChecks sets the system's consistency checks, run after each recovery
 // and at the end.
 func WithChecks(checks ...arena.Check) Option { return checksOption{slices.Clone(checks)} }
+
+type rolesOption struct{ r arena.RoleResolver }
+
+func (o rolesOption) apply(c *options) { c.given = append(c.given, "WithRoles"); c.roles = o.r }
+
+// WithRoles resolves the agents' roles live with r at every target
+// selection (see arena.RoleResolver): kill_leader, type:leader and the
+// survival mix follow the system's current leader, not the types listed at
+// start.
+func WithRoles(r arena.RoleResolver) Option { return rolesOption{r} }
+
+type observeOption struct{ o arena.ObserveOptions }
+
+func (o observeOption) apply(c *options) { c.given = append(c.given, "WithObserve"); c.observe = o.o }
+
+// WithObserve sets how the run is observed (probe interval and timeout,
+// settle time, stable samples, recovery deadline…; zero fields keep their
+// defaults). A scenario's config.observe overrides it field by field.
+func WithObserve(o arena.ObserveOptions) Option { return observeOption{o} }
 
 type gateOption struct{ g arena.Gate }
 

@@ -8,7 +8,7 @@ import (
 )
 
 var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster", "Virtual()", "RealTime()",
-	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithGate", "WithAbortWhen", "AllowUnhealthyStart()"}
+	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithObserve", "WithGate", "WithAbortWhen", "AllowUnhealthyStart()"}
 
 // Run plays a scenario against a fresh system and fails t when the
 // scenario's gate fails (a step missed its expectation, the run did not

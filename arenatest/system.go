@@ -71,11 +71,11 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			checks = c.Checks()
 		}
 	}
-	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...)}
+	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...), arena.WithObserveOptions(o.observe)}
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}
-	injOpts := []arena.InjectorOption{arena.WithDAG(dag)}
+	injOpts := []arena.InjectorOption{arena.WithDAG(dag), arena.WithRoles(o.roles)}
 	seen := map[arena.ActionType]bool{}
 	for _, f := range o.faults {
 		if err := f.Check(); err != nil {
