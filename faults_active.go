@@ -135,6 +135,14 @@ func (s *Service) track(res Result, run *Run) {
 	}
 }
 
+// faultActive reports whether id is an active fault's ID.
+func (s *Service) faultActive(id string) bool {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	_, ok := s.faults.m[id]
+	return ok
+}
+
 // forget removes f from the registry. Called with s.faults.mu held.
 func (s *Service) forget(id string, f *activeFault) {
 	delete(s.faults.m, id)

@@ -125,6 +125,40 @@ func TestLiftFaultOnRequest(t *testing.T) {
 	}
 }
 
+// TestActiveFaultIDTaken: an action whose ID is already an active fault's
+// (a client reusing "id" over HTTP, a Go caller executing one Action value
+// twice) is refused. Kept, it would replace the first fault in the
+// registry: that fault would never be lifted nor rolled back, and its timer
+// would lift the second one at the first one's time.
+func TestActiveFaultIDTaken(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	a := timed(arena.ActionPauseAgent, nil, "10s")
+	a.ID = "f1"
+	if res := e.svc.Execute(context.Background(), a); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	b := timed(arena.ActionNetworkPartition, nil, "1m")
+	b.ID, b.TargetID = "f1", "worker-2"
+	res := e.svc.Execute(context.Background(), b)
+	var ve *arena.ValidationError
+	if res.Success || !errors.As(res.Err, &ve) || ve.Field != "id" {
+		t.Fatalf("Execute with a taken ID = %+v, want a validation error naming id", res)
+	}
+	if a, _ := e.cluster.Agent("worker-2"); a.Partitioned {
+		t.Error("worker-2 partitioned by the refused action")
+	}
+	if got := e.svc.Rollback(context.Background()); len(got) != 1 || got[0].Type != arena.ActionPauseAgent {
+		t.Errorf("Rollback() = %+v, want the pause of worker-1", got)
+	}
+	if a, _ := e.cluster.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s after the rollback, want running", a.Status)
+	}
+	// Once lifted, the ID is free again.
+	if res := e.svc.Execute(context.Background(), b); !res.Success {
+		t.Errorf("Execute after the lift = %+v", res)
+	}
+}
+
 func TestMaxFaultDuration(t *testing.T) {
 	e := newEngine()
 	res := e.svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "1h0m1s"))

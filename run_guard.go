@@ -57,7 +57,8 @@ func (s *Service) release(r *Run) {
 
 // Admit reports whether Execute would refuse a before trying to land it:
 // a `duration` over the service's maximum (a *ValidationError naming
-// metadata.duration), or a run holding the service (a *RunActiveError).
+// metadata.duration), an ID that an active fault has (a *ValidationError
+// naming id), or a run holding the service (a *RunActiveError).
 //
 // An action executed outside a run while one holds the service is
 // refused, not mixed into that run's score: it is recorded as a failed
@@ -69,6 +70,9 @@ func (s *Service) Admit(a Action) error {
 func (s *Service) admit(a Action, run *Run) error {
 	if err := s.checkDuration(a); err != nil {
 		return err
+	}
+	if s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
+		return invalid("id", "%q is the ID of an active fault (lift it, or give this action another ID)", a.ID)
 	}
 	if run != nil {
 		return nil
