@@ -28,6 +28,9 @@ const (
 	OriginRun      FaultOrigin = "run"      // a code-defined run (RunSchedule, NewRun)
 	OriginScenario FaultOrigin = "scenario" // a scenario run
 	OriginSurvival FaultOrigin = "survival" // a survival run
+	// OriginRegression is an A/B test holding the service (in a
+	// RunActiveError); the faults of its trials are their runs'.
+	OriginRegression FaultOrigin = "regression"
 )
 
 // ActiveFault is a landed fault that arena can still lift: its type is

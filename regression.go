@@ -178,6 +178,12 @@ type RegressionTester struct {
 // an arena.regression.completed event; it may be nil for scorers that build
 // their own systems (fakes.StrategyScorer does). A nil scorer is a
 // programmer error and panics.
+//
+// While a test runs, it holds svc as a run would: another run, or an action
+// outside a run (Execute, the HTTP action routes), gets a *RunActiveError
+// naming the test, so nothing lands between two trials and leaks into the
+// next one's score. Its trials' runs are admitted: those started with the
+// context a ContextScorer is given (see Trial.Service).
 func NewRegressionTester(svc *Service, scorer Scorer) *RegressionTester {
 	if scorer == nil {
 		panic("arena: NewRegressionTester: nil scorer")
@@ -219,9 +225,10 @@ func (e *RegressionError) Unwrap() error { return e.Err }
 // sees never depend on which run happened to finish first; runs still in
 // flight when it stops are cancelled and not counted.
 //
-// A cancelled context or a run that cannot be scored (an error, a panic, or
-// a score that is NaN or infinite) ends the test with a *RegressionError
-// and no result.
+// It fails with a *RunActiveError, before any run, when a run or another
+// test holds the tester's service. A cancelled context or a run that
+// cannot be scored (an error, a panic, or a score that is NaN or infinite)
+// ends the test with a *RegressionError and no result.
 func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*RegressionResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -231,8 +238,17 @@ func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*Reg
 		cfg.Seed = DrawSeed()
 	}
 	wall := time.Now()
+	runCtx := ctx
+	if rt.svc != nil {
+		l, err := rt.svc.lease()
+		if err != nil {
+			return nil, fmt.Errorf("regression: %w", err)
+		}
+		defer rt.svc.endLease(l)
+		runCtx = withLease(ctx, l)
+	}
 	c := newCollector(cfg)
-	if err := rt.collect(ctx, cfg, c); err != nil {
+	if err := rt.collect(runCtx, cfg, c); err != nil {
 		return nil, err
 	}
 	res := c.result()

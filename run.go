@@ -196,7 +196,7 @@ var ErrClockBusy = errors.New("virtual clock in use by another run")
 // Rollback says what became of each, and of the faults left to the
 // system's healing.
 func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
-	if err := r.svc.hold(r); err != nil {
+	if err := r.svc.hold(ctx, r); err != nil {
 		return nil, err
 	}
 	defer r.svc.release(r)
