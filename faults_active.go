@@ -77,6 +77,15 @@ const DefaultMaxFaultDuration = time.Hour
 type activeFaults struct {
 	mu sync.Mutex
 	m  map[string]*activeFault
+	// lifting holds the lifts under way: out of m, not yet done. A rollback
+	// waits for those of its faults, so that a timer firing as a run or the
+	// process ends cannot leave a lift running after Rollback returned.
+	lifting map[string]*liftInFlight
+}
+
+type liftInFlight struct {
+	run  *Run
+	done chan struct{}
 }
 
 type activeFault struct {
@@ -171,6 +180,17 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	f, ok := s.faults.m[id]
 	if ok {
 		s.forget(id, f)
+		if s.faults.lifting == nil {
+			s.faults.lifting = map[string]*liftInFlight{}
+		}
+		l := &liftInFlight{run: f.run, done: make(chan struct{})}
+		s.faults.lifting[id] = l
+		defer func() {
+			s.faults.mu.Lock()
+			delete(s.faults.lifting, id)
+			s.faults.mu.Unlock()
+			close(l.done)
+		}()
 	}
 	s.faults.mu.Unlock()
 	if !ok {
@@ -246,6 +266,21 @@ func (s *Service) rollback(ctx context.Context, run *Run) []FaultRollback {
 			rb.Outcome, rb.Detail = RollbackFailed, "lift failed: "+err.Error()
 		}
 		out = append(out, rb)
+	}
+	s.faults.mu.Lock()
+	var pending []chan struct{}
+	for _, l := range s.faults.lifting {
+		if run == nil || l.run == run {
+			pending = append(pending, l.done)
+		}
+	}
+	s.faults.mu.Unlock()
+	for _, done := range pending { // lifts begun elsewhere (a timer, LiftFault): done before we say we are
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return out
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -495,4 +496,49 @@ func TestOneRunAtATime(t *testing.T) {
 
 func stringsHasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
+
+// slowLifter is the fake cluster with a LiftFault that waits to be let go.
+type slowLifter struct {
+	*fakes.Cluster
+	entered, release chan struct{}
+	finished         atomic.Bool
+}
+
+func (s *slowLifter) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
+	close(s.entered)
+	<-s.release
+	defer s.finished.Store(true)
+	return s.Cluster.LiftFault(ctx, kind, id)
+}
+
+// TestRollbackWaitsForLiftsUnderWay: a fault whose timer fired just before
+// the process ends is out of the registry but not lifted yet. Rollback
+// waits for that lift: when it returns, nothing arena started is still
+// touching the system (arena serve exits right after it).
+func TestRollbackWaitsForLiftsUnderWay(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithoutHealing())
+	rt := &slowLifter{Cluster: c, entered: make(chan struct{}), release: make(chan struct{})}
+	svc := arena.NewService(arena.NewInjector(rt, c), nil, nil, arena.WithClock(clock))
+	if res := svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "2s")); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	advanced := make(chan struct{})
+	go func() {
+		defer close(advanced)
+		clock.Advance(2 * time.Second) // the timer fires: its lift begins, and waits
+	}()
+	<-rt.entered
+	go close(rt.release)
+	if got := svc.Rollback(context.Background()); len(got) != 0 {
+		t.Errorf("Rollback() = %+v, want nothing of its own to lift", got)
+	}
+	if !rt.finished.Load() {
+		t.Error("Rollback returned while the timer's lift was still under way")
+	}
+	<-advanced
+	if a, _ := c.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s, want running", a.Status)
+	}
 }
