@@ -232,7 +232,8 @@ func (s *Service) LiftFault(ctx context.Context, id string) error {
 
 // Rollback lifts every active fault of the service, whoever landed it,
 // within the service's rollback timeout (WithRollbackTimeout), and says
-// what became of each. Processes and tests call it when they end (arena
+// what became of each. It also waits, within that timeout, for lifts
+// already under way (a timer that fired, a LiftFault in flight). Processes and tests call it when they end (arena
 // serve on SIGTERM, arenatest at cleanup); runs roll back their own faults
 // when they end.
 func (s *Service) Rollback(ctx context.Context) []FaultRollback {
