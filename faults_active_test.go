@@ -542,3 +542,33 @@ func TestRollbackWaitsForLiftsUnderWay(t *testing.T) {
 		t.Errorf("worker-1 = %s, want running", a.Status)
 	}
 }
+
+// TestRunReportsOutsideFaults: a fault landed outside any run and still in
+// place when a run starts is not the run's (not scored as its fault, not
+// rolled back by it), but its report says the system carried it.
+func TestRunReportsOutsideFaults(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	pause := e.svc.Execute(context.Background(), arena.Action{ID: "outside-1", Type: arena.ActionPauseAgent, TargetID: "worker-1"})
+	if !pause.Success {
+		t.Fatalf("Execute = %+v", pause)
+	}
+	rep := e.run(t, 10*time.Second, arena.Step{At: time.Second, Action: timed(arena.ActionSlowAgent, map[string]any{"delay": "1s"}, "2s")})
+	if f := rep.OutsideFaults; len(f) != 1 || f[0].ID != "outside-1" || f[0].Origin != arena.OriginExecute {
+		t.Errorf("OutsideFaults = %+v, want the pause of worker-1", f)
+	}
+	if len(rep.Faults) != 1 || rep.Faults[0].Action.Type != arena.ActionSlowAgent || len(rep.Rollback) != 0 {
+		t.Errorf("faults %+v, rollback %+v: want only the run's slow, nothing rolled back", rep.Faults, rep.Rollback)
+	}
+	if want := "outside fault in place at the start: outside-1 pause_agent worker-1 (execute)"; !strings.Contains(rep.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, rep)
+	}
+	if active := e.svc.ActiveFaults(); len(active) != 1 || active[0].ID != "outside-1" {
+		t.Errorf("ActiveFaults() after the run = %+v, want the outside pause still there", active)
+	}
+	if err := e.svc.LiftFault(context.Background(), "outside-1"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := e.run(t, 5*time.Second); rep.OutsideFaults != nil {
+		t.Errorf("OutsideFaults of a run on a clean system = %+v", rep.OutsideFaults)
+	}
+}

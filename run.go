@@ -216,11 +216,15 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 		}
 	}
 	wall := time.Now()
+	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep = r.obs.Report(r.seed)
 	rep.Aborted = r.Aborted()
+	if len(outside) > 0 {
+		rep.OutsideFaults = outside
+	}
 	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
 	rolledBack = true
 	rep.WallTime = Duration(time.Since(wall))
