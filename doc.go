@@ -128,7 +128,9 @@
 // Scorer gets a Trial per run; the i-th runs of both arms share a seed, so a
 // scorer that draws everything from Trial.Seed (fakes.StrategyScorer builds
 // a fresh seeded fake cluster per run) compares the strategies on the same
-// cases. ModeFixed makes Runs runs per arm and applies Welch's t-test,
+// cases. A tester given a service holds it while it runs, like a run: its
+// trials run on Trial.Service under the context its ContextScorer is given,
+// and nothing else lands there meanwhile. ModeFixed makes Runs runs per arm and applies Welch's t-test,
 // one-sided by default; ModeSequential looks after every run with an
 // anytime-valid Bayes-factor t-test and stops as soon as the answer is
 // significant, or at MaxRuns with Inconclusive — peeking does not inflate

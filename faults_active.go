@@ -28,6 +28,9 @@ const (
 	OriginRun      FaultOrigin = "run"      // a code-defined run (RunSchedule, NewRun)
 	OriginScenario FaultOrigin = "scenario" // a scenario run
 	OriginSurvival FaultOrigin = "survival" // a survival run
+	// OriginRegression is an A/B test holding the service (in a
+	// RunActiveError); the faults of its trials are their runs'.
+	OriginRegression FaultOrigin = "regression"
 )
 
 // ActiveFault is a landed fault that arena can still lift: its type is
@@ -74,6 +77,15 @@ const DefaultMaxFaultDuration = time.Hour
 type activeFaults struct {
 	mu sync.Mutex
 	m  map[string]*activeFault
+	// lifting holds the lifts under way: out of m, not yet done. A rollback
+	// waits for those of its faults, so that a timer firing as a run or the
+	// process ends cannot leave a lift running after Rollback returned.
+	lifting map[string]*liftInFlight
+}
+
+type liftInFlight struct {
+	run  *Run
+	done chan struct{}
 }
 
 type activeFault struct {
@@ -135,6 +147,14 @@ func (s *Service) track(res Result, run *Run) {
 	}
 }
 
+// faultActive reports whether id is an active fault's ID.
+func (s *Service) faultActive(id string) bool {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	_, ok := s.faults.m[id]
+	return ok
+}
+
 // forget removes f from the registry. Called with s.faults.mu held.
 func (s *Service) forget(id string, f *activeFault) {
 	delete(s.faults.m, id)
@@ -160,6 +180,17 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	f, ok := s.faults.m[id]
 	if ok {
 		s.forget(id, f)
+		if s.faults.lifting == nil {
+			s.faults.lifting = map[string]*liftInFlight{}
+		}
+		l := &liftInFlight{run: f.run, done: make(chan struct{})}
+		s.faults.lifting[id] = l
+		defer func() {
+			s.faults.mu.Lock()
+			delete(s.faults.lifting, id)
+			s.faults.mu.Unlock()
+			close(l.done)
+		}()
 	}
 	s.faults.mu.Unlock()
 	if !ok {
@@ -201,7 +232,8 @@ func (s *Service) LiftFault(ctx context.Context, id string) error {
 
 // Rollback lifts every active fault of the service, whoever landed it,
 // within the service's rollback timeout (WithRollbackTimeout), and says
-// what became of each. Processes and tests call it when they end (arena
+// what became of each. It also waits, within that timeout, for lifts
+// already under way (a timer that fired, a LiftFault in flight). Processes and tests call it when they end (arena
 // serve on SIGTERM, arenatest at cleanup); runs roll back their own faults
 // when they end.
 func (s *Service) Rollback(ctx context.Context) []FaultRollback {
@@ -235,6 +267,21 @@ func (s *Service) rollback(ctx context.Context, run *Run) []FaultRollback {
 			rb.Outcome, rb.Detail = RollbackFailed, "lift failed: "+err.Error()
 		}
 		out = append(out, rb)
+	}
+	s.faults.mu.Lock()
+	var pending []chan struct{}
+	for _, l := range s.faults.lifting {
+		if run == nil || l.run == run {
+			pending = append(pending, l.done)
+		}
+	}
+	s.faults.mu.Unlock()
+	for _, done := range pending { // lifts begun elsewhere (a timer, LiftFault): done before we say we are
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return out
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,6 +123,40 @@ func TestLiftFaultOnRequest(t *testing.T) {
 	e.svc.Execute(context.Background(), arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-2"})
 	if active := e.svc.ActiveFaults(); len(active) != 0 {
 		t.Errorf("ActiveFaults() after a kill = %+v", active)
+	}
+}
+
+// TestActiveFaultIDTaken: an action whose ID is already an active fault's
+// (a client reusing "id" over HTTP, a Go caller executing one Action value
+// twice) is refused. Kept, it would replace the first fault in the
+// registry: that fault would never be lifted nor rolled back, and its timer
+// would lift the second one at the first one's time.
+func TestActiveFaultIDTaken(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	a := timed(arena.ActionPauseAgent, nil, "10s")
+	a.ID = "f1"
+	if res := e.svc.Execute(context.Background(), a); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	b := timed(arena.ActionNetworkPartition, nil, "1m")
+	b.ID, b.TargetID = "f1", "worker-2"
+	res := e.svc.Execute(context.Background(), b)
+	var ve *arena.ValidationError
+	if res.Success || !errors.As(res.Err, &ve) || ve.Field != "id" {
+		t.Fatalf("Execute with a taken ID = %+v, want a validation error naming id", res)
+	}
+	if a, _ := e.cluster.Agent("worker-2"); a.Partitioned {
+		t.Error("worker-2 partitioned by the refused action")
+	}
+	if got := e.svc.Rollback(context.Background()); len(got) != 1 || got[0].Type != arena.ActionPauseAgent {
+		t.Errorf("Rollback() = %+v, want the pause of worker-1", got)
+	}
+	if a, _ := e.cluster.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s after the rollback, want running", a.Status)
+	}
+	// Once lifted, the ID is free again.
+	if res := e.svc.Execute(context.Background(), b); !res.Success {
+		t.Errorf("Execute after the lift = %+v", res)
 	}
 }
 
@@ -461,4 +496,79 @@ func TestOneRunAtATime(t *testing.T) {
 
 func stringsHasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
+
+// slowLifter is the fake cluster with a LiftFault that waits to be let go.
+type slowLifter struct {
+	*fakes.Cluster
+	entered, release chan struct{}
+	finished         atomic.Bool
+}
+
+func (s *slowLifter) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
+	close(s.entered)
+	<-s.release
+	defer s.finished.Store(true)
+	return s.Cluster.LiftFault(ctx, kind, id)
+}
+
+// TestRollbackWaitsForLiftsUnderWay: a fault whose timer fired just before
+// the process ends is out of the registry but not lifted yet. Rollback
+// waits for that lift: when it returns, nothing arena started is still
+// touching the system (arena serve exits right after it).
+func TestRollbackWaitsForLiftsUnderWay(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithoutHealing())
+	rt := &slowLifter{Cluster: c, entered: make(chan struct{}), release: make(chan struct{})}
+	svc := arena.NewService(arena.NewInjector(rt, c), nil, nil, arena.WithClock(clock))
+	if res := svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "2s")); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	advanced := make(chan struct{})
+	go func() {
+		defer close(advanced)
+		clock.Advance(2 * time.Second) // the timer fires: its lift begins, and waits
+	}()
+	<-rt.entered
+	go close(rt.release)
+	if got := svc.Rollback(context.Background()); len(got) != 0 {
+		t.Errorf("Rollback() = %+v, want nothing of its own to lift", got)
+	}
+	if !rt.finished.Load() {
+		t.Error("Rollback returned while the timer's lift was still under way")
+	}
+	<-advanced
+	if a, _ := c.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s, want running", a.Status)
+	}
+}
+
+// TestRunReportsOutsideFaults: a fault landed outside any run and still in
+// place when a run starts is not the run's (not scored as its fault, not
+// rolled back by it), but its report says the system carried it.
+func TestRunReportsOutsideFaults(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	pause := e.svc.Execute(context.Background(), arena.Action{ID: "outside-1", Type: arena.ActionPauseAgent, TargetID: "worker-1"})
+	if !pause.Success {
+		t.Fatalf("Execute = %+v", pause)
+	}
+	rep := e.run(t, 10*time.Second, arena.Step{At: time.Second, Action: timed(arena.ActionSlowAgent, map[string]any{"delay": "1s"}, "2s")})
+	if f := rep.OutsideFaults; len(f) != 1 || f[0].ID != "outside-1" || f[0].Origin != arena.OriginExecute {
+		t.Errorf("OutsideFaults = %+v, want the pause of worker-1", f)
+	}
+	if len(rep.Faults) != 1 || rep.Faults[0].Action.Type != arena.ActionSlowAgent || len(rep.Rollback) != 0 {
+		t.Errorf("faults %+v, rollback %+v: want only the run's slow, nothing rolled back", rep.Faults, rep.Rollback)
+	}
+	if want := "outside fault in place at the start: outside-1 pause_agent worker-1 (execute)"; !strings.Contains(rep.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, rep)
+	}
+	if active := e.svc.ActiveFaults(); len(active) != 1 || active[0].ID != "outside-1" {
+		t.Errorf("ActiveFaults() after the run = %+v, want the outside pause still there", active)
+	}
+	if err := e.svc.LiftFault(context.Background(), "outside-1"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := e.run(t, 5*time.Second); rep.OutsideFaults != nil {
+		t.Errorf("OutsideFaults of a run on a clean system = %+v", rep.OutsideFaults)
+	}
 }

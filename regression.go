@@ -178,6 +178,12 @@ type RegressionTester struct {
 // an arena.regression.completed event; it may be nil for scorers that build
 // their own systems (fakes.StrategyScorer does). A nil scorer is a
 // programmer error and panics.
+//
+// While a test runs, it holds svc as a run would: another run, or an action
+// outside a run (Execute, the HTTP action routes), gets a *RunActiveError
+// naming the test, so nothing lands between two trials and leaks into the
+// next one's score. Its trials' runs are admitted: those started with the
+// context a ContextScorer is given (see Trial.Service).
 func NewRegressionTester(svc *Service, scorer Scorer) *RegressionTester {
 	if scorer == nil {
 		panic("arena: NewRegressionTester: nil scorer")
@@ -219,12 +225,13 @@ func (e *RegressionError) Unwrap() error { return e.Err }
 // sees never depend on which run happened to finish first; runs still in
 // flight when it stops are cancelled and not counted.
 //
-// A cancelled context ends the test with a *RegressionError and no
-// result. So does a run that cannot be scored (an error, a panic, or a
-// score that is NaN or infinite), unless the complete pairs before it
-// already decide: runs with lower indices are still collected after a
-// failure (later ones are cancelled), so the outcome is the one a
-// sequential order would give, whatever the Parallelism.
+// It fails with a *RunActiveError, before any run, when a run or another
+// test holds the tester's service. A cancelled context ends the test with a
+// *RegressionError and no result. So does a run that cannot be scored (an
+// error, a panic, or a score that is NaN or infinite), unless the complete
+// pairs before it already decide: runs with lower indices are still
+// collected after a failure (later ones are cancelled), so the outcome is
+// the one a sequential order would give, whatever the Parallelism.
 func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*RegressionResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -234,8 +241,17 @@ func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*Reg
 		cfg.Seed = DrawSeed()
 	}
 	wall := time.Now()
+	runCtx := ctx
+	if rt.svc != nil {
+		l, err := rt.svc.lease()
+		if err != nil {
+			return nil, fmt.Errorf("regression: %w", err)
+		}
+		defer rt.svc.endLease(l)
+		runCtx = withLease(ctx, l)
+	}
 	c := newCollector(cfg)
-	if err := rt.collect(ctx, cfg, c); err != nil {
+	if err := rt.collect(runCtx, cfg, c); err != nil {
 		return nil, err
 	}
 	res := c.result()

@@ -45,6 +45,11 @@ type Report struct {
 	// Aborted says why a stop condition (AbortWhen) or an unhealthy start
 	// ended the run early; empty when none did.
 	Aborted string `json:"aborted,omitempty"`
+	// OutsideFaults: faults arena landed outside this run (Execute, an HTTP
+	// action) that were still in place when it started. They are not the
+	// run's, so they are not in Faults nor rolled back by it, but the
+	// system under test carried them: a score is read knowing that.
+	OutsideFaults []ActiveFault `json:"outside_faults,omitempty"`
 	// Rollback: what became, when the run ended, of its faults still in
 	// place: lifted by arena, a lift that failed, or left to the system's
 	// healing (faults arena cannot lift, not healed by the end).

@@ -33,6 +33,9 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	if r.Aborted != "" {
 		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
 	}
+	for _, f := range r.OutsideFaults {
+		fmt.Fprintf(b, "outside fault in place at the start: %s %s %s (%s)\n", f.ID, f.Type, f.TargetID, f.Origin)
+	}
 	if r.Score.Measured {
 		fmt.Fprintf(b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
 	} else {

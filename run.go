@@ -169,7 +169,7 @@ var ErrClockBusy = errors.New("virtual clock in use by another run")
 // Rollback says what became of each, and of the faults left to the
 // system's healing.
 func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
-	if err := r.svc.hold(r); err != nil {
+	if err := r.svc.hold(ctx, r); err != nil {
 		return nil, err
 	}
 	defer r.svc.release(r)
@@ -189,11 +189,15 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 		}
 	}
 	wall := time.Now()
+	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep = r.obs.Report(r.seed)
 	rep.Aborted = r.Aborted()
+	if len(outside) > 0 {
+		rep.OutsideFaults = outside
+	}
 	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
 	rolledBack = true
 	rep.WallTime = Duration(time.Since(wall))

@@ -61,8 +61,12 @@ type Trial struct {
 	Index    int    // 0-based run number within the arm
 	Seed     uint64 // the seed of this run; the same for both arms at one Index
 	// Service is the tester's service (nil if it has none), for scorers
-	// that run on one shared system. Such runs must not overlap: set
-	// RegressionConfig.Parallelism to 1.
+	// that run on one shared system. The tester holds it for the whole
+	// test and admits only runs started with the context it hands a
+	// ContextScorer: such a scorer must be a ContextScorer and pass that
+	// context on (RunScenarioReport(ctx, tr.Service, sc)); a run started
+	// with another context gets ErrRunActive. Runs must not overlap either:
+	// set RegressionConfig.Parallelism to 1.
 	Service *Service
 }
 

@@ -61,6 +61,7 @@ type Service struct {
 	history  history
 	survival *survival // the running survival run, if any
 	holder   *Run      // the run that holds the service (run_guard.go)
+	leased   *lease    // the A/B test that holds it, admitting its trials' runs
 }
 
 // NewService returns a service over injector. store and evidence may be nil
@@ -117,7 +118,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
-		err = s.admit(prepared, run) // duration bound; refused outside a run that holds the service
+		err = s.admit(ctx, prepared, run) // duration bound; refused outside a run that holds the service
 	}
 	if err == nil {
 		start = clock.Now()

@@ -371,7 +371,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
 	// Hold the service before the status shows the run: a refused run must
 	// never look as if it had started. Play holds it from here on.
-	if err := s.hold(r); err != nil {
+	if err := s.hold(ctx, r); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()

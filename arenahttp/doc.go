@@ -83,7 +83,8 @@
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
 //     parameter (a misspelt parameter is never ignored), a scenario planned
 //     longer than the server's maximum run, a fault "duration" over the
-//     service's maximum (arena.WithMaxFaultDuration, 1h by default).
+//     service's maximum (arena.WithMaxFaultDuration, 1h by default), an
+//     action "id" that an active fault already has.
 //   - 401: no API key, or a wrong one. The key is checked before any of
 //     the body is read, and the connection is closed after the answer.
 //   - 404: no such route; /arena/fault/{type} of a type the service does
@@ -94,8 +95,9 @@
 //     default); the connection is closed.
 //   - 409: a run holds the service (one at a time: two runs on one system
 //     would score each other's faults): a scenario or survival start while
-//     either runs, or an action route during a run; the error names the
-//     run. Also: stop with no survival run going.
+//     either runs, or an action route during a run or an A/B test on the
+//     service; the error names the run. Also: stop with no survival run
+//     going.
 //   - 413: a body over the limit (1 MiB by default); the connection is
 //     closed without reading the rest.
 //   - 500: a handler panicked; the server lives on.

@@ -73,6 +73,11 @@ func TestHTTPFaultLiftAndBounds(t *testing.T) {
 	if ag, _ := s.cluster.Agent("worker-1"); ag.Status != arena.StatusRunning {
 		t.Error("the refused pause landed")
 	}
+	s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"id":"p2","metadata":{"duration":"30m"}}`})
+	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-2/partition", body: `{"id":"p2"}`})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "id" {
+		t.Errorf("an action reusing an active fault's id = %d %s, want 400 naming id", r.code, r.body)
+	}
 	r = s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"3h","max_lifetime":"2h"}`})
 	if e := errorOf(t, r); r.code != 400 || e.Field != "max_lifetime" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
 		t.Errorf("survival with 2h lifetimes = %d %s, want 400 naming max_lifetime", r.code, r.body)

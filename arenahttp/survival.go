@@ -50,7 +50,11 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	busy := h.survOwn
 	h.survMu.Unlock()
 	if busy || h.svc.GetSurvivalStatus().Running {
-		writeError(w, http.StatusConflict, "", arena.ErrSurvivalRunning.Error())
+		msg := arena.ErrSurvivalRunning.Error()
+		if err := h.svc.RunActive(); err != nil { // name what holds the service: the last survival run may be finishing while a scenario runs
+			msg = err.Error()
+		}
+		writeError(w, http.StatusConflict, "", msg)
 		return
 	}
 

@@ -86,12 +86,17 @@
 //
 // # Conformance
 //
-// TestRuntime checks that a RuntimeProvider keeps the engine's contract;
-// the fakes pass it, and so should your runtime:
+// TestRuntime checks that a runtime keeps the engine's contract; the fakes
+// pass it, and so should your runtime:
 //
 //	func TestMyRuntime(t *testing.T) {
 //		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return myruntime.New(t) })
 //	}
+//
+// A runtime with only some capabilities (an arena.AgentLister that is,
+// say, an arena.AgentStopper and an arena.Pauser) is checked for those:
+// the factory returns its own type, and the checks of the faults it cannot
+// land are skipped, with a log line that names them.
 //
 // # Index
 //
