@@ -5,7 +5,7 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream fuzz bench lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream fuzz bench bench-compare lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
@@ -59,6 +59,11 @@ schema:
 ## bench: the benchmarks, with allocations
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+## bench-compare: BASE=<rev> against the work tree, interleaved runs, benchstat tables (BENCH, BENCH_PKGS, COUNT, BENCHTIME)
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<rev> [BENCH=pattern] [COUNT=6]"; exit 2; }
+	./.ci/bench-compare $(BASE)
 
 ## lint: gofmt and go vet
 lint:
