@@ -18,6 +18,7 @@ type Option interface{ apply(*options) }
 
 type options struct {
 	retention        int
+	retentionBytes   int64
 	subscriberBuffer int
 }
 
@@ -33,6 +34,22 @@ func WithRetention(n int) Option {
 		panic(fmt.Sprintf("arena: events.WithRetention(%d): retention must be positive", n))
 	}
 	return retentionOption(n)
+}
+
+type retentionBytesOption int64
+
+func (o retentionBytesOption) apply(opts *options) { opts.retentionBytes = int64(o) }
+
+// WithRetentionBytes also bounds the retained events by size: older events
+// are dropped while the retained ones take more than n bytes (each counted
+// as the Event value plus its ID, stream, type, payload and metadata
+// strings). The newest event is always kept. Count ([WithRetention]) and
+// size both apply; the tighter one wins. It panics if n is not positive.
+func WithRetentionBytes(n int64) Option {
+	if n <= 0 {
+		panic(fmt.Sprintf("arena: events.WithRetentionBytes(%d): retention must be positive", n))
+	}
+	return retentionBytesOption(n)
 }
 
 type subscriberBufferOption int
