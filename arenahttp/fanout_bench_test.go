@@ -122,4 +122,3 @@ func countFrames(r io.Reader, n *atomic.Int64) {
 		}
 	}
 }
-
