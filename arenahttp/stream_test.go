@@ -245,8 +245,9 @@ func TestStreamGap(t *testing.T) {
 }
 
 // TestStreamLaggedClientIsDropped: a client that stops reading falls
-// behind; the store drops its subscription instead of waiting, Execute goes
-// on, and the handler closes the stream and frees its place.
+// behind; the store drops the streams' subscription (a buffer of 8)
+// instead of waiting, Execute goes on, and the handler closes the stream
+// and frees its place.
 func TestStreamLaggedClientIsDropped(t *testing.T) {
 	s := newSystem(t, systemConfig{
 		storeOpts:   []events.Option{events.WithSubscriberBuffer(8)},
