@@ -130,7 +130,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
 			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
 		}
-		s.appendEncoded(ctx, actionEventType(res), res.Action.ID, start, ev.appendJSON(make([]byte, 0, 160)))
+		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
 	}
 	if !res.Success && s.evidence != nil {
 		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
@@ -184,7 +184,7 @@ func (s *Service) record(res Result, wall time.Duration) {
 // appendEvent appends one event to the arena stream with optimistic
 // concurrency: read the version, append expecting it, retry on conflict. So
 // concurrent calls neither lose nor duplicate an event.
-func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time, payload any) {
+func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, payload any) {
 	if s.store == nil {
 		return
 	}
@@ -193,18 +193,20 @@ func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time,
 		s.eventErr(err)
 		return
 	}
-	s.appendEncoded(ctx, typ, id, at, data)
+	s.appendEncoded(ctx, typ, at, data)
 }
 
 // appendEncoded is appendEvent with the payload encoded already. The store
 // takes ownership of data.
-func (s *Service) appendEncoded(ctx context.Context, typ, id string, at time.Time, data []byte) {
+func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, data []byte) {
 	ev := eventSlices.Get().(*[]events.Event)
 	defer func() {
 		clear(*ev) // drop the references before the slice is reused
 		eventSlices.Put(ev)
 	}()
-	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data, Metadata: map[string]string{"action_id": id}}
+	// No metadata: the payload names the action (a map per event was the
+	// largest part of a long run's retained events).
+	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
 	if ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
 	}
@@ -283,7 +285,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	} else {
 		s.metrics.faults.WithLabelValues("unrecovered").Inc()
 	}
-	s.appendEvent(ctx, typ, f.Action.ID, now, f)
+	s.appendEvent(ctx, typ, now, f)
 	s.evolve(ctx, f, limit, now)
 }
 
