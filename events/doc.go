@@ -35,8 +35,8 @@
 // # Retention
 //
 // The store keeps at most the last [WithRetention] events in memory (default
-// [DefaultRetention]) in a ring, and with [WithRetentionBytes] at most that
-// many bytes of them, so a long run uses bounded memory. Dropping
+// [DefaultRetention]) in a ring, and at most [WithRetentionBytes] bytes of
+// them (default [DefaultRetentionBytes]), so a long run uses bounded memory. Dropping
 // old events never resets versions or sequences; [MemoryStore.Stats] reports
 // how many were dropped. Retained events always form one contiguous range of
 // sequences, Stats().Dropped+1 through Stats().Events, so a reader that asks

@@ -72,7 +72,7 @@ type MemoryStore struct {
 
 // NewMemoryStore returns an empty store.
 func NewMemoryStore(opts ...Option) *MemoryStore {
-	o := options{retention: DefaultRetention, subscriberBuffer: DefaultSubscriberBuffer}
+	o := options{retention: DefaultRetention, retentionBytes: DefaultRetentionBytes, subscriberBuffer: DefaultSubscriberBuffer}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
