@@ -113,7 +113,7 @@
 //
 // All open streams share one subscription to the store, which encodes each
 // event's frame once; every stream copies those bytes, and gathers what
-// arrives within 20ms of waking into one write and flush, so a hundred
+// arrives within 50ms of waking into one write and flush, so a hundred
 // clients cost the service little more than one.
 //
 // A slow client never slows the service: a stream that falls more than a

@@ -170,7 +170,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 // before it writes and flushes them together: with many clients a write and
 // flush per event per client is what costs. It bounds the latency added to
 // an event.
-const flushLinger = 20 * time.Millisecond
+const flushLinger = 50 * time.Millisecond
 
 // acquireStream takes a place under the subscriber cap.
 func (h *Handler) acquireStream() bool {
