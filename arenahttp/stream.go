@@ -82,11 +82,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	// Join the shared feed first, then replay what the client missed from
 	// the retained events, a page at a time: the feed holds every event
 	// after its start, so the two overlap and nothing is lost or repeated.
-	f, err := h.hub.join(h.ctx, src)
-	if err != nil {
-		return
+	f, joinErr := h.hub.join(h.ctx, src)
+	if joinErr == nil {
+		defer h.hub.leave(f)
 	}
-	defer h.hub.leave(f)
 	for {
 		evs, err := src.Read(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: from}, replayPage)
 		if err != nil || len(evs) == 0 {
@@ -99,6 +98,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		if c.send() != nil {
 			return
 		}
+	}
+	if joinErr != nil {
+		return // the store is closed: what it retains was sent
 	}
 	// The last read found nothing after from, and it came after the feed
 	// started: no "arena" event lies between from and the feed's start.
