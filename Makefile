@@ -5,7 +5,7 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats fuzz fuzz-long bench lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
@@ -35,7 +35,7 @@ nats:
 # -fuzzminimizetime bounds the minimisation of each new input: by default it
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
-FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. \
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. \
 	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
@@ -72,6 +72,11 @@ schema:
 ## bench: the benchmarks, with allocations
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+## bench-compare: BASE=<rev> against the work tree, interleaved runs, benchstat tables (BENCH, BENCH_PKGS, COUNT, BENCHTIME)
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<rev> [BENCH=pattern] [COUNT=6]"; exit 2; }
+	./.ci/bench-compare $(BASE)
 
 ## lint: gofmt and go vet
 lint:

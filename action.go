@@ -84,7 +84,8 @@ type Params struct {
 	ErrorType LLMErrorType  // llm_failure
 	// Values holds every metadata key of the type that was given or has a
 	// default, decoded (time.Duration, string or float64: see MetaKind).
-	// User-defined faults read their parameters here.
+	// User-defined faults read their parameters here. It is nil when there
+	// are none (reading a nil map is fine).
 	Values map[string]any
 }
 
@@ -193,7 +194,9 @@ func checkID(field, id string, selectors bool) error {
 
 func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
 	p := baseParams()
-	p.Values = map[string]any{}
+	if len(a.Metadata) > 0 || spec.hasDefaults() { // most actions have none: no map
+		p.Values = map[string]any{}
+	}
 	for _, k := range spec.Metadata {
 		if k.Default != nil {
 			p.Values[k.Name], _ = k.decode(k.Default) // checked when the spec was made
@@ -216,6 +219,15 @@ func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
 	}
 	p.typed()
 	return p, nil
+}
+
+func (s *FaultSpec) hasDefaults() bool {
+	for _, k := range s.Metadata {
+		if k.Default != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -201,7 +201,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	s.appendEvent(ctx, EventFaultLifted, id, s.opts.clock.Now(), ev)
+	s.appendEvent(ctx, EventFaultLifted, s.opts.clock.Now(), ev)
 	return true, err
 }
 

@@ -242,6 +242,12 @@ type Observer struct {
 	// conditions, abort.go).
 	afterSample func(now time.Time)
 
+	// The sampling chain: one event, re-armed at nextSample after each
+	// sample until sampleEnd, with the same func (no closure per sample).
+	// Only the running sample touches them.
+	nextSample, sampleEnd time.Time
+	sampleFn              func(ctx context.Context)
+
 	mu             sync.Mutex
 	samples        int
 	healthySamples int
@@ -310,18 +316,22 @@ func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) 
 // to and including end.
 func (o *Observer) Start(end time.Time) {
 	if o.probe != nil {
-		o.scheduleSample(o.start, end)
+		o.nextSample, o.sampleEnd = o.start, end
+		o.sampleFn = o.sampleAndRearm
+		o.armSample()
 	}
 }
 
-func (o *Observer) scheduleSample(t, end time.Time) {
-	if t.After(end) {
-		return
+func (o *Observer) armSample() {
+	if !o.nextSample.After(o.sampleEnd) {
+		o.ex.At(o.nextSample, KindSample, o.sampleFn)
 	}
-	o.ex.At(t, KindSample, func(ctx context.Context) {
-		o.sample(ctx)
-		o.scheduleSample(t.Add(o.opts.ProbeInterval), end)
-	})
+}
+
+func (o *Observer) sampleAndRearm(ctx context.Context) {
+	o.sample(ctx)
+	o.nextSample = o.nextSample.Add(o.opts.ProbeInterval)
+	o.armSample()
 }
 
 func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }

@@ -257,7 +257,7 @@ func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*Reg
 	res := c.result()
 	res.WallTime = Duration(time.Since(wall))
 	if rt.svc != nil {
-		rt.svc.appendEvent(ctx, EventRegressionCompleted, "", rt.svc.Clock().Now(), regressionEvent{
+		rt.svc.appendEvent(ctx, EventRegressionCompleted, rt.svc.Clock().Now(), regressionEvent{
 			Verdict: res.Verdict, Mode: res.Mode, P: res.P, Runs: [2]int{res.Baseline.Runs, res.Candidate.Runs},
 			Delta: res.Delta, Seed: res.Seed,
 		})

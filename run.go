@@ -203,7 +203,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	rep.WallTime = Duration(time.Since(wall))
 	if err == nil {
 		r.svc.runCompleted(rep.Score)
-		r.svc.appendEvent(ctx, EventRunCompleted, "", rep.End, rep.Score)
+		r.svc.appendEvent(ctx, EventRunCompleted, rep.End, rep.Score)
 	}
 	return rep, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -14,7 +13,9 @@ import (
 )
 
 // EventStore is where the service appends its events. events.MemoryStore is
-// the embedded default.
+// the embedded default. Append takes ownership of the events' Data and
+// Metadata but must not keep evs itself after it returns (the service
+// reuses that slice).
 type EventStore interface {
 	Append(ctx context.Context, stream string, evs []events.Event, expectedVersion uint64) (uint64, error)
 	StreamVersion(ctx context.Context, stream string) (uint64, error)
@@ -57,6 +58,7 @@ type Service struct {
 
 	mu       sync.Mutex
 	rng      *rand.Rand // for selectors outside a run
+	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats
 	history  history
 	survival *survival // the running survival run, if any
@@ -80,6 +82,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
 		history: history{cap: o.historyCap},
 	}
+	s.shared = lockedRand(&s.mu, s.rng)
 	s.stats.ByType = map[ActionType]TypeStats{}
 	return s
 }
@@ -111,7 +114,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	wallStart := time.Now()
 	start := clock.Now()
 	if a.ID == "" {
-		a.ID = fmt.Sprintf("act-%06d", s.ids.Add(1))
+		a.ID = actionID(s.ids.Add(1))
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
@@ -135,10 +138,13 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		s.track(res, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(res, time.Since(wallStart))
-	s.appendEvent(ctx, actionEventType(res), res.Action.ID, start, ActionEvent{
-		ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
-		SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
-	})
+	if s.store != nil {
+		ev := ActionEvent{
+			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
+			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
+		}
+		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
+	}
 	if !res.Success && s.evidence != nil {
 		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
 		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
@@ -160,20 +166,17 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	if run != nil {
 		return run.lockedRand()
 	}
-	return lockedRand(&s.mu, s.rng)
+	return s.shared
 }
 
 func (s *Service) record(res Result, wall time.Duration) {
-	outcome := "landed"
-	if !res.Success {
-		outcome = "failed"
-	}
 	typ := res.Action.Type
 	if _, ok := s.injector.Fault(typ); !ok {
 		typ = invalidType // any string a client sends must not become a label
 	}
-	s.metrics.actions.WithLabelValues(string(typ), outcome).Inc()
-	s.metrics.latency.WithLabelValues(string(typ)).Observe(wall.Seconds())
+	om := s.metrics.forOutcome(typ, res.Success)
+	om.actions.Inc()
+	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := s.stats.ByType[typ]
@@ -194,7 +197,7 @@ func (s *Service) record(res Result, wall time.Duration) {
 // appendEvent appends one event to the arena stream with optimistic
 // concurrency: read the version, append expecting it, retry on conflict. So
 // concurrent calls neither lose nor duplicate an event.
-func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time, payload any) {
+func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, payload any) {
 	if s.store == nil {
 		return
 	}
@@ -203,12 +206,27 @@ func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time,
 		s.eventErr(err)
 		return
 	}
-	ev := []events.Event{{Stream: EventStream, Type: typ, Time: at, Data: data, Metadata: map[string]string{"action_id": id}}}
-	ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
+	s.appendEncoded(ctx, typ, at, data)
+}
+
+// appendEncoded is appendEvent with the payload encoded already. The store
+// takes ownership of data.
+func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, data []byte) {
+	ev := eventSlices.Get().(*[]events.Event)
+	defer func() {
+		clear(*ev) // drop the references before the slice is reused
+		eventSlices.Put(ev)
+	}()
+	// No metadata: the payload names the action (a map per event was the
+	// largest part of a long run's retained events).
+	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
+	if ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
+	}
 	for attempt := 0; ; attempt++ {
 		v, err := s.store.StreamVersion(ctx, EventStream)
 		if err == nil {
-			_, err = s.store.Append(ctx, EventStream, ev, v)
+			_, err = s.store.Append(ctx, EventStream, *ev, v)
 		}
 		if err == nil {
 			return
@@ -221,6 +239,10 @@ func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time,
 }
 
 const maxAppendAttempts = 1000
+
+// eventSlices holds one-event slices for appendEncoded: the store copies the
+// event out, so the slice need not be allocated per call.
+var eventSlices = sync.Pool{New: func() any { return &[]events.Event{{}} }}
 
 func (s *Service) eventErr(err error) {
 	s.mu.Lock()
@@ -276,7 +298,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	} else {
 		s.metrics.faults.WithLabelValues("unrecovered").Inc()
 	}
-	s.appendEvent(ctx, typ, f.Action.ID, now, f)
+	s.appendEvent(ctx, typ, now, f)
 	s.evolve(ctx, f, limit, now)
 }
 

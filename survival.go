@@ -2,6 +2,7 @@ package arena
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -466,6 +467,12 @@ type chaos struct {
 
 	mu    sync.Mutex              // records and outcomes may come from concurrent injections in real time
 	early map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
+
+	// Reused by choose (ticks run one at a time): the mix's types sorted,
+	// and the feasible ones with their weights.
+	types    []ActionType
+	feasible []ActionType
+	weights  []float64
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -570,17 +577,19 @@ func (o *TypeOutcome) count(f FaultOutcome) {
 func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	st := c.state(ctx)
 	cfg := c.sv.cfg
-	types := slices.Sorted(maps.Keys(cfg.Mix))
-	var feasible []ActionType
-	var weights []float64
+	if c.types == nil {
+		c.types = slices.Sorted(maps.Keys(cfg.Mix))
+	}
+	feasible, weights := c.feasible[:0], c.weights[:0]
 	total := 0.0
-	for _, t := range types {
-		if w := cfg.Mix[t]; w > 0 && len(st.targets(c.spec(t))) > 0 {
+	for _, t := range c.types {
+		if w := cfg.Mix[t]; w > 0 && st.count(c.spec(t), 1) > 0 {
 			feasible = append(feasible, t)
 			weights = append(weights, w)
 			total += w
 		}
 	}
+	c.feasible, c.weights = feasible, weights
 	if len(feasible) == 0 {
 		return Action{}, false
 	}
@@ -593,8 +602,8 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 		}
 		x -= w
 	}
-	targets := st.targets(c.spec(t))
-	pick := targets[c.rng.IntN(len(targets))]
+	spec0 := c.spec(t)
+	pick := st.nth(spec0, c.rng.IntN(st.count(spec0, -1)))
 	spec, _ := c.svc.injector.Fault(t)
 	a := Action{Type: t}
 	switch spec.Target {
@@ -662,47 +671,79 @@ func (c *chaos) state(ctx context.Context) systemState {
 		})
 		slices.Sort(st.nodes)
 		slices.SortFunc(st.edges, func(a, b Edge) int {
-			return strings.Compare(a.Source+"\x00"+a.Target, b.Source+"\x00"+b.Target)
+			return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
 		})
 	}
 	return st
 }
 
-// targets lists where a fault of spec can land now: resume only paused
-// agents, no kills of stopped agents, roles only when someone holds them,
-// the system as a whole always, never an empty target.
-func (st systemState) targets(spec FaultSpec) []target {
-	var out []target
+// walk visits, in order, where a fault of spec can land now, until visit
+// returns false: resume only paused agents, no kills of stopped agents,
+// roles only when someone holds them, the system as a whole always, never
+// an empty target. Counting and indexing walk instead of listing, so a
+// tick allocates nothing per type however many agents there are.
+func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
 	switch spec.Target {
 	case TargetSystem:
-		return []target{{}}
+		visit(target{})
+		return
 	case TargetNode:
 		for _, n := range st.nodes {
-			out = append(out, target{id: n})
+			if !visit(target{id: n}) {
+				return
+			}
 		}
-		return out
+		return
 	case TargetEdge:
 		for _, e := range st.edges {
-			out = append(out, target{id: e.Target, src: e.Source})
+			if !visit(target{id: e.Target, src: e.Source}) {
+				return
+			}
 		}
-		return out
+		return
 	case TargetRole:
 		// The holder Prepare will hit: the first running agent of the
 		// role, filters aside; if the filters exclude it, nothing to hit.
-		for _, a := range st.agents {
-			if a.Type == spec.Role && spec.eligible(a.Status) {
-				if st.filter.allows(a) {
-					out = append(out, target{id: a.ID})
+		for i := range st.agents {
+			if a := &st.agents[i]; a.Type == spec.Role && spec.eligible(a.Status) {
+				if st.filter.allows(*a) {
+					visit(target{id: a.ID})
 				}
-				break
+				return
 			}
 		}
-		return out
+		return
 	}
-	for _, a := range st.agents {
-		if st.filter.allows(a) && spec.eligible(a.Status) {
-			out = append(out, target{id: a.ID})
+	for i := range st.agents {
+		if a := &st.agents[i]; st.filter.allows(*a) && spec.eligible(a.Status) {
+			if !visit(target{id: a.ID}) {
+				return
+			}
 		}
 	}
+}
+
+// count returns how many targets walk visits, stopping at limit (< 0: no
+// limit).
+func (st *systemState) count(spec FaultSpec, limit int) int {
+	n := 0
+	st.walk(&spec, func(target) bool {
+		n++
+		return n != limit
+	})
+	return n
+}
+
+// nth returns the k-th target walk visits (0-based; k < count).
+func (st *systemState) nth(spec FaultSpec, k int) target {
+	var out target
+	st.walk(&spec, func(t target) bool {
+		if k == 0 {
+			out = t
+			return false
+		}
+		k--
+		return true
+	})
 	return out
 }

@@ -141,11 +141,18 @@
 // the stream has (the server restarted), an arena.stream.gap event
 // (StreamGap) says where the stream picks up.
 //
-// A slow client never slows the service: the store drops a subscription
-// that falls a whole buffer behind (events.WithSubscriberBuffer) instead of
-// waiting for it, and the handler then ends the stream; the client
-// reconnects with Last-Event-ID and catches up from the retained events.
-// A client that stops reading is cut off after WithWriteTimeout. At most
+// All open streams share one subscription to the store, which encodes each
+// event's frame once; every stream copies those bytes, and gathers what
+// arrives within 50ms of waking into one write and flush, so a hundred
+// clients cost the service little more than one.
+//
+// A slow client never slows the service: a stream that falls more than a
+// few thousand events behind the shared subscription is ended, and if the
+// shared subscription itself falls a whole buffer behind
+// (events.WithSubscriberBuffer) the store drops it instead of waiting and
+// every stream ends; clients reconnect with Last-Event-ID and catch up from
+// the retained events. A client that stops reading is cut off after
+// WithWriteTimeout. At most
 // WithMaxSubscribers streams are open at once (503 beyond). Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).

@@ -23,6 +23,7 @@ type Handler struct {
 	key atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
 
 	streams  atomic.Int64             // open event streams
+	hub      hub                      // the event streams' shared subscription
 	slots    map[string]chan struct{} // per route class: requests being served
 	scenario sync.Mutex               // held by the scenario run in progress
 

@@ -432,14 +432,8 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
 		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
 	}
-	up := 0
-	for i := range c.agents {
-		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
-			up++
-		}
-	}
-	if n := c.opts.workers; up < n/2+1 {
-		return fmt.Errorf("quorum lost: %d of %d workers available", up, n)
+	if n := c.opts.workers; !c.quorum(n/2 + 1) {
+		return fmt.Errorf("quorum lost: %d of %d workers available", c.availableWorkers(-1), n)
 	}
 	if c.dag.missing > 0 {
 		return errors.New("dag broken: " + c.dag.firstMissing(c))
@@ -448,6 +442,25 @@ func (c *Cluster) Probe(ctx context.Context) error {
 		return fmt.Errorf("error rate %.2f above %.2f", r, c.opts.errorThreshold)
 	}
 	return nil
+}
+
+// quorum reports whether at least need workers are available. It stops
+// counting at need: a probe of a healthy cluster reads half the agents.
+func (c *Cluster) quorum(need int) bool { return c.availableWorkers(need) >= need }
+
+// availableWorkers counts the available workers, stopping at limit (< 0:
+// count all).
+func (c *Cluster) availableWorkers(limit int) int {
+	up := 0
+	for i := range c.agents {
+		if up == limit {
+			break
+		}
+		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
+			up++
+		}
+	}
+	return up
 }
 
 // ProbeFunc returns Probe as an arena.Probe.
