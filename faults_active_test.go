@@ -572,3 +572,38 @@ func TestRunReportsOutsideFaults(t *testing.T) {
 		t.Errorf("OutsideFaults of a run on a clean system = %+v", rep.OutsideFaults)
 	}
 }
+
+// slowLanding is a fake cluster whose pause takes 700ms of the clock to land.
+type slowLanding struct {
+	*fakes.Cluster
+	clock *arena.VirtualClock
+}
+
+func (s slowLanding) PauseAgent(ctx context.Context, id string) error {
+	s.clock.Advance(700 * time.Millisecond)
+	return s.Cluster.PauseAgent(ctx, id)
+}
+
+// TestExecuteLiftCountsFromLanding: an executed fault's duration counts
+// from the start of its landing, as its LiftAt says, not from when the
+// landing returned.
+func TestExecuteLiftCountsFromLanding(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	rt := slowLanding{e.cluster, e.clock}
+	svc := arena.NewService(arena.NewInjector(rt, rt), e.store, nil, arena.WithClock(e.clock))
+	start := e.clock.Now()
+	if res := svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "2s")); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	if active := svc.ActiveFaults(); len(active) != 1 || !active[0].LiftAt.Equal(start.Add(2*time.Second)) {
+		t.Fatalf("ActiveFaults() = %+v, want a lift at +2s", active)
+	}
+	e.clock.Advance(1299 * time.Millisecond) // +1.999s
+	if !e.faulted(t, liftable[0].on) {
+		t.Fatal("fault gone before its duration")
+	}
+	e.clock.Advance(time.Millisecond)
+	if e.faulted(t, liftable[0].on) {
+		t.Fatal("fault still in place at +2s: the landing's 700ms was added to its duration")
+	}
+}
