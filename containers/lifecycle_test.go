@@ -277,7 +277,7 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 	t.Run("scenario", func(t *testing.T) {
 		svc := service(lr.rt)
 		sc := &arena.Scenario{Name: "timed-on-containers", Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(6 * time.Second),
-			ProbeInterval: arena.Duration(lifeProbeInterval)}}
+			ProbeInterval: arena.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
 		for _, c := range lifeCases {
 			sc.Actions = append(sc.Actions, arena.ScenarioStep{Action: c.action(d.String())})
 		}
@@ -315,7 +315,7 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 		}
 		rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 15 * time.Second, Interval: time.Second, Seed: 7, Mix: mix,
 			MaxActiveFaults: 6, MinLifetime: time.Second, MaxLifetime: 2 * time.Second, Targets: arena.TargetFilter{Types: []string{"worker"}},
-			Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
+			AllowUnhealthyStart: true, Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,7 +403,7 @@ func (r *recorder) run(body func()) {
 // then a long cooldown.
 func forTenMinutes(name string) *arena.Scenario {
 	sc := &arena.Scenario{Name: name, Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(20 * time.Minute),
-		ProbeInterval: arena.Duration(lifeProbeInterval)}}
+		ProbeInterval: arena.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
 	for _, c := range lifeCases {
 		sc.Actions = append(sc.Actions, arena.ScenarioStep{Action: c.action("10m")})
 	}
@@ -425,9 +425,12 @@ func allLiftedAtEnd(t *testing.T, rb []arena.FaultRollback, n int) {
 
 // TestRollbackOnExitOnContainers: faults landed for ten minutes are lifted
 // when their run is stopped (Run.Stop, StopSurvival), times out (the
-// scenario's config.timeout, a caller's deadline), or when a test using
-// arenatest ends by t.Fatal (the cancelled scenario is
-// TestRollbackAfterCancelledRun).
+// caller's deadline: a scenario's config.timeout cannot be shorter than its
+// planned length), or when a test using arenatest ends by t.Fatal (the
+// cancelled scenario is TestRollbackAfterCancelledRun). The runs start
+// injecting even if the system is not healthy at once
+// (AllowUnhealthyStart): the containers probe's 100ms bound, under load,
+// must not abort a run whose point is its rollback.
 func TestRollbackOnExitOnContainers(t *testing.T) {
 	lr := newLifeRuntime(t)
 	n := len(lifeCases)
@@ -457,26 +460,7 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 		lr.noneFaulted(t, svc)
 	})
 	waitHealthy(t, lr.rt, 30*time.Second)
-	t.Run("scenario timeout", func(t *testing.T) {
-		svc := service(lr.rt)
-		sc := forTenMinutes("config-timeout")
-		sc.Config.Timeout = arena.Duration(8 * time.Second)
-		start := time.Now()
-		rep, err := arena.RunScenarioReport(context.Background(), svc, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if took := time.Since(start); took > time.Minute {
-			t.Errorf("run took %s, want it ended at its 8s timeout", took)
-		}
-		if rep.Report.Landed != n {
-			t.Fatalf("%d faults landed, want %d: %+v", rep.Report.Landed, n, rep.Report.InjectionErrors)
-		}
-		allLiftedAtEnd(t, rep.Report.Rollback, n)
-		lr.noneFaulted(t, svc)
-	})
-	waitHealthy(t, lr.rt, 30*time.Second)
-	t.Run("caller deadline", func(t *testing.T) {
+	t.Run("timed out", func(t *testing.T) {
 		svc := service(lr.rt)
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 		defer cancel()
@@ -508,7 +492,7 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 		}()
 		rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second, Seed: 7, Mix: mix,
 			MaxActiveFaults: 6, MinLifetime: 9 * time.Minute, MaxLifetime: 10 * time.Minute, Targets: arena.TargetFilter{Types: []string{"worker"}},
-			Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
+			AllowUnhealthyStart: true, Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
 		if err != nil {
 			t.Fatal(err)
 		}
