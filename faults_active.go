@@ -139,7 +139,9 @@ func (s *Service) track(res Result, run *Run) {
 	}
 	s.faults.m[a.ID] = f
 	if run == nil && p.Duration > 0 {
-		f.stop = s.afterFunc(p.Duration, func() {
+		// The duration counts from the start of landing, as in a run and as
+		// LiftAt says: a landing that took a while is not added to it.
+		f.stop = s.afterFunc(f.LiftAt.Sub(s.opts.clock.Now()), func() {
 			ctx, cancel := context.WithTimeout(context.Background(), s.opts.rollbackTimeout) // a hung runtime must not hold the timer's goroutine
 			defer cancel()
 			_, _ = s.lift(ctx, a.ID, "duration") // a failed lift is in its event

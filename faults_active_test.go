@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -570,5 +571,80 @@ func TestRunReportsOutsideFaults(t *testing.T) {
 	}
 	if rep := e.run(t, 5*time.Second); rep.OutsideFaults != nil {
 		t.Errorf("OutsideFaults of a run on a clean system = %+v", rep.OutsideFaults)
+	}
+}
+
+// slowLanding is a fake cluster whose pause takes 700ms of the clock to land.
+type slowLanding struct {
+	*fakes.Cluster
+	clock *arena.VirtualClock
+}
+
+func (s slowLanding) PauseAgent(ctx context.Context, id string) error {
+	s.clock.Advance(700 * time.Millisecond)
+	return s.Cluster.PauseAgent(ctx, id)
+}
+
+// TestExecuteLiftCountsFromLanding: an executed fault's duration counts
+// from the start of its landing, as its LiftAt says, not from when the
+// landing returned.
+func TestExecuteLiftCountsFromLanding(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	rt := slowLanding{e.cluster, e.clock}
+	svc := arena.NewService(arena.NewInjector(rt, rt), e.store, nil, arena.WithClock(e.clock))
+	start := e.clock.Now()
+	if res := svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "2s")); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	if active := svc.ActiveFaults(); len(active) != 1 || !active[0].LiftAt.Equal(start.Add(2*time.Second)) {
+		t.Fatalf("ActiveFaults() = %+v, want a lift at +2s", active)
+	}
+	e.clock.Advance(1299 * time.Millisecond) // +1.999s
+	if !e.faulted(t, liftable[0].on) {
+		t.Fatal("fault gone before its duration")
+	}
+	e.clock.Advance(time.Millisecond)
+	if e.faulted(t, liftable[0].on) {
+		t.Fatal("fault still in place at +2s: the landing's 700ms was added to its duration")
+	}
+}
+
+// TestRealTimeLiftNotHeldByEvents: in real time a timed fault has a lift
+// timer of its own, so that an event of the run still running at its lift
+// time (here a probe sample hanging on the paused agent, as a probe of real
+// containers does) does not hold the lift back.
+func TestRealTimeLiftNotHeldByEvents(t *testing.T) {
+	c := fakes.NewCluster(fakes.WithoutHealing())
+	var once sync.Once
+	liftedDuringProbe := make(chan bool, 1)
+	probe := func(ctx context.Context) error {
+		if a, _ := c.Agent("worker-1"); a.Status == arena.StatusPaused {
+			once.Do(func() { // hold the run's event loop until the pause is lifted (or 5s)
+				for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+					if a, _ := c.Agent("worker-1"); a.Status != arena.StatusPaused {
+						liftedDuringProbe <- true
+						return
+					}
+				}
+				liftedDuringProbe <- false
+			})
+		}
+		return c.Probe(ctx)
+	}
+	svc := arena.NewService(arena.NewInjector(c, c), nil, nil, arena.WithProbe(probe))
+	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: time.Second,
+		Observe: arena.ObserveOptions{ProbeInterval: 10 * time.Millisecond}},
+		arena.Step{Action: timed(arena.ActionPauseAgent, nil, "100ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !<-liftedDuringProbe {
+		t.Error("the pause was not lifted while a probe sample held the run's events")
+	}
+	if f := rep.Faults[0]; f.Lifted == nil || f.LiftError != "" {
+		t.Errorf("fault lifted %v (%s)", f.Lifted, f.LiftError)
+	}
+	if len(rep.Rollback) != 0 {
+		t.Errorf("rollback = %+v, want the fault lifted at its duration", rep.Rollback)
 	}
 }

@@ -38,6 +38,9 @@ type Run struct {
 	aborted   string // why a stop condition ended the run (abort.go)
 	rng       *rand.Rand
 	listeners []func(FaultOutcome)
+	// Real time only: the lifts of faults with a duration (Inject).
+	liftTimers    []*time.Timer
+	timersStopped bool
 }
 
 // NewRun prepares a run starting now on the service's clock.
@@ -124,17 +127,55 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
-	liftAt := r.ex.Now().Add(p.Duration)
-	r.obs.Lifting(fault, liftAt)
-	r.ex.At(liftAt, KindLift, func(ctx context.Context) {
+	lift := func(ctx context.Context) {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
 			r.obs.Healed(fault, t)
 		}
 		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
 			r.obs.Lifted(fault, err)
 		}
-	})
+	}
+	if r.ex.Virtual() {
+		liftAt := r.ex.Now().Add(p.Duration)
+		r.obs.Lifting(fault, liftAt)
+		r.ex.At(liftAt, KindLift, lift)
+		return res
+	}
+	// In real time the duration counts from the start of landing, and the
+	// lift has a timer of its own: the run's events (probe samples,
+	// consistency checks, other lifts) may hang on the faulted agents for a
+	// while, and must not make it late.
+	liftAt := res.StartedAt.Add(p.Duration)
+	r.obs.Lifting(fault, liftAt)
+	r.liftTimer(liftAt, lift)
 	return res
+}
+
+// liftTimer runs lift at t in real time, bounded by the rollback timeout,
+// unless the run has ended (its rollback lifts the fault then).
+func (r *Run) liftTimer(t time.Time, lift func(ctx context.Context)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timersStopped {
+		return
+	}
+	r.liftTimers = append(r.liftTimers, time.AfterFunc(t.Sub(r.ex.Now()), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), r.svc.opts.rollbackTimeout)
+		defer cancel()
+		lift(ctx)
+	}))
+}
+
+// stopLiftTimers stops the lift timers still pending: the run is over, and
+// its rollback lifts those faults (it waits for the lifts under way).
+func (r *Run) stopLiftTimers() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timersStopped = true
+	for _, t := range r.liftTimers {
+		t.Stop()
+	}
+	r.liftTimers = nil
 }
 
 // Step is one action of a code-defined schedule, injected At after the start.
@@ -176,6 +217,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	rolledBack := false
 	defer func() {
 		if !rolledBack { // an event panicked: lift what the run landed all the same
+			r.stopLiftTimers()
 			r.svc.rollback(ctx, r)
 		}
 	}()
@@ -192,6 +234,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)
+	r.stopLiftTimers()
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep = r.obs.Report(r.seed)
 	rep.Aborted = r.Aborted()
