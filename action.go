@@ -10,27 +10,10 @@ import (
 	"unicode"
 )
 
-// ActionType names one of the thirteen fault types. The string value is the
-// wire format in YAML, JSON and events.
+// ActionType names a fault type: a built-in (ActionTypes) or one registered
+// with WithFault. The string value is the wire format in YAML, JSON and
+// events.
 type ActionType string
-
-// The fault types. specs (below) gives each its target, metadata and
-// whether it is lifted; ActionTypes lists them.
-const (
-	ActionKillLeader       ActionType = "kill_leader"
-	ActionKillOrchestrator ActionType = "kill_orchestrator"
-	ActionKillAgent        ActionType = "kill_agent"
-	ActionPauseAgent       ActionType = "pause_agent"
-	ActionResumeAgent      ActionType = "resume_agent"
-	ActionSlowAgent        ActionType = "slow_agent"
-	ActionNetworkPartition ActionType = "network_partition"
-	ActionToolTimeout      ActionType = "tool_timeout"
-	ActionMemoryCorrupt    ActionType = "memory_corrupt"
-	ActionMCPDisconnect    ActionType = "mcp_disconnect"
-	ActionLLMFailure       ActionType = "llm_failure"
-	ActionRemoveNode       ActionType = "remove_node"
-	ActionRemoveEdge       ActionType = "remove_edge"
-)
 
 // Default fault parameters, used when the metadata leaves them out.
 const (
@@ -47,61 +30,30 @@ const (
 	MetaErrorType = "error_type"
 )
 
-// targetKind says what an action's target_id (and source_id) name.
-type targetKind int
-
-const (
-	targetNone  targetKind = iota // the role decides: kill_leader, kill_orchestrator
-	targetAgent                   // target_id is an agent or a selector
-	targetNode                    // target_id is a DAG node
-	targetEdge                    // source_id → target_id is a DAG edge
-)
-
-type actionSpec struct {
-	target targetKind
-	role   string   // for targetNone: the agent type that is hit
-	dag    bool     // needs a DAGProvider instead of a RuntimeProvider
-	meta   []string // allowed metadata keys
-	lifts  bool     // a `duration` makes the engine lift the fault
-}
-
-var specs = map[ActionType]actionSpec{
-	ActionKillLeader:       {target: targetNone, role: TypeLeader},
-	ActionKillOrchestrator: {target: targetNone, role: TypeOrchestrator},
-	ActionKillAgent:        {target: targetAgent},
-	ActionPauseAgent:       {target: targetAgent, meta: []string{MetaDuration}, lifts: true},
-	ActionResumeAgent:      {target: targetAgent},
-	ActionSlowAgent:        {target: targetAgent, meta: []string{MetaDelay, MetaDuration}, lifts: true},
-	ActionNetworkPartition: {target: targetAgent, meta: []string{MetaDuration}, lifts: true},
-	ActionToolTimeout:      {target: targetAgent, meta: []string{MetaTimeout, MetaDuration}, lifts: true},
-	ActionMemoryCorrupt:    {target: targetAgent},
-	ActionMCPDisconnect:    {target: targetAgent, meta: []string{MetaDuration}, lifts: true},
-	ActionLLMFailure:       {target: targetAgent, meta: []string{MetaErrorType, MetaDuration}, lifts: true},
-	ActionRemoveNode:       {target: targetNode, dag: true},
-	ActionRemoveEdge:       {target: targetEdge, dag: true},
-}
-
-// ActionTypes returns the thirteen fault types in documentation order.
+// ActionTypes returns the built-in fault types in documentation order (the
+// order of their specs: FaultSpecs).
 func ActionTypes() []ActionType {
-	return []ActionType{
-		ActionKillLeader, ActionKillOrchestrator, ActionKillAgent, ActionPauseAgent,
-		ActionResumeAgent, ActionSlowAgent, ActionNetworkPartition, ActionToolTimeout,
-		ActionMemoryCorrupt, ActionMCPDisconnect, ActionLLMFailure, ActionRemoveNode,
-		ActionRemoveEdge,
-	}
+	return slices.Clone(builtins.order)
 }
 
-// Valid reports whether t is one of the thirteen fault types.
-func (t ActionType) Valid() bool { _, ok := specs[t]; return ok }
+// Valid reports whether t is one of the built-in fault types.
+func (t ActionType) Valid() bool { _, ok := builtins.lookup(t); return ok }
 
-// NeedsDAG reports whether t is injected through the DAGProvider.
-func (t ActionType) NeedsDAG() bool { return specs[t].dag }
+// NeedsDAG reports whether the built-in t is injected through the DAGProvider.
+func (t ActionType) NeedsDAG() bool { s, _ := builtins.lookup(t); return s.capability.dag }
 
-// MetadataKeys returns the metadata keys t accepts.
-func (t ActionType) MetadataKeys() []string { return slices.Clone(specs[t].meta) }
+// MetadataKeys returns the metadata keys the built-in t accepts.
+func (t ActionType) MetadataKeys() []string {
+	s, ok := builtins.lookup(t)
+	if !ok {
+		return nil
+	}
+	return s.metaNames()
+}
 
-// Liftable reports whether a `duration` on t makes the engine lift the fault.
-func (t ActionType) Liftable() bool { return specs[t].lifts }
+// Liftable reports whether a `duration` on the built-in t makes the engine
+// lift the fault.
+func (t ActionType) Liftable() bool { s, _ := builtins.lookup(t); return s.Lifts }
 
 // Action is one fault to inject. ID and CreatedAt are filled by the engine
 // when empty. TargetID may be a selector: "random" or "type:<agent type>".
@@ -131,6 +83,10 @@ type Params struct {
 	Delay     time.Duration // slow_agent
 	Timeout   time.Duration // tool_timeout
 	ErrorType LLMErrorType  // llm_failure
+	// Values holds every metadata key of the type that was given or has a
+	// default, decoded (time.Duration, string or float64: see MetaKind).
+	// User-defined faults read their parameters here.
+	Values map[string]any
 }
 
 // Errors of validation and injection.
@@ -145,6 +101,10 @@ var (
 	ErrProviderPanic = errors.New("provider panicked")
 	// ErrNoTarget: a selector found no eligible agent or node.
 	ErrNoTarget = errors.New("no eligible target")
+	// ErrUnsupported: the runtime lacks the capability that lands the
+	// fault type. Its text reads after the type's name:
+	// "mcp_disconnect is not supported by this runtime".
+	ErrUnsupported = errors.New("is not supported by this runtime")
 )
 
 // ValidationError names the field of an action that is at fault.
@@ -162,21 +122,27 @@ func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks the action's type, target and metadata without looking at
-// any provider. It returns the first problem as a *ValidationError.
+// Validate checks the action's type, target and metadata against the
+// built-in types, without looking at any provider. It returns the first
+// problem as a *ValidationError. Injector.Validate also knows the types
+// registered on the injector.
 func (a Action) Validate() error {
-	_, err := a.Params()
+	_, err := builtins.params(a)
 	return err
 }
 
-// Params validates the action and returns its decoded, defaulted metadata.
-func (a Action) Params() (Params, error) {
-	spec, ok := specs[a.Type]
+// Params validates the action against the built-in types and returns its
+// decoded, defaulted metadata.
+func (a Action) Params() (Params, error) { return builtins.params(a) }
+
+// params validates a against the set and decodes its metadata.
+func (fs *faultSet) params(a Action) (Params, error) {
+	spec, ok := fs.lookup(a.Type)
 	if !ok {
 		if a.Type == "" {
 			return Params{}, invalid("type", "missing")
 		}
-		return Params{}, invalid("type", "unknown action type %q (want one of %s)", a.Type, typeList())
+		return Params{}, invalid("type", "unknown action type %q (want one of %s)", a.Type, fs.list())
 	}
 	if err := a.validateTarget(spec); err != nil {
 		return Params{}, err
@@ -184,18 +150,22 @@ func (a Action) Params() (Params, error) {
 	return a.decodeMetadata(spec)
 }
 
-func (a Action) validateTarget(spec actionSpec) error {
-	if a.SourceID != "" && spec.target != targetEdge {
+func (a Action) validateTarget(spec FaultSpec) error {
+	if a.SourceID != "" && spec.Target != TargetEdge {
 		return invalid("source_id", "%s takes no source_id", a.Type)
 	}
-	switch spec.target {
-	case targetNone:
+	switch spec.Target {
+	case TargetRole:
 		if a.TargetID != "" {
-			return invalid("target_id", "%s takes no target_id: it hits the %s", a.Type, spec.role)
+			return invalid("target_id", "%s takes no target_id: it hits the %s", a.Type, spec.Role)
 		}
-	case targetAgent, targetNode:
-		return checkID("target_id", a.TargetID, spec.target == targetAgent)
-	case targetEdge:
+	case TargetSystem:
+		if a.TargetID != "" {
+			return invalid("target_id", "%s takes no target_id: it hits the system as a whole", a.Type)
+		}
+	case TargetAgent, TargetNode:
+		return checkID("target_id", a.TargetID, spec.Target == TargetAgent)
+	case TargetEdge:
 		if err := checkID("source_id", a.SourceID, false); err != nil {
 			return err
 		}
@@ -222,51 +192,30 @@ func checkID(field, id string, selectors bool) error {
 	return nil
 }
 
-func (a Action) decodeMetadata(spec actionSpec) (Params, error) {
-	p := Params{Delay: DefaultSlowDelay, Timeout: DefaultToolTimeout, ErrorType: DefaultLLMError}
+func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
+	p := baseParams()
+	p.Values = map[string]any{}
+	for _, k := range spec.Metadata {
+		if k.Default != nil {
+			p.Values[k.Name], _ = k.decode(k.Default) // checked when the spec was made
+		}
+	}
 	for _, key := range sortedKeys(a.Metadata) {
 		field := "metadata." + key
-		if !slices.Contains(spec.meta, key) {
-			if len(spec.meta) == 0 {
+		k, ok := spec.metaKey(key)
+		if !ok {
+			if len(spec.Metadata) == 0 {
 				return Params{}, invalid(field, "unknown key: %s takes no metadata", a.Type)
 			}
-			return Params{}, invalid(field, "unknown key for %s (want %s)", a.Type, strings.Join(spec.meta, ", "))
+			return Params{}, invalid(field, "unknown key for %s (want %s)", a.Type, strings.Join(spec.metaNames(), ", "))
 		}
-		v := a.Metadata[key]
-		if key == MetaErrorType {
-			s, ok := v.(string)
-			if !ok {
-				return Params{}, invalid(field, "want a string, got %T", v)
-			}
-			et := LLMErrorType(s)
-			if !slices.Contains(LLMErrorTypes(), et) {
-				return Params{}, invalid(field, "unknown error type %q (want one of %s)", s, errorTypeList())
-			}
-			p.ErrorType = et
-			continue
-		}
-		d, err := ParseDuration(v)
+		v, err := k.decode(a.Metadata[key])
 		if err != nil {
 			return Params{}, invalid(field, "%v", err)
 		}
-		if d < 0 {
-			return Params{}, invalid(field, "negative duration %s", d)
-		}
-		switch key {
-		case MetaDuration:
-			p.Duration = d
-		case MetaDelay:
-			if d == 0 {
-				return Params{}, invalid(field, "must be positive")
-			}
-			p.Delay = d
-		case MetaTimeout:
-			if d == 0 {
-				return Params{}, invalid(field, "must be positive")
-			}
-			p.Timeout = d
-		}
+		p.Values[key] = v
 	}
+	p.typed()
 	return p, nil
 }
 
@@ -279,18 +228,4 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func typeList() string {
-	names := make([]string, 0, len(specs))
-	for _, t := range ActionTypes() {
-		names = append(names, string(t))
-	}
-	return strings.Join(names, ", ")
-}
-
-func errorTypeList() string {
-	names := make([]string, 0, 5)
-	for _, t := range LLMErrorTypes() {
-		names = append(names, string(t))
-	}
-	return strings.Join(names, ", ")
-}
+func typeList() string { return builtins.list() }

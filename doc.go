@@ -7,8 +7,9 @@
 //
 // # Quick start
 //
-// A system is a RuntimeProvider (and optionally a DAGProvider) plus a health
-// Probe and consistency Checks. The fakes package has one in memory:
+// A system is a runtime (RuntimeProvider, or only the capabilities it has:
+// see Faults) and optionally a DAGProvider, plus a health Probe and
+// consistency Checks. The fakes package has one in memory:
 //
 //	clock := arena.NewVirtualClock(time.Time{})
 //	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
@@ -24,7 +25,7 @@
 //
 // # Actions
 //
-// Thirteen fault types (ActionTypes), each validated strictly (Action.Validate
+// Thirteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
 // returns a *ValidationError naming the field): unknown or misspelt metadata
 // keys, wrong types, negative durations and unknown LLM error types are
 // errors, never silently defaulted. A target may be a selector, "random" or
@@ -32,6 +33,27 @@
 // Result. Durations have one encoding everywhere (Duration): "1.5s", or a bare
 // number of seconds. A `duration` in the metadata makes the engine lift the
 // fault after it through the runtime's FaultLifter; kills are never lifted.
+//
+// # Faults
+//
+// Each fault type is one FaultSpec (FaultSpecs lists the built-ins): targets,
+// metadata keys (MetaKey: kind, default, checks), lifting, the runtime
+// capability that lands it, its HTTP route, the flight recorder's category
+// and fix, the evolution priority and suggestion, and its schema text.
+// Validation, the injector, the bridges, arenahttp and the schema read it.
+//
+// A runtime implements only the capabilities it has: AgentLister plus any of
+// AgentStopper, Pauser, Slower, Partitioner, ToolTimeouter, MemoryCorrupter,
+// MCPDisconnecter, LLMFailer (RuntimeProvider is all of them) and
+// FaultLifter. NewInjectorFor(rt, WithDAG(dag)) finds them by type
+// assertion; a type the runtime cannot land is ErrUnsupported, reported
+// before a run starts by Service.ValidateScenario and RunScenarioReport
+// (naming the step), left out of survival's mix with a warning.
+//
+// A fault type of your own is a FaultSpec with an Inject function,
+// registered on one injector with WithFault: scenarios (LoadScenario with
+// Injector.FaultTypes), survival, arenahttp and schema.For then
+// treat it as a built-in. See examples/userfault.
 //
 // # Service
 //
@@ -99,8 +121,13 @@
 //
 //   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
 //     Duration, ParseDuration, LLMErrorType.
-//   - Systems: RuntimeProvider, DAGProvider, FaultLifter, AgentInfo, Edge, Probe, Check.
-//   - Engine: Injector, Service, NewService, Option (WithClock, WithProbe,
+//   - Faults: FaultSpec, FaultSpecs, LookupFault, TargetRule, MetaKey,
+//     MetaKind, WithFault, ErrUnsupported.
+//   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
+//     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
+//     LLMFailer, DAGProvider, FaultLifter, AgentInfo, Edge, Probe, Check.
+//   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
+//     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
 //     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions),
 //     Stats, EventStore.
@@ -111,7 +138,7 @@
 //   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic,
 //     EvolutionCoordinator, PatchProposal, EvidenceStore, Evidence.
 //   - Scenarios: Scenario, ScenarioConfig, ScenarioStep, Gate, LoadScenario,
-//     LoadScenarioFile, ValidateScenario, ScenarioError, ScenarioErrors,
+//     LoadScenarioFile, ValidateScenario, Service.ValidateScenario, ScenarioError, ScenarioErrors,
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
 //     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,

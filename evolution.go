@@ -36,34 +36,10 @@ type PatchProposal struct {
 	CreatedAt    time.Time  `json:"created_at"`
 }
 
-// priorities rank how much an unhealed fault hurts; see EmergencyPriority.
-var priorities = map[ActionType]int{
-	ActionKillLeader: 9, ActionKillOrchestrator: 9,
-	ActionNetworkPartition: 7, ActionKillAgent: 6, ActionMemoryCorrupt: 6,
-	ActionRemoveNode: 5, ActionRemoveEdge: 5, ActionPauseAgent: 5,
-	ActionLLMFailure: 4, ActionToolTimeout: 4, ActionMCPDisconnect: 4,
-	ActionSlowAgent: 3, ActionResumeAgent: 2,
-}
-
-var suggestions = map[ActionType]string{
-	ActionKillLeader:       "add or speed up leader election so a standby takes over",
-	ActionKillOrchestrator: "add or speed up orchestrator failover so a standby takes over",
-	ActionKillAgent:        "resurrect killed agents (supervisor or restart policy) and restore their state from a checkpoint",
-	ActionPauseAgent:       "detect frozen agents with heartbeats and route work away from them",
-	ActionResumeAgent:      "make sure resumed agents rejoin and catch up",
-	ActionSlowAgent:        "time out slow calls and route work to other agents",
-	ActionNetworkPartition: "reconnect after partitions and re-sync state; route around unreachable agents",
-	ActionToolTimeout:      "retry tool calls with backoff and reroute tasks after repeated timeouts",
-	ActionMemoryCorrupt:    "checksum memory and restore it from the last good checkpoint",
-	ActionMCPDisconnect:    "reconnect MCP sessions automatically with backoff",
-	ActionLLMFailure:       "retry LLM calls with backoff and fall back to another model or worker",
-	ActionRemoveNode:       "repair the DAG from its canonical definition",
-	ActionRemoveEdge:       "repair the DAG from its canonical definition",
-}
-
 // proposal returns the patch proposal for an outcome, or false if the fault
 // was healed well (recovered within the speed limit, every check passed).
-func proposal(f FaultOutcome, limit time.Duration, now time.Time) (PatchProposal, bool) {
+// Priority and suggestion are the type's spec's.
+func proposal(f FaultOutcome, limit time.Duration, now time.Time, spec FaultSpec) (PatchProposal, bool) {
 	var failed []string
 	for _, c := range f.Checks {
 		if !c.Passed {
@@ -84,8 +60,8 @@ func proposal(f FaultOutcome, limit time.Duration, now time.Time) (PatchProposal
 	a := f.Action
 	return PatchProposal{
 		ID: "patch-" + a.ID, FaultID: a.ID, ActionType: a.Type, TargetID: a.TargetID,
-		Priority: priorities[a.Type], Reason: fmt.Sprintf("%s on %s: %s", a.Type, a.TargetID, reason),
+		Priority: spec.Priority, Reason: fmt.Sprintf("%s on %s: %s", a.Type, a.TargetID, reason),
 		Recovered: f.Recovered, TTR: f.TTR, FailedChecks: failed,
-		Suggestion: suggestions[a.Type], CreatedAt: now,
+		Suggestion: spec.Suggestion, CreatedAt: now,
 	}, true
 }

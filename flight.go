@@ -56,25 +56,9 @@ const (
 	CategoryDAG           = "dag"
 )
 
-// fixes are the suggested fixes for a fault the provider refused, per type.
-var fixes = map[ActionType]string{
-	ActionKillLeader:       "make sure a leader is running before killing it; after a kill, wait for failover before the next",
-	ActionKillOrchestrator: "make sure an orchestrator is running before killing it; after a kill, wait for failover before the next",
-	ActionKillAgent:        "target a running agent (a stopped agent cannot be killed again); use type:<t> or random to pick one",
-	ActionPauseAgent:       "target a running agent; a paused or stopped agent cannot be paused",
-	ActionResumeAgent:      "resume only paused agents: pause it first or target one that is paused",
-	ActionSlowAgent:        "target a running agent and check the runtime supports CPU throttling",
-	ActionNetworkPartition: "target a connected agent; an agent already partitioned cannot be partitioned again",
-	ActionToolTimeout:      "target a running agent that implements the fault-control contract",
-	ActionMemoryCorrupt:    "target a running agent that implements the fault-control contract",
-	ActionMCPDisconnect:    "target a running agent with an MCP connection",
-	ActionLLMFailure:       "target a running agent that implements the fault-control contract",
-	ActionRemoveNode:       "name a node that exists in the DAG (see ListNodes)",
-	ActionRemoveEdge:       "name an edge that exists in the DAG (see ListEdges)",
-}
-
-// diagnose classifies a failed result.
-func diagnose(res Result, err error) Diagnostic {
+// diagnose classifies a failed result; a refusal by the provider gets the
+// category and fix of the type's spec.
+func diagnose(res Result, err error, spec FaultSpec) Diagnostic {
 	d := Diagnostic{
 		Time: res.StartedAt, ActionID: res.Action.ID, Type: res.Action.Type,
 		TargetID: res.Action.TargetID, Message: res.Error,
@@ -86,16 +70,16 @@ func diagnose(res Result, err error) Diagnostic {
 		d.Category, d.SuggestedFix = CategoryConfiguration, "give the injector a RuntimeProvider: arena.NewInjector(runtime, dag)"
 	case errors.Is(err, ErrNoDAG):
 		d.Category, d.SuggestedFix = CategoryConfiguration, "give the injector a DAGProvider: arena.NewInjector(runtime, dag)"
+	case errors.Is(err, ErrUnsupported):
+		d.Category, d.SuggestedFix = CategoryConfiguration, "this runtime cannot land "+string(res.Action.Type)+": implement the capability the message names, or leave the type out"
 	case errors.Is(err, ErrNoTarget):
 		d.Category, d.SuggestedFix = CategoryTargeting, "no agent matched the selector: check the agent types and their states (ListAgents)"
 	case errors.Is(err, ErrProviderPanic):
 		d.Category, d.SuggestedFix = CategoryProviderPanic, "the provider panicked: this is a bug in the provider; the message has the panic value"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		d.Category, d.SuggestedFix = CategoryCancelled, "the run was cancelled or timed out before the fault landed"
-	case res.Action.Type.NeedsDAG():
-		d.Category, d.SuggestedFix = CategoryDAG, fixes[res.Action.Type]
 	default:
-		d.Category, d.SuggestedFix = CategoryRuntime, fixes[res.Action.Type]
+		d.Category, d.SuggestedFix = spec.Category, spec.Fix
 	}
 	return d
 }

@@ -8,31 +8,138 @@ import (
 	"strings"
 )
 
-// Injector lands faults through a RuntimeProvider and a DAGProvider. Either
-// may be nil; an action that needs the missing one fails with ErrNoRuntime or
-// ErrNoDAG. A provider that panics yields an error; the injector keeps working.
+// Injector lands faults through a runtime and a DAG provider, reading each
+// type's FaultSpec. Either provider may be nil, and a runtime may have only
+// some capabilities (see AgentLister): a fault it cannot land fails with
+// ErrNoRuntime, ErrNoDAG or ErrUnsupported, and Supports says so ahead. A
+// provider that panics yields an error; the injector keeps working.
 type Injector struct {
-	runtime RuntimeProvider
+	runtime AgentLister
 	dag     DAGProvider
+	faults  *faultSet
 }
 
-// NewInjector returns an injector over the given providers (either may be nil).
+// InjectorOption configures NewInjectorFor.
+type InjectorOption interface{ apply(*Injector) }
+
+type dagOption struct{ dag DAGProvider }
+
+func (o dagOption) apply(in *Injector) { in.dag = o.dag }
+
+// WithDAG gives the injector the DAG provider that remove_node and
+// remove_edge go through.
+func WithDAG(dag DAGProvider) InjectorOption { return dagOption{dag} }
+
+type faultOption struct{ spec FaultSpec }
+
+func (o faultOption) apply(in *Injector) {
+	if err := o.spec.Check(); err != nil {
+		panic("arena: WithFault: " + err.Error())
+	}
+	if _, dup := in.faults.lookup(o.spec.Type); dup {
+		panic("arena: WithFault: fault " + string(o.spec.Type) + " registered twice")
+	}
+	spec := o.spec
+	if spec.Category == "" {
+		spec.Category = CategoryRuntime
+	}
+	spec.Metadata = slices.Clone(spec.Metadata)
+	in.faults = in.faults.with([]FaultSpec{spec})
+}
+
+// WithFault registers a user-defined fault type on the injector: it is then
+// valid in actions, scenarios (LoadScenario with the same spec, or
+// Service.ValidateScenario), survival mixes, the HTTP API
+// (POST /arena/fault/{type}) and the schema (schema.For). A spec
+// that fails Check, or a name given twice, panics: it is a programming error.
+func WithFault(spec FaultSpec) InjectorOption { return faultOption{spec} }
+
+// NewInjectorFor returns an injector over a runtime that implements the
+// capabilities it has (AgentStopper, Pauser, …, FaultLifter), found by type
+// assertion. rt may be nil for a system without agents (only TargetSystem
+// faults, or a DAG).
+//
+//	in := arena.NewInjectorFor(myRuntime, arena.WithFault(diskFull))
+func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
+	in := &Injector{runtime: rt, faults: builtins}
+	for _, o := range opts {
+		o.apply(in)
+	}
+	return in
+}
+
+// NewInjector returns an injector over a full runtime and a DAG provider
+// (either may be nil): NewInjectorFor(rt, WithDAG(dag)).
 func NewInjector(runtime RuntimeProvider, dag DAGProvider) *Injector {
-	return &Injector{runtime: runtime, dag: dag}
+	var rt AgentLister
+	if runtime != nil {
+		rt = runtime
+	}
+	return NewInjectorFor(rt, WithDAG(dag))
 }
 
-// Runtime returns the injector's runtime provider (nil if none).
-func (in *Injector) Runtime() RuntimeProvider { return in.runtime }
+// Runtime returns the injector's runtime if it implements the whole
+// RuntimeProvider, else nil; Supports answers for one fault type.
+func (in *Injector) Runtime() RuntimeProvider {
+	rt, _ := in.runtime.(RuntimeProvider)
+	return rt
+}
 
 // DAG returns the injector's DAG provider (nil if none).
 func (in *Injector) DAG() DAGProvider { return in.dag }
 
-// Supports reports whether the injector has the provider that t needs.
-func (in *Injector) Supports(t ActionType) bool {
-	if t.NeedsDAG() {
-		return in.dag != nil
+// FaultTypes returns the specs of every type the injector knows: the
+// built-ins, then those registered with WithFault.
+func (in *Injector) FaultTypes() []FaultSpec { return in.faults.specs() }
+
+// Fault returns the spec of a type the injector knows.
+func (in *Injector) Fault(t ActionType) (FaultSpec, bool) { return in.faults.lookup(t) }
+
+// Supports reports whether the injector can land faults of type t.
+func (in *Injector) Supports(t ActionType) bool { return in.Unsupported(t) == nil }
+
+// Unsupported says why the injector cannot land faults of type t (nil when
+// it can): an unknown type (*ValidationError), no provider at all
+// (ErrNoRuntime, ErrNoDAG), or a runtime without the capability
+// (ErrUnsupported: "mcp_disconnect is not supported by this runtime (it
+// does not implement arena.MCPDisconnecter)").
+func (in *Injector) Unsupported(t ActionType) error {
+	spec, ok := in.faults.lookup(t)
+	if !ok {
+		return invalid("type", "unknown action type %q (want one of %s)", t, in.faults.list())
 	}
-	return t.Valid() && in.runtime != nil
+	return in.capable(spec)
+}
+
+func (in *Injector) capable(spec FaultSpec) error {
+	if !spec.BuiltIn() {
+		if (spec.Target == TargetRole || spec.Target == TargetAgent) && in.runtime == nil {
+			return ErrNoRuntime // roles and selectors are resolved from ListAgents
+		}
+		return nil
+	}
+	c := spec.capability
+	var provider any = in.runtime
+	switch {
+	case c.dag && in.dag == nil:
+		return ErrNoDAG
+	case c.dag:
+		provider = in.dag
+	case in.runtime == nil:
+		return ErrNoRuntime
+	}
+	if !c.has(provider) {
+		return fmt.Errorf("%s %w (it does not implement arena.%s)", spec.Type, ErrUnsupported, c.name)
+	}
+	return nil
+}
+
+// Validate checks a's type, target and metadata against the types the
+// injector knows, without calling any provider (Action.Validate knows the
+// built-ins only).
+func (in *Injector) Validate(a Action) error {
+	_, err := in.faults.params(a)
+	return err
 }
 
 // Prepare validates a and resolves its target: selectors ("random",
@@ -40,15 +147,17 @@ func (in *Injector) Supports(t ActionType) bool {
 // kill_leader and kill_orchestrator get the current holder of the role. The
 // returned action carries the resolved IDs, so a run can be replayed.
 func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Action, Params, error) {
-	p, err := a.Params()
+	p, err := in.faults.params(a)
 	if err != nil {
 		return a, p, err
 	}
-	if a.Type.NeedsDAG() {
-		if in.dag == nil {
-			return a, p, ErrNoDAG
-		}
-		if a.Type == ActionRemoveNode && a.TargetID == "random" {
+	spec, _ := in.faults.lookup(a.Type)
+	if err := in.capable(spec); err != nil {
+		return a, p, err
+	}
+	switch spec.Target {
+	case TargetNode:
+		if a.TargetID == "random" && in.dag != nil {
 			err = safely(func() error {
 				nodes, err := in.dag.ListNodes(ctx)
 				if err != nil {
@@ -58,31 +167,28 @@ func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 				return err
 			})
 		}
-		return a, p, err
-	}
-	if in.runtime == nil {
-		return a, p, ErrNoRuntime
-	}
-	spec := specs[a.Type]
-	if spec.target == targetNone || a.TargetID == "random" || strings.HasPrefix(a.TargetID, "type:") {
-		err = safely(func() error {
-			agents, err := in.runtime.ListAgents(ctx)
-			if err != nil {
-				return fmt.Errorf("list agents: %w", err)
-			}
-			a.TargetID, err = resolveAgent(a, spec, agents, rng)
-			return err
-		})
+	case TargetRole, TargetAgent:
+		if spec.Target == TargetRole || a.TargetID == "random" || strings.HasPrefix(a.TargetID, "type:") {
+			err = safely(func() error {
+				agents, err := in.runtime.ListAgents(ctx)
+				if err != nil {
+					return fmt.Errorf("list agents: %w", err)
+				}
+				a.TargetID, err = resolveAgent(a, spec, agents, rng)
+				return err
+			})
+		}
 	}
 	return a, p, err
 }
 
 // resolveAgent picks the agent for a role or selector. Eligible agents are
-// those the fault can land on: not stopped for kills and most faults,
-// paused for resume_agent. Candidates are sorted by ID before the seeded
-// choice so that the choice depends only on the seed and the cluster state.
-func resolveAgent(a Action, spec actionSpec, agents []AgentInfo, rng *rand.Rand) (string, error) {
-	wantType := spec.role
+// those the fault can land on (FaultSpec.Eligible: not stopped for kills
+// and most faults, paused for resume_agent). Candidates are sorted by ID
+// before the seeded choice so that the choice depends only on the seed and
+// the cluster state.
+func resolveAgent(a Action, spec FaultSpec, agents []AgentInfo, rng *rand.Rand) (string, error) {
+	wantType := spec.Role
 	if t, ok := strings.CutPrefix(a.TargetID, "type:"); ok {
 		wantType = t
 	}
@@ -91,15 +197,15 @@ func resolveAgent(a Action, spec actionSpec, agents []AgentInfo, rng *rand.Rand)
 		if wantType != "" && ag.Type != wantType {
 			continue
 		}
-		if !eligible(a.Type, ag.Status) {
+		if !spec.eligible(ag.Status) {
 			continue
 		}
 		ids = append(ids, ag.ID)
 	}
 	slices.Sort(ids)
-	if spec.target == targetNone {
+	if spec.Target == TargetRole {
 		if len(ids) == 0 {
-			return "", fmt.Errorf("%w: no running %s", ErrNoTarget, spec.role)
+			return "", fmt.Errorf("%w: no running %s", ErrNoTarget, spec.Role)
 		}
 		return ids[0], nil
 	}
@@ -108,17 +214,6 @@ func resolveAgent(a Action, spec actionSpec, agents []AgentInfo, rng *rand.Rand)
 		return "", fmt.Errorf("%w for %s %q", ErrNoTarget, a.Type, a.TargetID)
 	}
 	return id, nil
-}
-
-func eligible(t ActionType, s AgentStatus) bool {
-	switch t {
-	case ActionResumeAgent:
-		return s == StatusPaused
-	case ActionPauseAgent:
-		return s != StatusStopped && s != StatusPaused
-	default:
-		return s != StatusStopped
-	}
 }
 
 func pick(ids []string, rng *rand.Rand) (string, error) {
@@ -141,55 +236,47 @@ func (in *Injector) Inject(ctx context.Context, a Action, p Params) error {
 }
 
 func (in *Injector) inject(ctx context.Context, a Action, p Params) error {
-	if a.Type.NeedsDAG() {
-		if in.dag == nil {
-			return ErrNoDAG
-		}
-		if a.Type == ActionRemoveNode {
-			return in.dag.RemoveNode(ctx, a.TargetID)
-		}
-		return in.dag.RemoveEdge(ctx, a.SourceID, a.TargetID)
+	spec, ok := in.faults.lookup(a.Type)
+	if !ok {
+		return invalid("type", "unknown action type %q", a.Type)
 	}
-	rt := in.runtime
-	if rt == nil {
-		return ErrNoRuntime
+	if err := in.capable(spec); err != nil {
+		return err
 	}
-	id := a.TargetID
-	switch a.Type {
-	case ActionKillLeader, ActionKillOrchestrator, ActionKillAgent:
-		return rt.StopAgent(ctx, id)
-	case ActionPauseAgent:
-		return rt.PauseAgent(ctx, id)
-	case ActionResumeAgent:
-		return rt.ResumeAgent(ctx, id)
-	case ActionSlowAgent:
-		return rt.SlowAgent(ctx, id, p.Delay)
-	case ActionNetworkPartition:
-		return rt.PartitionNetwork(ctx, id)
-	case ActionToolTimeout:
-		return rt.ToolTimeout(ctx, id, p.Timeout)
-	case ActionMemoryCorrupt:
-		return rt.CorruptMemory(ctx, id)
-	case ActionMCPDisconnect:
-		return rt.DisconnectMCP(ctx, id)
-	case ActionLLMFailure:
-		return rt.InjectLLMFailure(ctx, id, p.ErrorType)
+	if !spec.BuiltIn() {
+		return spec.Inject(ctx, a, p)
 	}
-	return invalid("type", "unknown action type %q", a.Type)
+	if spec.capability.dag {
+		return spec.capability.land(ctx, in.dag, a, p)
+	}
+	return spec.capability.land(ctx, in.runtime, a, p)
 }
 
-// CanLift reports whether the runtime can lift a timed fault of type t.
+// CanLift reports whether the injector can lift a timed fault of type t: a
+// liftable built-in on a runtime that is a FaultLifter, or a user type with
+// a Lift function.
 func (in *Injector) CanLift(t ActionType) bool {
-	_, ok := in.runtime.(FaultLifter)
-	return ok && t.Liftable()
+	spec, ok := in.faults.lookup(t)
+	if !ok || !spec.Lifts {
+		return false
+	}
+	if !spec.BuiltIn() {
+		return spec.Lift != nil
+	}
+	_, ok = in.runtime.(FaultLifter)
+	return ok
 }
 
-// Lift ends a timed fault through the runtime's FaultLifter (see CanLift).
+// Lift ends a timed fault (see CanLift).
 func (in *Injector) Lift(ctx context.Context, a Action) error {
-	lifter, ok := in.runtime.(FaultLifter)
-	if !ok || !a.Type.Liftable() {
+	if !in.CanLift(a.Type) {
 		return fmt.Errorf("%s cannot be lifted by this runtime", a.Type)
 	}
+	spec, _ := in.faults.lookup(a.Type)
+	if !spec.BuiltIn() {
+		return safely(func() error { return spec.Lift(ctx, a) })
+	}
+	lifter := in.runtime.(FaultLifter)
 	return safely(func() error { return lifter.LiftFault(ctx, a.Type, a.TargetID) })
 }
 

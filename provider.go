@@ -2,7 +2,6 @@ package arena
 
 import (
 	"context"
-	"time"
 )
 
 // AgentInfo describes one agent of the system under test as its runtime reports it.
@@ -34,30 +33,6 @@ const (
 type Edge struct {
 	Source string `json:"source"`
 	Target string `json:"target"`
-}
-
-// RuntimeProvider injects agent-level faults. Implementations: fakes.Cluster
-// (in memory) and containers.Runtime (Docker). Every call lands a fault and
-// returns; healing is the system's job, lifting timed faults is FaultLifter's.
-type RuntimeProvider interface {
-	StopAgent(ctx context.Context, agentID string) error
-	ListAgents(ctx context.Context) ([]AgentInfo, error)
-	PauseAgent(ctx context.Context, agentID string) error
-	ResumeAgent(ctx context.Context, agentID string) error
-	SlowAgent(ctx context.Context, agentID string, delay time.Duration) error
-	PartitionNetwork(ctx context.Context, agentID string) error
-	ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error
-	CorruptMemory(ctx context.Context, agentID string) error
-	DisconnectMCP(ctx context.Context, agentID string) error
-	InjectLLMFailure(ctx context.Context, agentID string, errType LLMErrorType) error
-}
-
-// DAGProvider removes nodes and edges of the task DAG that wires the agents.
-type DAGProvider interface {
-	ListNodes(ctx context.Context) ([]string, error)
-	ListEdges(ctx context.Context) ([]Edge, error)
-	RemoveNode(ctx context.Context, nodeID string) error
-	RemoveEdge(ctx context.Context, sourceID, targetID string) error
 }
 
 // FaultLifter is implemented by runtimes that can end a timed fault: when an

@@ -36,13 +36,6 @@ type Run struct {
 	listeners []func(FaultOutcome)
 }
 
-type runKey struct{}
-
-func runFrom(ctx context.Context) *Run {
-	r, _ := ctx.Value(runKey{}).(*Run)
-	return r
-}
-
 // NewRun prepares a run starting now on the service's clock.
 func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	if opts.Duration <= 0 {
@@ -149,12 +142,12 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // run's seed, the observer follows the fault, and a fault with a `duration`
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
-	res := r.svc.Execute(context.WithValue(ctx, runKey{}, r), a) // settles earlier faults once the action is valid
+	res := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
 	fault := r.obs.Landed(res)
 	if !res.Success {
 		return res
 	}
-	p, err := res.Action.Params()
+	p, err := r.svc.injector.faults.params(res.Action)
 	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
@@ -243,8 +236,11 @@ func RunSchedule(ctx context.Context, svc *Service, opts RunOptions, steps ...St
 		if st.At > opts.Duration {
 			return nil, fmt.Errorf("steps[%d].at: %s is after the run's end %s", i, st.At, opts.Duration)
 		}
-		if err := st.Action.Validate(); err != nil {
+		if err := svc.injector.Validate(st.Action); err != nil {
 			return nil, fmt.Errorf("steps[%d].action.%w", i, err)
+		}
+		if err := svc.injector.Unsupported(st.Action.Type); errors.Is(err, ErrUnsupported) {
+			return nil, fmt.Errorf("steps[%d].action.type: %w", i, err)
 		}
 	}
 	r, err := svc.NewRun(opts)

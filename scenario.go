@@ -119,13 +119,16 @@ const (
 // file:line:column and the field path:
 //
 //	leader.yaml:12:9: actions[2].action.metadata.dealy: unknown key for slow_agent (want delay, duration)
-func LoadScenario(data []byte, name string) (*Scenario, error) {
+//
+// Action types are the built-ins plus extra: the user-defined types of the
+// service the scenario is for (Injector.FaultTypes may be passed whole).
+func LoadScenario(data []byte, name string, extra ...FaultSpec) (*Scenario, error) {
 	if len(data) > MaxScenarioSize {
 		return nil, ScenarioErrors{{File: name, Msg: fmt.Sprintf("larger than %d bytes", MaxScenarioSize)}}
 	}
 	sc, errs := decodeScenario(data, name)
 	if sc != nil {
-		errs = append(errs, validateScenario(sc)...)
+		errs = append(errs, validateScenario(sc, builtins.with(extra), nil)...)
 	}
 	if len(errs) > 0 {
 		return nil, errs.sorted()
@@ -134,8 +137,8 @@ func LoadScenario(data []byte, name string) (*Scenario, error) {
 }
 
 // LoadScenarioFile reads and loads the scenario file at path (at most
-// MaxScenarioSize bytes).
-func LoadScenarioFile(path string) (*Scenario, error) {
+// MaxScenarioSize bytes), with the extra fault types as LoadScenario.
+func LoadScenarioFile(path string, extra ...FaultSpec) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -145,7 +148,7 @@ func LoadScenarioFile(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return LoadScenario(data, path)
+	return LoadScenario(data, path, extra...)
 }
 
 // Source returns the name the scenario was loaded from ("" when it was

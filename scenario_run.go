@@ -32,19 +32,17 @@ var errScenarioTimeout = errors.New("scenario timeout")
 // The report covers this run only. The gate passes when every step passed,
 // the run completed, and the scenario's expect block holds. If ctx ends
 // first, RunScenarioReport returns the partial report (gate inconclusive)
-// with ctx's error. An invalid scenario is an error (ScenarioErrors), as is a
+// with ctx's error. An invalid scenario is an error (ScenarioErrors,
+// checked by svc.ValidateScenario: the service's own fault types are known,
+// and a step the runtime cannot land is a problem of that step), as is a
 // step that needs a provider the service lacks (ErrNoRuntime, ErrNoDAG).
 func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*ScenarioReport, error) {
-	if err := ValidateScenario(sc); err != nil {
+	if err := svc.ValidateScenario(sc); err != nil {
 		return nil, err
 	}
 	for i, st := range sc.Actions {
-		in := svc.Injector()
-		switch t := st.Action.Type; {
-		case t.NeedsDAG() && in.DAG() == nil:
-			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, t, ErrNoDAG)
-		case !t.NeedsDAG() && in.Runtime() == nil:
-			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, t, ErrNoRuntime)
+		if err := svc.injector.Unsupported(st.Action.Type); err != nil {
+			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, st.Action.Type, err)
 		}
 	}
 	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{

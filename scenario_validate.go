@@ -16,19 +16,38 @@ import (
 // durations; expect_success and expect_failure not both set; a timeout no
 // shorter than the planned length; a sane gate. For a loaded scenario each
 // problem carries its file, line and column.
-func ValidateScenario(sc *Scenario) error {
+//
+// Action types are the built-ins plus extra (user-defined types, as given
+// to WithFault). Service.ValidateScenario also checks that the service's
+// runtime can land every step.
+func ValidateScenario(sc *Scenario, extra ...FaultSpec) error {
+	return validateScenarioWith(sc, builtins.with(extra), nil)
+}
+
+// ValidateScenario is ValidateScenario against this service: the types
+// registered on its injector are known, and a step whose fault the runtime
+// cannot land is a problem named by its step:
+//
+//	actions[3].action.type: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)
+func (s *Service) ValidateScenario(sc *Scenario) error {
+	return validateScenarioWith(sc, s.injector.faults, s.injector)
+}
+
+func validateScenarioWith(sc *Scenario, fs *faultSet, in *Injector) error {
 	if sc == nil {
 		return ScenarioErrors{{Msg: "nil scenario"}}
 	}
-	if errs := validateScenario(sc); len(errs) > 0 {
+	if errs := validateScenario(sc, fs, in); len(errs) > 0 {
 		return errs.sorted()
 	}
 	return nil
 }
 
 type scenarioValidator struct {
-	sc   *Scenario
-	errs ScenarioErrors
+	sc     *Scenario
+	faults *faultSet
+	in     *Injector // when not nil: every step's type must be one it can land
+	errs   ScenarioErrors
 }
 
 func (v *scenarioValidator) add(path, format string, args ...any) {
@@ -44,8 +63,8 @@ func (v *scenarioValidator) nonNegative(path string, d Duration) {
 	}
 }
 
-func validateScenario(sc *Scenario) ScenarioErrors {
-	v := &scenarioValidator{sc: sc}
+func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
+	v := &scenarioValidator{sc: sc, faults: fs, in: in}
 	switch {
 	case sc.Name == "" && (sc.src == nil || !sc.src.present("name")):
 		v.add("name", "missing")
@@ -111,8 +130,14 @@ func (v *scenarioValidator) steps() {
 		if !sc.src.present(p + ".action") {
 			v.add(p+".action", "missing")
 		} else {
-			for _, e := range actionProblems(st.Action) {
+			problems := actionProblems(st.Action, v.faults)
+			for _, e := range problems {
 				v.add(p+".action."+e.Field, "%s", e.Msg)
+			}
+			if v.in != nil && len(problems) == 0 {
+				if err := v.in.Unsupported(st.Action.Type); errors.Is(err, ErrUnsupported) {
+					v.add(p+".action.type", "%v", err)
+				}
 			}
 		}
 		if st.ExpectSuccess && st.ExpectFailure {
@@ -123,7 +148,7 @@ func (v *scenarioValidator) steps() {
 
 // actionProblems is Action.Validate reporting every problem instead of the
 // first: the type, else the target and each metadata key.
-func actionProblems(a Action) []*ValidationError {
+func actionProblems(a Action, fs *faultSet) []*ValidationError {
 	var out []*ValidationError
 	collect := func(err error) {
 		var ve *ValidationError
@@ -131,9 +156,10 @@ func actionProblems(a Action) []*ValidationError {
 			out = append(out, ve)
 		}
 	}
-	spec, ok := specs[a.Type]
+	spec, ok := fs.lookup(a.Type)
 	if !ok {
-		collect(a.Validate())
+		_, err := fs.params(a)
+		collect(err)
 		return out
 	}
 	collect(a.validateTarget(spec))

@@ -93,8 +93,11 @@ func (s *Service) Clock() Clock { return s.opts.clock }
 // in stats, history, metrics, the event stream, evidence and the flight
 // recorder. It never panics and never returns a nil-valued result: a fault
 // that did not land is a Result with Success false and Error set.
-func (s *Service) Execute(ctx context.Context, a Action) Result {
-	run := runFrom(ctx)
+func (s *Service) Execute(ctx context.Context, a Action) Result { return s.execute(ctx, a, nil) }
+
+// execute is Execute, as part of run when run is not nil: the run's clock
+// and seeded selectors, and the run's observer settled before the fault.
+func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	clock := s.opts.clock
 	if run != nil {
 		clock = run.ex
@@ -153,7 +156,7 @@ func (s *Service) record(res Result, wall time.Duration) {
 		outcome = "failed"
 	}
 	typ := res.Action.Type
-	if !typ.Valid() {
+	if _, ok := s.injector.Fault(typ); !ok {
 		typ = invalidType // any string a client sends must not become a label
 	}
 	s.metrics.actions.WithLabelValues(string(typ), outcome).Inc()
@@ -236,7 +239,8 @@ func (s *Service) flight(ctx context.Context, res Result, err error) {
 		SourceID: a.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
 	}))
 	if !res.Success {
-		s.bridgeErr(fr.RecordDiagnostic(ctx, diagnose(res, err)))
+		spec, _ := s.injector.Fault(a.Type)
+		s.bridgeErr(fr.RecordDiagnostic(ctx, diagnose(res, err, spec)))
 	}
 }
 
@@ -270,7 +274,8 @@ func (s *Service) evolve(ctx context.Context, f FaultOutcome, limit time.Duratio
 	if ev == nil {
 		return
 	}
-	p, ok := proposal(f, limit, now)
+	spec, _ := s.injector.Fault(f.Action.Type)
+	p, ok := proposal(f, limit, now, spec)
 	if !ok {
 		return
 	}

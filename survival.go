@@ -35,8 +35,10 @@ type SurvivalConfig struct {
 	Duration time.Duration `json:"duration"` // default 30m
 	Interval time.Duration `json:"interval"` // time between injections; default 10s
 	Seed     uint64        `json:"seed"`     // 0: drawn at random and reported
-	// Mix weighs the action types; default: every type the providers
-	// support, weight 1. A type with weight 0 is never chosen.
+	// Mix weighs the action types; default: every type the injector can
+	// land (user-defined ones too), weight 1. A type with weight 0 is never
+	// chosen; one the runtime cannot land (ErrUnsupported) is left out with
+	// a warning in the report.
 	Mix map[ActionType]float64 `json:"mix,omitempty"`
 	// MaxActiveFaults bounds the faults awaiting a verdict (landed, not yet
 	// recovered or given up); a tick at the bound injects nothing. Default 3.
@@ -118,21 +120,22 @@ const (
 )
 
 // normalize fills defaults and validates against the injector's providers.
-// Errors name the field at fault.
-func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
+// Errors name the field at fault; warnings say which types were left out of
+// the mix because the runtime cannot land them.
+func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []string, _ error) {
 	switch {
 	case c.Duration < 0:
-		return c, fmt.Errorf("duration: negative duration %s", c.Duration)
+		return c, nil, fmt.Errorf("duration: negative duration %s", c.Duration)
 	case c.Interval < 0:
-		return c, fmt.Errorf("interval: negative duration %s", c.Interval)
+		return c, nil, fmt.Errorf("interval: negative duration %s", c.Interval)
 	case c.MaxActiveFaults < 0:
-		return c, fmt.Errorf("max_active_faults: negative count %d", c.MaxActiveFaults)
+		return c, nil, fmt.Errorf("max_active_faults: negative count %d", c.MaxActiveFaults)
 	case c.MinLifetime < 0:
-		return c, fmt.Errorf("min_lifetime: negative duration %s", c.MinLifetime)
+		return c, nil, fmt.Errorf("min_lifetime: negative duration %s", c.MinLifetime)
 	case c.MaxLifetime < 0:
-		return c, fmt.Errorf("max_lifetime: negative duration %s", c.MaxLifetime)
+		return c, nil, fmt.Errorf("max_lifetime: negative duration %s", c.MaxLifetime)
 	case c.TimelineCap < 0:
-		return c, fmt.Errorf("timeline_cap: negative count %d", c.TimelineCap)
+		return c, nil, fmt.Errorf("timeline_cap: negative count %d", c.TimelineCap)
 	}
 	if c.Duration == 0 {
 		c.Duration = DefaultSurvivalDuration
@@ -142,9 +145,9 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 	}
 	switch {
 	case c.Interval < MinSurvivalInterval:
-		return c, fmt.Errorf("interval: %s is below the minimum %s", c.Interval, MinSurvivalInterval)
+		return c, nil, fmt.Errorf("interval: %s is below the minimum %s", c.Interval, MinSurvivalInterval)
 	case c.Interval >= c.Duration:
-		return c, fmt.Errorf("interval: %s is not shorter than the duration %s", c.Interval, c.Duration)
+		return c, nil, fmt.Errorf("interval: %s is not shorter than the duration %s", c.Interval, c.Duration)
 	}
 	if c.MaxActiveFaults == 0 {
 		c.MaxActiveFaults = DefaultMaxActiveFaults
@@ -159,7 +162,7 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 		c.MaxLifetime = max(DefaultMaxLifetime, c.MinLifetime)
 	}
 	if c.MinLifetime > c.MaxLifetime {
-		return c, fmt.Errorf("min_lifetime: %s is longer than max_lifetime %s", c.MinLifetime, c.MaxLifetime)
+		return c, nil, fmt.Errorf("min_lifetime: %s is longer than max_lifetime %s", c.MinLifetime, c.MaxLifetime)
 	}
 	if c.TimelineCap == 0 {
 		c.TimelineCap = DefaultSurvivalTimelineCap
@@ -168,41 +171,50 @@ func (c SurvivalConfig) normalize(in *Injector) (SurvivalConfig, error) {
 		c.Seed = DrawSeed()
 	}
 	if err := c.Observe.Validate(); err != nil {
-		return c, err
+		return c, nil, err
 	}
 	if len(c.Mix) == 0 {
 		c.Mix = map[ActionType]float64{}
-		for _, t := range ActionTypes() {
-			if in.Supports(t) {
-				c.Mix[t] = 1
+		for _, spec := range in.FaultTypes() {
+			switch err := in.Unsupported(spec.Type); {
+			case err == nil:
+				c.Mix[spec.Type] = 1
+			case errors.Is(err, ErrUnsupported):
+				warnings = append(warnings, fmt.Sprintf("mix: %v: left out", err))
 			}
 		}
 		if len(c.Mix) == 0 {
-			return c, fmt.Errorf("mix: %w: the injector has no providers", ErrNoRuntime)
+			return c, warnings, fmt.Errorf("mix: %w: the injector has no providers", ErrNoRuntime)
 		}
-		return c, nil
+		return c, warnings, nil
 	}
 	mix, total := maps.Clone(c.Mix), 0.0
 	for _, t := range slices.Sorted(maps.Keys(mix)) {
 		w := mix[t]
-		switch {
-		case !t.Valid():
-			return c, fmt.Errorf("mix.%s: unknown action type (want one of %s)", t, typeList())
-		case w < 0 || w != w || w > 1e300:
-			return c, fmt.Errorf("mix.%s: weight %v is not a finite non-negative number", t, w)
-		case w > 0 && !in.Supports(t):
-			if t.NeedsDAG() {
-				return c, fmt.Errorf("mix.%s: %w", t, ErrNoDAG)
+		if _, ok := in.Fault(t); !ok {
+			return c, nil, fmt.Errorf("mix.%s: unknown action type (want one of %s)", t, in.faults.list())
+		}
+		if w < 0 || w != w || w > 1e300 {
+			return c, nil, fmt.Errorf("mix.%s: weight %v is not a finite non-negative number", t, w)
+		}
+		if err := in.Unsupported(t); w > 0 && err != nil {
+			if !errors.Is(err, ErrUnsupported) {
+				return c, nil, fmt.Errorf("mix.%s: %w", t, err)
 			}
-			return c, fmt.Errorf("mix.%s: %w", t, ErrNoRuntime)
+			warnings = append(warnings, fmt.Sprintf("mix.%s: %v: left out", t, err))
+			delete(mix, t)
+			continue
 		}
 		total += w
 	}
 	if total == 0 {
-		return c, fmt.Errorf("mix: every weight is zero")
+		if len(warnings) > 0 {
+			return c, warnings, fmt.Errorf("mix: no type this runtime can land (%s)", strings.Join(warnings, "; "))
+		}
+		return c, nil, fmt.Errorf("mix: every weight is zero")
 	}
 	c.Mix = mix
-	return c, nil
+	return c, warnings, nil
 }
 
 // ParseMix reads a mix written as "kill_agent=2,llm_failure=1" (the CLI's
@@ -253,7 +265,10 @@ type SurvivalReport struct {
 	ByType  map[ActionType]TypeOutcome `json:"by_type"`
 	Events  []SurvivalEvent            `json:"events"` // the first TimelineCap actions
 	Dropped int                        `json:"events_dropped"`
-	byID    map[string]ActionType      // open faults, for per-type outcomes
+	// Warnings name the fault types left out of the mix because the
+	// runtime cannot land them.
+	Warnings []string              `json:"warnings,omitempty"`
+	byID     map[string]ActionType // open faults, for per-type outcomes
 }
 
 // TypeOutcome counts what became of the actions of one type.
@@ -309,7 +324,7 @@ type survival struct {
 // at a time (ErrSurvivalRunning). StopSurvival ends it early with the report
 // so far; cancelling ctx does the same and also returns ctx's error.
 func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*SurvivalReport, error) {
-	cfg, err := cfg.normalize(s.injector)
+	cfg, warnings, err := cfg.normalize(s.injector)
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -332,7 +347,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 		close(sv.done)
 	}()
 
-	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}}
+	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}, Warnings: warnings}
 	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
 	r.OnOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
@@ -459,8 +474,10 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		At: Duration(res.StartedAt.Sub(r.Start())), ActionID: res.Action.ID, Type: a.Type,
 		TargetID: res.Action.TargetID, SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error,
 	}
-	if p, err := a.Params(); err == nil && a.Type.Liftable() {
-		ev.Lifetime = Duration(p.Duration)
+	if spec, ok := c.svc.injector.Fault(a.Type); ok && spec.Lifts {
+		if p, err := c.svc.injector.faults.params(a); err == nil {
+			ev.Lifetime = Duration(p.Duration)
+		}
 	}
 	c.rep.Events = append(c.rep.Events, ev)
 }
@@ -502,7 +519,7 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	var weights []float64
 	total := 0.0
 	for _, t := range types {
-		if w := cfg.Mix[t]; w > 0 && len(st.targets(t)) > 0 {
+		if w := cfg.Mix[t]; w > 0 && len(st.targets(c.spec(t))) > 0 {
 			feasible = append(feasible, t)
 			weights = append(weights, w)
 			total += w
@@ -520,23 +537,35 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 		}
 		x -= w
 	}
-	targets := st.targets(t)
+	targets := st.targets(c.spec(t))
 	pick := targets[c.rng.IntN(len(targets))]
+	spec, _ := c.svc.injector.Fault(t)
 	a := Action{Type: t}
-	switch {
-	case specs[t].target == targetEdge:
+	switch spec.Target {
+	case TargetEdge:
 		a.SourceID, a.TargetID = pick.src, pick.id
-	case specs[t].target != targetNone:
+	case TargetAgent, TargetNode:
 		a.TargetID = pick.id
 	}
-	if t.Liftable() {
+	// A lifetime for a timed fault, then a draw for each key with a set of
+	// values (llm_failure's error_type); other keys keep their defaults.
+	if spec.Lifts {
 		a.Metadata = map[string]any{MetaDuration: c.lifetime().String()}
 	}
-	if t == ActionLLMFailure {
-		kinds := LLMErrorTypes()
-		a.Metadata[MetaErrorType] = string(kinds[c.rng.IntN(len(kinds))])
+	for _, k := range spec.Metadata {
+		if len(k.Enum) > 0 {
+			if a.Metadata == nil {
+				a.Metadata = map[string]any{}
+			}
+			a.Metadata[k.Name] = k.Enum[c.rng.IntN(len(k.Enum))]
+		}
 	}
 	return a, true
+}
+
+func (c *chaos) spec(t ActionType) FaultSpec {
+	spec, _ := c.svc.injector.Fault(t)
+	return spec
 }
 
 func (c *chaos) lifetime() time.Duration {
@@ -558,10 +587,10 @@ type target struct{ id, src string }
 func (c *chaos) state(ctx context.Context) systemState {
 	in := c.svc.Injector()
 	st := systemState{filter: c.sv.cfg.Targets}
-	if rt := in.Runtime(); rt != nil {
+	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
-			st.agents, err = rt.ListAgents(ctx)
+			st.agents, err = in.runtime.ListAgents(ctx)
 			return err
 		})
 		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
@@ -583,28 +612,29 @@ func (c *chaos) state(ctx context.Context) systemState {
 	return st
 }
 
-// targets lists where t can land now: resume only paused agents, no kills
-// of stopped agents, roles only when someone holds them, never an empty
-// target.
-func (st systemState) targets(t ActionType) []target {
+// targets lists where a fault of spec can land now: resume only paused
+// agents, no kills of stopped agents, roles only when someone holds them,
+// the system as a whole always, never an empty target.
+func (st systemState) targets(spec FaultSpec) []target {
 	var out []target
-	switch specs[t].target {
-	case targetNode:
+	switch spec.Target {
+	case TargetSystem:
+		return []target{{}}
+	case TargetNode:
 		for _, n := range st.nodes {
 			out = append(out, target{id: n})
 		}
 		return out
-	case targetEdge:
+	case TargetEdge:
 		for _, e := range st.edges {
 			out = append(out, target{id: e.Target, src: e.Source})
 		}
 		return out
-	}
-	if role := specs[t].role; role != "" {
+	case TargetRole:
 		// The holder Prepare will hit: the first running agent of the
 		// role, filters aside; if the filters exclude it, nothing to hit.
 		for _, a := range st.agents {
-			if a.Type == role && eligible(t, a.Status) {
+			if a.Type == spec.Role && spec.eligible(a.Status) {
 				if st.filter.allows(a) {
 					out = append(out, target{id: a.ID})
 				}
@@ -614,7 +644,7 @@ func (st systemState) targets(t ActionType) []target {
 		return out
 	}
 	for _, a := range st.agents {
-		if st.filter.allows(a) && eligible(t, a.Status) {
+		if st.filter.allows(a) && spec.eligible(a.Status) {
 			out = append(out, target{id: a.ID})
 		}
 	}

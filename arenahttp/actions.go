@@ -1,23 +1,27 @@
 package arenahttp
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/ares-arena/arena"
 )
 
-// ActionRequest is the optional JSON body of the action routes. The path
-// names the target ({id}) except for remove_edge, whose body carries
-// source_id and target_id. Metadata is validated per type, as in scenarios
-// (durations as "1.5s" or seconds):
+// ActionRequest is the optional JSON body of the action routes. On the
+// built-in routes the path names the target ({id}) except for remove_edge,
+// whose body carries source_id and target_id; on POST /arena/fault/{type}
+// (every type the service knows, user-defined ones too) the body carries
+// the target. Metadata is validated per type, as in scenarios (durations as
+// "1.5s" or seconds):
 //
 //	POST /arena/agent/worker-1/slow     {"metadata": {"delay": "2s", "duration": 10}}
 //	POST /arena/edge/remove             {"source_id": "orchestrator-0", "target_id": "worker-2"}
+//	POST /arena/fault/disk_full         {"target_id": "node-2", "metadata": {"percent": 100}}
 type ActionRequest struct {
 	ID       string         `json:"id,omitempty"`        // the action's ID; default: assigned by the service
-	SourceID string         `json:"source_id,omitempty"` // remove_edge only
-	TargetID string         `json:"target_id,omitempty"` // remove_edge only
+	SourceID string         `json:"source_id,omitempty"` // remove_edge and /arena/fault/{type} only
+	TargetID string         `json:"target_id,omitempty"` // remove_edge and /arena/fault/{type} only
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
@@ -30,18 +34,57 @@ func (h *Handler) action(t arena.ActionType, pathID string) http.HandlerFunc {
 			writeErr(w, err)
 			return
 		}
-		if !h.svc.Injector().Supports(t) {
-			missing := arena.ErrNoRuntime
-			if t.NeedsDAG() {
-				missing = arena.ErrNoDAG
-			}
-			writeError(w, http.StatusServiceUnavailable, "", string(t)+": "+missing.Error())
-			return
-		}
-		// A fault that did not land is still a 200: the request was fine,
-		// and the result says what happened.
-		writeJSON(w, http.StatusOK, h.svc.Execute(r.Context(), a))
+		h.execute(w, r, a)
 	}
+}
+
+// execute lands a parsed action. A fault the runtime cannot land is a 501
+// (the server does not implement it), one with no provider at all a 503.
+func (h *Handler) execute(w http.ResponseWriter, r *http.Request, a arena.Action) {
+	switch err := h.svc.Injector().Unsupported(a.Type); {
+	case errors.Is(err, arena.ErrUnsupported):
+		writeError(w, http.StatusNotImplemented, "", err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, "", string(a.Type)+": "+err.Error())
+		return
+	}
+	// A fault that did not land is still a 200: the request was fine, and
+	// the result says what happened.
+	writeJSON(w, http.StatusOK, h.svc.Execute(r.Context(), a))
+}
+
+// fault serves POST /arena/fault/{type}: any type the service knows, the
+// target and metadata in the body.
+func (h *Handler) fault(w http.ResponseWriter, r *http.Request) {
+	t := arena.ActionType(r.PathValue("type"))
+	if _, ok := h.svc.Injector().Fault(t); !ok {
+		names := make([]string, 0, 16)
+		for _, spec := range h.svc.Injector().FaultTypes() {
+			names = append(names, string(spec.Type))
+		}
+		writeError(w, http.StatusNotFound, "type", "unknown fault type "+quote(string(t))+" (want "+strings.Join(names, ", ")+")")
+		return
+	}
+	var req ActionRequest
+	if err := decodeJSON(r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	a := arena.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
+	for _, f := range [...]struct{ name, id string }{{"id", a.ID}, {"source_id", a.SourceID}, {"target_id", a.TargetID}} {
+		if f.id != "" {
+			if err := checkID(f.name, f.id); err != nil {
+				writeErr(w, err)
+				return
+			}
+		}
+	}
+	if err := h.svc.Injector().Validate(a); err != nil {
+		writeErr(w, err)
+		return
+	}
+	h.execute(w, r, a)
 }
 
 func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string) (arena.Action, error) {
@@ -55,7 +98,7 @@ func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string
 			return a, err
 		}
 	}
-	if t == arena.ActionRemoveEdge {
+	if spec, _ := arena.LookupFault(t); spec.Target == arena.TargetEdge {
 		for _, f := range [...]struct{ name, id string }{{"source_id", a.SourceID}, {"target_id", a.TargetID}} {
 			if f.id != "" {
 				if err := checkID(f.name, f.id); err != nil {
@@ -83,9 +126,11 @@ func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string
 // unknownAction answers POST /arena/agent/{id}/{action} for an action that
 // is not one of the routes above it.
 func (h *Handler) unknownAction(w http.ResponseWriter, r *http.Request) {
-	names := make([]string, len(agentActions))
-	for i, a := range agentActions {
-		names[i] = a.path
+	var names []string
+	for _, spec := range arena.FaultSpecs() {
+		if name, ok := strings.CutPrefix(spec.Route, agentRoute); ok {
+			names = append(names, name)
+		}
 	}
 	writeError(w, http.StatusBadRequest, "action", "unknown action "+quote(r.PathValue("action"))+" (want "+strings.Join(names, ", ")+")")
 }

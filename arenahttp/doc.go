@@ -30,6 +30,7 @@
 //	POST /arena/agent/{id}/llm-failure       llm_failure
 //	POST /arena/node/{id}/remove             remove_node
 //	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
+//	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
 //	GET  /arena/stats                        arena.Stats
 //	GET  /arena/history[?limit=n]            []arena.Result, oldest first (the newest n)
 //	GET  /arena/score                        ScoreView
@@ -44,9 +45,11 @@
 //	GET  /arena/flight/diagnostics           []arena.Diagnostic
 //	GET  /metrics                            Prometheus text format
 //
+// The fault routes are read from the fault specs (arena.FaultSpec.Route).
 // Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
-// remove_edge, "source_id" and "target_id". The action is validated strictly
-// by arena.Action.Validate before anything is injected. The answer is the
+// remove_edge and /arena/fault/{type}, "source_id" and "target_id". The
+// action is validated strictly against the service's fault types
+// (arena.Injector.Validate) before anything is injected. The answer is the
 // arena.Result; {id} may be a selector ("random", "type:worker"), and the
 // result names the agent chosen.
 //
@@ -63,11 +66,16 @@
 //     parameter (a misspelt parameter is never ignored), a scenario planned
 //     longer than the server's maximum run.
 //   - 401: no API key, or a wrong one.
+//   - 404: /arena/fault/{type} of a type the service does not know.
 //   - 409: a survival run is already running (start), or none is (stop); a
 //     scenario run is in progress (one at a time: two runs on one system
 //     would score each other's faults).
 //   - 413: a body over the limit (1 MiB by default).
 //   - 500: a handler panicked; the server lives on.
+//   - 501: the service's runtime cannot land this fault type (it lacks the
+//     capability: "mcp_disconnect is not supported by this runtime (it does
+//     not implement arena.MCPDisconnecter)"); a scenario with such a step is
+//     a 400 naming the step.
 //   - 503: a dependency is missing (no flight recorder, one that cannot be
 //     read back, no event store, no Prometheus registry, no provider for
 //     the action), the stream's subscriber cap is reached, or the handler

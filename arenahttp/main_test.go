@@ -39,7 +39,7 @@ type systemConfig struct {
 	clock       arena.Clock // default: real time
 	storeOpts   []events.Option
 	noDAG       bool
-	runtime     func(*fakes.Cluster) arena.RuntimeProvider // wraps the cluster
+	runtime     func(*fakes.Cluster) arena.AgentLister // wraps the cluster (possibly with fewer capabilities)
 	handlerOpts []Option
 	bare        bool // no events, flight recorder or registry for the handler
 }
@@ -61,11 +61,11 @@ func newSystem(t testing.TB, cfg systemConfig) *system {
 	if cfg.noDAG {
 		dag = nil
 	}
-	var rt arena.RuntimeProvider = s.cluster
+	var rt arena.AgentLister = s.cluster
 	if cfg.runtime != nil {
 		rt = cfg.runtime(s.cluster)
 	}
-	s.svc = arena.NewService(arena.NewInjector(rt, dag), s.store, nil,
+	s.svc = arena.NewService(arena.NewInjectorFor(rt, arena.WithDAG(dag)), s.store, nil,
 		arena.WithClock(cfg.clock), arena.WithSeed(7), arena.WithRegisterer(s.reg),
 		arena.WithFlightRecorder(s.flight), arena.WithProbe(s.cluster.Probe), arena.WithChecks(s.cluster.Checks()...))
 	opts := []Option{WithLogger(quiet)}

@@ -16,34 +16,22 @@ type route struct {
 	serve   http.HandlerFunc
 }
 
-// agentActions maps the last segment of /arena/agent/{id}/… to its type.
-var agentActions = []struct {
-	path string
-	typ  arena.ActionType
-}{
-	{"kill", arena.ActionKillAgent},
-	{"pause", arena.ActionPauseAgent},
-	{"resume", arena.ActionResumeAgent},
-	{"slow", arena.ActionSlowAgent},
-	{"partition", arena.ActionNetworkPartition},
-	{"tool-timeout", arena.ActionToolTimeout},
-	{"memory-corrupt", arena.ActionMemoryCorrupt},
-	{"mcp-disconnect", arena.ActionMCPDisconnect},
-	{"llm-failure", arena.ActionLLMFailure},
-}
+// agentRoute is the prefix of the built-in routes of agent faults; the
+// last segment names the fault (FaultSpec.Route).
+const agentRoute = "/arena/agent/{id}/"
 
 func (h *Handler) routes() []route {
-	rs := []route{
-		{pattern: "POST /arena/leader/kill", serve: h.action(arena.ActionKillLeader, "")},
-		{pattern: "POST /arena/orchestrator/kill", serve: h.action(arena.ActionKillOrchestrator, "")},
-	}
-	for _, a := range agentActions {
-		rs = append(rs, route{pattern: "POST /arena/agent/{id}/" + a.path, serve: h.action(a.typ, "id")})
+	var rs []route
+	for _, spec := range arena.FaultSpecs() {
+		pathID := ""
+		if strings.Contains(spec.Route, "{id}") {
+			pathID = "id"
+		}
+		rs = append(rs, route{pattern: "POST " + spec.Route, serve: h.action(spec.Type, pathID)})
 	}
 	rs = append(rs,
-		route{pattern: "POST /arena/agent/{id}/{action}", serve: h.unknownAction},
-		route{pattern: "POST /arena/node/{id}/remove", serve: h.action(arena.ActionRemoveNode, "id")},
-		route{pattern: "POST /arena/edge/remove", serve: h.action(arena.ActionRemoveEdge, "")},
+		route{pattern: "POST " + agentRoute + "{action}", serve: h.unknownAction},
+		route{pattern: "POST /arena/fault/{type}", serve: h.fault},
 
 		route{pattern: "GET /arena/stats", serve: h.stats},
 		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},

@@ -44,6 +44,7 @@ func routeTable() []routeCase {
 		post("/arena/agent/{id}/{action}", "/arena/agent/worker-3/explode", ``, ``, "action"), // no good request: 400 either way
 		post("/arena/node/{id}/remove", "/arena/node/worker-3/remove", `{}`, `{"source_id":"x"}`, "source_id"),
 		post("/arena/edge/remove", "/arena/edge/remove", `{"source_id":"orchestrator-0","target_id":"worker-2"}`, `{"source_id":"orchestrator-0"}`, "target_id"),
+		post("/arena/fault/{type}", "/arena/fault/pause_agent", `{"target_id":"worker-2","metadata":{"duration":"1s"}}`, `{"target_id":"worker-2","metadata":{"duration":"x"}}`, "metadata.duration"),
 		get("/arena/stats"),
 		{pattern: "GET /arena/history", path: "/arena/history?limit=2", goodCode: 200, bad: request{path: "/arena/history?limit=0"}, badField: "limit"},
 		get("/arena/score"),
@@ -514,7 +515,7 @@ func (s slowKills) StopAgent(ctx context.Context, id string) error {
 // runs into it (a slow injection) is cut short: 504 with the partial report.
 func TestScenarioRunMaximum(t *testing.T) {
 	s := newSystem(t, systemConfig{
-		runtime:     func(c *fakes.Cluster) arena.RuntimeProvider { return slowKills{c, time.Second} },
+		runtime:     func(c *fakes.Cluster) arena.AgentLister { return slowKills{c, time.Second} },
 		handlerOpts: []Option{WithMaxScenarioRun(500 * time.Millisecond)},
 	})
 	r := s.do(t, request{method: "POST", path: "/arena/scenario/run", body: tinyScenario})
@@ -534,5 +535,55 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// killPause is a runtime with only the kill and pause capabilities.
+type killPause struct{ c *fakes.Cluster }
+
+func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	return k.c.ListAgents(ctx)
+}
+func (k killPause) StopAgent(ctx context.Context, id string) error   { return k.c.StopAgent(ctx, id) }
+func (k killPause) PauseAgent(ctx context.Context, id string) error  { return k.c.PauseAgent(ctx, id) }
+func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
+
+// TestFaultsTheRuntimeCannotLand: a fault outside the runtime's
+// capabilities is a 501 naming the type and the missing capability, on the
+// built-in route and on /arena/fault/{type}; one it has lands; an unknown
+// type on /arena/fault/{type} is a 404 naming the field.
+func TestFaultsTheRuntimeCannotLand(t *testing.T) {
+	s := newSystem(t, systemConfig{runtime: func(c *fakes.Cluster) arena.AgentLister { return killPause{c} }})
+	const want = "mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)"
+	for _, rq := range []request{
+		{method: "POST", path: "/arena/agent/worker-1/mcp-disconnect"},
+		{method: "POST", path: "/arena/fault/mcp_disconnect", body: `{"target_id":"worker-1"}`},
+	} {
+		r := s.do(t, rq)
+		if r.code != http.StatusNotImplemented {
+			t.Errorf("POST %s = %d %s, want 501", rq.path, r.code, r.body)
+			continue
+		}
+		if e := errorOf(t, r); e.Error != want {
+			t.Errorf("POST %s: error %q, want %q", rq.path, e.Error, want)
+		}
+	}
+	r := s.do(t, request{method: "POST", path: "/arena/fault/pause_agent", body: `{"target_id":"worker-1"}`})
+	if res := decode[arena.Result](t, r); r.code != 200 || !res.Success {
+		t.Errorf("POST /arena/fault/pause_agent = %d %+v, want 200 and landed", r.code, res)
+	}
+	r = s.do(t, request{method: "POST", path: "/arena/fault/disk_full", body: `{}`})
+	if r.code != http.StatusNotFound {
+		t.Errorf("POST /arena/fault/disk_full = %d %s, want 404", r.code, r.body)
+	} else if e := errorOf(t, r); e.Field != "type" || !strings.Contains(e.Error, `unknown fault type "disk_full"`) {
+		t.Errorf("POST /arena/fault/disk_full: error %+v, want it to name the type", e)
+	}
+	sc := "name: mcp\nactions:\n  - action: {type: kill_agent, target_id: worker-1}\n  - action: {type: mcp_disconnect, target_id: worker-2}\n"
+	r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", body: sc})
+	if r.code != http.StatusBadRequest {
+		t.Fatalf("validate = %d %s, want 400", r.code, r.body)
+	}
+	if e := errorOf(t, r); e.Field != "actions[1].action.type" || !strings.Contains(e.Error, "actions[1].action.type: "+want) {
+		t.Errorf("validate: error %+v, want actions[1].action.type: %s", e, want)
 	}
 }

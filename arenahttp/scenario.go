@@ -34,8 +34,21 @@ type ScenarioTimeout struct {
 const scenarioBodyName = "body"
 
 // readScenario reads the scenario of a request body: a YAML or JSON
-// scenario, or the name of a built-in one (plain or as a JSON string).
-func readScenario(r *http.Request) (*arena.Scenario, error) {
+// scenario, or the name of a built-in one (plain or as a JSON string),
+// validated against the service (its own fault types, and what its runtime
+// can land).
+func (h *Handler) readScenario(r *http.Request) (*arena.Scenario, error) {
+	sc, err := readScenario(r, h.svc.Injector().FaultTypes())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.svc.ValidateScenario(sc); err != nil {
+		return nil, scenarioError(err)
+	}
+	return sc, nil
+}
+
+func readScenario(r *http.Request, faults []arena.FaultSpec) (*arena.Scenario, error) {
 	b, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -60,7 +73,7 @@ func readScenario(r *http.Request) (*arena.Scenario, error) {
 		}
 		return sc, nil
 	}
-	sc, err := arena.LoadScenario(b, scenarioBodyName)
+	sc, err := arena.LoadScenario(b, scenarioBodyName, faults...)
 	if err != nil {
 		return nil, scenarioError(err)
 	}
@@ -99,7 +112,7 @@ func writeScenarioErr(w http.ResponseWriter, err error) {
 }
 
 func (h *Handler) scenarioValidate(w http.ResponseWriter, r *http.Request) {
-	sc, err := readScenario(r)
+	sc, err := h.readScenario(r)
 	if err != nil {
 		writeScenarioErr(w, err)
 		return
@@ -112,7 +125,7 @@ func (h *Handler) scenarioValidate(w http.ResponseWriter, r *http.Request) {
 // (409 otherwise), since two runs on one system would score each other's
 // faults. The run is bounded by the server's maximum (WithMaxScenarioRun).
 func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
-	sc, err := readScenario(r)
+	sc, err := h.readScenario(r)
 	if err != nil {
 		writeScenarioErr(w, err)
 		return

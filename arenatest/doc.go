@@ -25,8 +25,10 @@
 // context cancelled by t.Cleanup).
 //
 // WithRuntime runs against your own system instead: its faults land through
-// your arena.RuntimeProvider, with WithDAG, WithProbe and WithChecks (or the
-// runtime's own ListNodes…, Probe and Checks methods). Such a run is in real
+// your runtime (an arena.RuntimeProvider, or only the capabilities it has:
+// arena.AgentLister plus, say, arena.AgentStopper), with WithDAG, WithProbe
+// and WithChecks (or the runtime's own ListNodes…, Probe and Checks methods),
+// and WithFaults adds fault types of your own (arena.FaultSpec). Such a run is in real
 // time, unless the runtime follows an *arena.VirtualClock; asking Virtual()
 // of a real-time runtime is an error, not a silent switch.
 //
@@ -86,7 +88,7 @@
 // # Index
 //
 //   - Helpers: Run, Survive, Compare, TestRuntime, RuntimeFactory, TB.
-//   - Options: Option, WithRuntime, WithDAG, WithCluster, Virtual, RealTime,
+//   - Options: Option, WithRuntime, WithDAG, WithFaults, WithCluster, Virtual, RealTime,
 //     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithScorer,
 //     WithExperiment, WantVerdicts, NoRegression.
 //   - Seeds and reports: SeedFlag, SeedEnv, SeedOverride, ReportDirEnv,

@@ -22,8 +22,9 @@ type options struct {
 	given []string
 	errs  []error // of options that contradict each other
 
-	runtime   arena.RuntimeProvider
+	runtime   arena.AgentLister
 	dag       arena.DAGProvider
+	faults    []arena.FaultSpec
 	cluster   []fakes.Option
 	clock     clockMode
 	seed      uint64
@@ -56,7 +57,7 @@ func (m clockMode) String() string {
 	return "the default clock"
 }
 
-type runtimeOption struct{ rt arena.RuntimeProvider }
+type runtimeOption struct{ rt arena.AgentLister }
 
 func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntime"); c.runtime = o.rt }
 
@@ -71,7 +72,22 @@ func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntim
 // fakes.Cluster made with fakes.WithClock does). Asking Virtual() of a
 // real-time runtime is an error: arena does not switch clocks behind your
 // back.
-func WithRuntime(rt arena.RuntimeProvider) Option { return runtimeOption{rt} }
+//
+// The runtime needs only the capabilities of the faults it is given
+// (arena.AgentLister plus, say, arena.AgentStopper and arena.Pauser): a
+// step it cannot land fails the scenario's validation, naming the step.
+func WithRuntime(rt arena.AgentLister) Option { return runtimeOption{rt} }
+
+type faultsOption struct{ specs []arena.FaultSpec }
+
+func (o faultsOption) apply(c *options) {
+	c.given = append(c.given, "WithFaults")
+	c.faults = append(c.faults, o.specs...)
+}
+
+// WithFaults registers user-defined fault types (arena.WithFault) on the
+// run's injector: scenarios and survival mixes may then use them.
+func WithFaults(specs ...arena.FaultSpec) Option { return faultsOption{slices.Clone(specs)} }
 
 type dagOption struct{ dag arena.DAGProvider }
 

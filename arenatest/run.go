@@ -7,7 +7,7 @@ import (
 	"github.com/ares-arena/arena"
 )
 
-var runOptions = []string{"WithRuntime", "WithDAG", "WithCluster", "Virtual()", "RealTime()",
+var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster", "Virtual()", "RealTime()",
 	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithGate"}
 
 // Run plays a scenario against a fresh system and fails t when the
@@ -32,9 +32,9 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
-	sc, _, err := loadScenario(scenario)
+	sc, _, err := loadScenario(scenario, o.faults)
 	if err == nil {
-		err = arena.ValidateScenario(sc)
+		err = arena.ValidateScenario(sc, o.faults...)
 	}
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)

@@ -75,7 +75,19 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}
-	return arena.NewService(arena.NewInjector(rt, dag), events.NewMemoryStore(), nil, svcOpts...), nil
+	injOpts := []arena.InjectorOption{arena.WithDAG(dag)}
+	seen := map[arena.ActionType]bool{}
+	for _, f := range o.faults {
+		if err := f.Check(); err != nil {
+			return nil, fmt.Errorf("WithFaults: %w", err)
+		}
+		if seen[f.Type] {
+			return nil, fmt.Errorf("WithFaults: fault %s given twice", f.Type)
+		}
+		seen[f.Type] = true
+		injOpts = append(injOpts, arena.WithFault(f))
+	}
+	return arena.NewService(arena.NewInjectorFor(rt, injOpts...), events.NewMemoryStore(), nil, svcOpts...), nil
 }
 
 // newCluster is fakes.NewCluster with its panic on an invalid option
@@ -91,7 +103,7 @@ func newCluster(opts []fakes.Option) (c *fakes.Cluster, err error) {
 
 // loadScenario resolves Run's scenario argument: a built-in name or a file
 // path (scenarios.Resolve), or a scenario built in code (copied, so the caller's is unchanged).
-func loadScenario(scenario any) (*arena.Scenario, string, error) {
+func loadScenario(scenario any, faults []arena.FaultSpec) (*arena.Scenario, string, error) {
 	switch v := scenario.(type) {
 	case *arena.Scenario:
 		if v == nil {
@@ -100,7 +112,7 @@ func loadScenario(scenario any) (*arena.Scenario, string, error) {
 		sc := *v
 		return &sc, sc.Name, nil
 	case string:
-		sc, err := scenarios.Resolve(v)
+		sc, err := scenarios.Resolve(v, faults...)
 		return sc, v, err
 	}
 	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)

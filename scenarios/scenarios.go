@@ -69,12 +69,13 @@ func Load(name string) (*arena.Scenario, error) {
 
 // Resolve returns the built-in scenario named arg or, when no built-in has
 // that name, the scenario in the file at path arg. A path that does not
-// exist is an error naming the built-ins.
-func Resolve(arg string) (*arena.Scenario, error) {
+// exist is an error naming the built-ins. A file may use the fault types in
+// extra (registered with arena.WithFault) beside the built-ins.
+func Resolve(arg string, extra ...arena.FaultSpec) (*arena.Scenario, error) {
 	if slices.Contains(Names(), arg) {
 		return Load(arg)
 	}
-	sc, err := arena.LoadScenarioFile(arg)
+	sc, err := arena.LoadScenarioFile(arg, extra...)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", arg, strings.Join(Names(), ", "))
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/ares-arena/arena/fakes"
+
 	"github.com/spf13/cobra"
 )
 
@@ -12,13 +14,22 @@ func newValidateCmd(e *env) *cobra.Command {
 		Short: "Check scenario files strictly and report every problem",
 		Long: "Load each scenario (a file, or a built-in name) with the same strict checks as run:\n" +
 			"unknown keys, wrong types, per-type targets and metadata, labels, dependencies and\n" +
-			"cycles, durations, the gate. Every problem is printed as file:line:column: field: message.\n\n" +
+			"cycles, durations, the gate, and that the system's runtime can land every step (a\n" +
+			"runtime without a capability: actions[3].action.type: mcp_disconnect is not supported by\n" +
+			"this runtime). Every problem is printed as file:line:column: field: message.\n\n" +
 			"Exit codes: 0 all valid, 2 any invalid.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sys, err := newSystem(systemOptions{virtual: true, workers: fakes.DefaultWorkers})
+			if err != nil {
+				return err
+			}
 			invalid := 0
 			for _, arg := range args {
 				sc, err := loadScenario(arg)
+				if err == nil {
+					err = sys.svc.ValidateScenario(sc)
+				}
 				if err != nil {
 					invalid++
 					_, msg := classify(err)

@@ -1,8 +1,8 @@
 package schemagen
 
-// docs are the schema's descriptions, by Go type and "Type.Field" (and
-// "metadata.<key>"). They are what an editor shows on hover; a test checks
-// that every property has one.
+// docs are the schema's descriptions, by Go type and "Type.Field" (the
+// metadata keys' are their arena.MetaKey.Doc). They are what an editor
+// shows on hover; a test checks that every property has one.
 var docs = map[string]string{
 	"Scenario":             "An arena chaos scenario: steps that inject faults, how to play them, and the scenario's own gate.",
 	"Scenario.Name":        "The scenario's name (required).",
@@ -37,11 +37,6 @@ var docs = map[string]string{
 	"Action.SourceID": "The source of the DAG edge (remove_edge only).",
 	"Action.Metadata": "Per-type parameters: duration (lifetime, after which the engine lifts the fault), delay (slow_agent), timeout (tool_timeout), error_type (llm_failure).",
 
-	"metadata.duration":   "The fault's lifetime: the engine lifts it after this. Without it the fault stays until the system heals it.",
-	"metadata.delay":      "Added to every attempt of the slowed agent (default 5s).",
-	"metadata.timeout":    "How long the hanging tool calls take to fail (default 5s).",
-	"metadata.error_type": "The LLM error to return (default rate_limit).",
-
 	"Gate":              "The scenario's gate. Left-out criteria are not checked.",
 	"Gate.MinGrade":     "The run's grade is at least this (A+ ≥ 95, A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60). A run with nothing measured has no grade and fails.",
 	"Gate.MinScore":     "The run's total score (0–100) is at least this.",
@@ -49,8 +44,7 @@ var docs = map[string]string{
 	"Gate.AllRecovered": "Every fault that landed recovered.",
 	"Gate.Consistent":   "Every consistency check passed, and at least one ran.",
 
-	"Duration":     "A Go duration string such as \"1.5s\" or \"2m\", or a number of seconds.",
-	"Grade":        "A letter grade.",
-	"ActionType":   "One of the thirteen fault types.",
-	"LLMErrorType": "An LLM error type.",
+	"Duration":   "A Go duration string such as \"1.5s\" or \"2m\", or a number of seconds.",
+	"Grade":      "A letter grade.",
+	"ActionType": "The fault type.",
 }

@@ -9,9 +9,11 @@
 // adds what Go types cannot say: the one encoding of durations, the grade and
 // action type enums, value ranges, and, per action type, which of target_id
 // and source_id it needs and which metadata keys it takes. Those per-type
-// rules are derived from arena.Action.Validate itself. The schema serves
-// editors; the loader stays the authority (cross-field rules such as unique
-// labels, dependencies and cycles are its alone).
+// rules are read from the types' arena.FaultSpec, as arena.Action.Validate
+// reads them, so the two cannot drift; GenerateFor takes a service's own
+// set of types (arena.Injector.FaultTypes). The schema serves editors; the
+// loader stays the authority (cross-field rules such as unique labels,
+// dependencies and cycles are its alone).
 package schemagen
 
 import (
@@ -27,8 +29,13 @@ import (
 // ID is the schema's $id.
 const ID = "https://github.com/ares-arena/arena/scenarios/scenario.schema.json"
 
-// Generate returns the scenario schema as indented JSON with a final newline.
-func Generate() ([]byte, error) {
+// Generate returns the schema of scenarios of the built-in fault types as
+// indented JSON with a final newline.
+func Generate() ([]byte, error) { return GenerateFor(arena.FaultSpecs()) }
+
+// GenerateFor returns the schema of scenarios whose actions are of the
+// given types (a service's: arena.Injector.FaultTypes).
+func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 	r := &jsonschema.Reflector{
 		FieldNameTag:   "yaml",
 		ExpandedStruct: true,
@@ -48,15 +55,10 @@ func Generate() ([]byte, error) {
 	defs["Duration"] = durationSchema()
 	defs["Grade"] = enumSchema(docs["Grade"], "A+", "A", "B", "C", "D", "F", "a+", "a", "b", "c", "d", "f")
 	var types []string
-	for _, t := range arena.ActionTypes() {
-		types = append(types, string(t))
+	for _, f := range faults {
+		types = append(types, string(f.Type))
 	}
 	defs["ActionType"] = enumSchema(docs["ActionType"], types...)
-	var llm []string
-	for _, e := range arena.LLMErrorTypes() {
-		llm = append(llm, string(e))
-	}
-	defs["LLMErrorType"] = enumSchema(docs["LLMErrorType"], llm...)
 
 	prop(s, "name").MinLength = ptr(uint64(1))
 	prop(s, "tags").Items.MinLength = ptr(uint64(1))
@@ -80,8 +82,8 @@ func Generate() ([]byte, error) {
 		prop(action, name).MinLength = ptr(uint64(1))
 		prop(action, name).MaxLength = ptr(uint64(256))
 	}
-	for _, t := range arena.ActionTypes() {
-		action.AllOf = append(action.AllOf, perType(t))
+	for _, f := range faults {
+		action.AllOf = append(action.AllOf, perType(f))
 	}
 
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -128,42 +130,61 @@ func enumSchema(desc string, values ...string) *jsonschema.Schema {
 }
 
 // perType says, for one action type, which target fields it needs or
-// refuses and which metadata keys it takes. Targets are read off
-// Action.Validate: a type that validates with no target takes none; one that
-// then still misses source_id is an edge.
-func perType(t arena.ActionType) *jsonschema.Schema {
+// refuses and which metadata keys it takes, as its spec says.
+func perType(f arena.FaultSpec) *jsonschema.Schema {
+	t := string(f.Type)
 	var then jsonschema.Schema
 	then.Properties = jsonschema.NewProperties()
-	switch {
-	case (arena.Action{Type: t}).Validate() == nil:
+	switch f.Target {
+	case arena.TargetRole, arena.TargetSystem:
 		then.Properties.Set("target_id", jsonschema.FalseSchema)
 		then.Properties.Set("source_id", jsonschema.FalseSchema)
-	case (arena.Action{Type: t, TargetID: "x"}).Validate() != nil:
+	case arena.TargetEdge:
 		then.Required = []string{"source_id", "target_id"}
 	default:
 		then.Required = []string{"target_id"}
 		then.Properties.Set("source_id", jsonschema.FalseSchema)
 	}
-	keys := t.MetadataKeys()
-	if len(keys) == 0 {
+	if len(f.Metadata) == 0 {
 		then.Properties.Set("metadata", &jsonschema.Schema{Type: "object", MaxProperties: ptr(uint64(0)),
-			Description: string(t) + " takes no metadata."})
+			Description: t + " takes no metadata."})
 	} else {
-		meta := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), AdditionalProperties: jsonschema.FalseSchema,
-			Description: "Metadata of " + string(t) + ": " + strings.Join(keys, ", ") + "."}
-		for _, k := range keys {
-			v := &jsonschema.Schema{Ref: "#/$defs/Duration"}
-			if k == arena.MetaErrorType {
-				v = &jsonschema.Schema{Ref: "#/$defs/LLMErrorType"}
-			}
-			v.Description = docs["metadata."+k]
-			meta.Properties.Set(k, v)
+		var names []string
+		meta := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), AdditionalProperties: jsonschema.FalseSchema}
+		for _, k := range f.Metadata {
+			names = append(names, k.Name)
+			meta.Properties.Set(k.Name, metaSchema(k))
 		}
+		meta.Description = "Metadata of " + t + ": " + strings.Join(names, ", ") + "."
 		then.Properties.Set("metadata", meta)
 	}
 	ifs := &jsonschema.Schema{Properties: jsonschema.NewProperties(), Required: []string{"type"}}
-	ifs.Properties.Set("type", &jsonschema.Schema{Const: string(t)})
-	return &jsonschema.Schema{If: ifs, Then: &then}
+	ifs.Properties.Set("type", &jsonschema.Schema{Const: t})
+	return &jsonschema.Schema{If: ifs, Then: &then, Description: t + ": " + f.Doc}
+}
+
+// metaSchema is the schema of one metadata value.
+func metaSchema(k arena.MetaKey) *jsonschema.Schema {
+	var v *jsonschema.Schema
+	switch k.Kind {
+	case arena.MetaKindDuration:
+		v = &jsonschema.Schema{Ref: "#/$defs/Duration"}
+	case arena.MetaKindString:
+		v = &jsonschema.Schema{Type: "string"}
+		for _, e := range k.Enum {
+			v.Enum = append(v.Enum, e)
+		}
+	default:
+		v = &jsonschema.Schema{Type: "number", Minimum: "0"}
+		if k.Positive {
+			v.Minimum, v.ExclusiveMinimum = "", "0"
+		}
+	}
+	v.Description = k.Doc
+	if v.Description == "" {
+		v.Description = string(k.Kind) + "."
+	}
+	return v
 }
 
 func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {

@@ -1,0 +1,195 @@
+package arena
+
+import (
+	"context"
+	"time"
+)
+
+// The built-in fault types: a constant and a FaultSpec each. Adding a
+// built-in type means both here, its effect in the two runtimes (fakes,
+// containers) and, when no existing capability lands it, a capability
+// interface in capabilities.go (not added to RuntimeProvider, so that
+// runtimes written against it still compile). TestBuiltinSpecsComplete
+// fails while any part of a spec is missing; TestReadmeFaultTable and
+// the schema test (make schema) while the README row or the shipped schema
+// are missing.
+
+// The built-in fault types, in documentation order (ActionTypes follows the
+// order of the specs below).
+const (
+	ActionKillLeader       ActionType = "kill_leader"
+	ActionKillOrchestrator ActionType = "kill_orchestrator"
+	ActionKillAgent        ActionType = "kill_agent"
+	ActionPauseAgent       ActionType = "pause_agent"
+	ActionResumeAgent      ActionType = "resume_agent"
+	ActionSlowAgent        ActionType = "slow_agent"
+	ActionNetworkPartition ActionType = "network_partition"
+	ActionToolTimeout      ActionType = "tool_timeout"
+	ActionMemoryCorrupt    ActionType = "memory_corrupt"
+	ActionMCPDisconnect    ActionType = "mcp_disconnect"
+	ActionLLMFailure       ActionType = "llm_failure"
+	ActionRemoveNode       ActionType = "remove_node"
+	ActionRemoveEdge       ActionType = "remove_edge"
+)
+
+var (
+	metaDuration = MetaKey{Name: MetaDuration, Kind: MetaKindDuration,
+		Doc: "The fault's lifetime: the engine lifts it after this. Without it the fault stays until the system heals it."}
+	metaDelay = MetaKey{Name: MetaDelay, Kind: MetaKindDuration, Positive: true, Default: DefaultSlowDelay,
+		Doc: "Added to every attempt of the slowed agent (default 5s)."}
+	metaTimeout = MetaKey{Name: MetaTimeout, Kind: MetaKindDuration, Positive: true, Default: DefaultToolTimeout,
+		Doc: "How long the hanging tool calls take to fail (default 5s)."}
+	metaErrorType = MetaKey{Name: MetaErrorType, Kind: MetaKindString, Default: string(DefaultLLMError),
+		Enum: llmErrorNames(), Doc: "The LLM error to return (default rate_limit)."}
+)
+
+func llmErrorNames() []string {
+	var out []string
+	for _, e := range LLMErrorTypes() {
+		out = append(out, string(e))
+	}
+	return out
+}
+
+func stop(rt AgentStopper, ctx context.Context, a Action, _ Params) error {
+	return rt.StopAgent(ctx, a.TargetID)
+}
+
+var (
+	viaStopper = via("AgentStopper", false, stop)
+	viaPauser  = via("Pauser", false, func(rt Pauser, ctx context.Context, a Action, _ Params) error {
+		return rt.PauseAgent(ctx, a.TargetID)
+	})
+	viaResumer = via("Pauser", false, func(rt Pauser, ctx context.Context, a Action, _ Params) error {
+		return rt.ResumeAgent(ctx, a.TargetID)
+	})
+)
+
+var builtins = newFaultSet(
+	FaultSpec{
+		Type: ActionKillLeader, Doc: "Kills the current leader (the first running agent of type leader).",
+		Target: TargetRole, Role: TypeLeader, capability: viaStopper, Route: "/arena/leader/kill",
+		Category: CategoryRuntime, Fix: "make sure a leader is running before killing it; after a kill, wait for failover before the next",
+		Priority: 9, Suggestion: "add or speed up leader election so a standby takes over",
+	},
+	FaultSpec{
+		Type: ActionKillOrchestrator, Doc: "Kills the current orchestrator (the first running agent of type orchestrator).",
+		Target: TargetRole, Role: TypeOrchestrator, capability: viaStopper, Route: "/arena/orchestrator/kill",
+		Category: CategoryRuntime, Fix: "make sure an orchestrator is running before killing it; after a kill, wait for failover before the next",
+		Priority: 9, Suggestion: "add or speed up orchestrator failover so a standby takes over",
+	},
+	FaultSpec{
+		Type: ActionKillAgent, Doc: "Kills an agent (SIGKILL); a supervisor or restart policy may resurrect it.",
+		Target: TargetAgent, capability: viaStopper, Route: "/arena/agent/{id}/kill",
+		Category: CategoryRuntime, Fix: "target a running agent (a stopped agent cannot be killed again); use type:<t> or random to pick one",
+		Priority: 6, Suggestion: "resurrect killed agents (supervisor or restart policy) and restore their state from a checkpoint",
+	},
+	FaultSpec{
+		Type: ActionPauseAgent, Doc: "Freezes an agent; with a duration the engine resumes it.",
+		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s != StatusStopped && s != StatusPaused },
+		Metadata: []MetaKey{metaDuration}, Lifts: true, capability: viaPauser, Route: "/arena/agent/{id}/pause",
+		Category: CategoryRuntime, Fix: "target a running agent; a paused or stopped agent cannot be paused",
+		Priority: 5, Suggestion: "detect frozen agents with heartbeats and route work away from them",
+	},
+	FaultSpec{
+		Type: ActionResumeAgent, Doc: "Thaws a paused agent.",
+		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s == StatusPaused },
+		capability: viaResumer, Route: "/arena/agent/{id}/resume",
+		Category: CategoryRuntime, Fix: "resume only paused agents: pause it first or target one that is paused",
+		Priority: 2, Suggestion: "make sure resumed agents rejoin and catch up",
+	},
+	FaultSpec{
+		Type: ActionSlowAgent, Doc: "Slows an agent down: every attempt takes delay longer.",
+		Target: TargetAgent, Metadata: []MetaKey{metaDelay, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/slow",
+		capability: via("Slower", false, func(rt Slower, ctx context.Context, a Action, p Params) error {
+			return rt.SlowAgent(ctx, a.TargetID, p.Delay)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent and check the runtime supports CPU throttling",
+		Priority: 3, Suggestion: "time out slow calls and route work to other agents",
+	},
+	FaultSpec{
+		Type: ActionNetworkPartition, Doc: "Cuts an agent off the network; with a duration the engine reconnects it.",
+		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/partition",
+		capability: via("Partitioner", false, func(rt Partitioner, ctx context.Context, a Action, _ Params) error {
+			return rt.PartitionNetwork(ctx, a.TargetID)
+		}),
+		Category: CategoryRuntime, Fix: "target a connected agent; an agent already partitioned cannot be partitioned again",
+		Priority: 7, Suggestion: "reconnect after partitions and re-sync state; route around unreachable agents",
+	},
+	FaultSpec{
+		Type: ActionToolTimeout, Doc: "Makes an agent's tool calls hang for timeout and then fail.",
+		Target: TargetAgent, Metadata: []MetaKey{metaTimeout, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/tool-timeout",
+		capability: via("ToolTimeouter", false, func(rt ToolTimeouter, ctx context.Context, a Action, p Params) error {
+			return rt.ToolTimeout(ctx, a.TargetID, p.Timeout)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
+		Priority: 4, Suggestion: "retry tool calls with backoff and reroute tasks after repeated timeouts",
+	},
+	FaultSpec{
+		Type: ActionMemoryCorrupt, Doc: "Corrupts an agent's memory; a checksum against its checkpoint detects it.",
+		Target: TargetAgent, Route: "/arena/agent/{id}/memory-corrupt",
+		capability: via("MemoryCorrupter", false, func(rt MemoryCorrupter, ctx context.Context, a Action, _ Params) error {
+			return rt.CorruptMemory(ctx, a.TargetID)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
+		Priority: 6, Suggestion: "checksum memory and restore it from the last good checkpoint",
+	},
+	FaultSpec{
+		Type: ActionMCPDisconnect, Doc: "Drops an agent's MCP connection; with a duration the engine reconnects it.",
+		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/mcp-disconnect",
+		capability: via("MCPDisconnecter", false, func(rt MCPDisconnecter, ctx context.Context, a Action, _ Params) error {
+			return rt.DisconnectMCP(ctx, a.TargetID)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent with an MCP connection",
+		Priority: 4, Suggestion: "reconnect MCP sessions automatically with backoff",
+	},
+	FaultSpec{
+		Type: ActionLLMFailure, Doc: "Makes an agent's LLM calls fail with error_type.",
+		Target: TargetAgent, Metadata: []MetaKey{metaErrorType, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/llm-failure",
+		capability: via("LLMFailer", false, func(rt LLMFailer, ctx context.Context, a Action, p Params) error {
+			return rt.InjectLLMFailure(ctx, a.TargetID, p.ErrorType)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
+		Priority: 4, Suggestion: "retry LLM calls with backoff and fall back to another model or worker",
+	},
+	FaultSpec{
+		Type: ActionRemoveNode, Doc: "Removes a node (and its edges) from the task DAG.",
+		Target: TargetNode, Route: "/arena/node/{id}/remove",
+		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
+			return d.RemoveNode(ctx, a.TargetID)
+		}),
+		Category: CategoryDAG, Fix: "name a node that exists in the DAG (see ListNodes)",
+		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
+	},
+	FaultSpec{
+		Type: ActionRemoveEdge, Doc: "Removes the edge source_id → target_id from the task DAG.",
+		Target: TargetEdge, Route: "/arena/edge/remove",
+		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
+			return d.RemoveEdge(ctx, a.SourceID, a.TargetID)
+		}),
+		Category: CategoryDAG, Fix: "name an edge that exists in the DAG (see ListEdges)",
+		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
+	},
+)
+
+// defaultParams are the typed parameters before an action's metadata: the
+// defaults of the built-ins' keys.
+func baseParams() Params {
+	return Params{Delay: DefaultSlowDelay, Timeout: DefaultToolTimeout, ErrorType: DefaultLLMError}
+}
+
+// typed fills Params' typed fields from the decoded values.
+func (p *Params) typed() {
+	if d, ok := p.Values[MetaDuration].(time.Duration); ok {
+		p.Duration = d
+	}
+	if d, ok := p.Values[MetaDelay].(time.Duration); ok {
+		p.Delay = d
+	}
+	if d, ok := p.Values[MetaTimeout].(time.Duration); ok {
+		p.Timeout = d
+	}
+	if s, ok := p.Values[MetaErrorType].(string); ok {
+		p.ErrorType = LLMErrorType(s)
+	}
+}

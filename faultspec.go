@@ -1,0 +1,330 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// FaultSpec is everything arena knows about one fault type, in one value:
+// validation (targets, metadata), the injector's dispatch and lifting, the
+// flight and evolution bridges, the HTTP route and the JSON Schema all read
+// it. The built-in types are listed by FaultSpecs; a user adds a type of
+// their own to one injector with WithFault (there is no global registry).
+type FaultSpec struct {
+	Type ActionType // the name in YAML, JSON, events and metrics: lower case, digits, _
+	Doc  string     // one sentence: what the fault does (JSON Schema description, docs)
+
+	Target TargetRule // what target_id (and source_id) name
+	Role   string     // TargetRole: the agent type whose holder is hit
+	// Eligible says which agents the fault can land on, for selectors and
+	// survival; nil means every agent that is not stopped.
+	Eligible func(AgentStatus) bool
+
+	Metadata []MetaKey // the metadata keys it takes, in documentation order
+	// Lifts: with a `duration` the engine lifts the fault once it elapsed
+	// (Lift for a user type, the runtime's FaultLifter for a built-in).
+	// Needs a MetaKindDuration key named "duration".
+	Lifts bool
+
+	// Inject lands a user-defined fault on the resolved action (TargetID is
+	// a concrete ID, Params.Values holds the decoded metadata). Built-ins
+	// have none: they land through a runtime capability (Capability).
+	Inject func(ctx context.Context, a Action, p Params) error
+	// Lift ends a user-defined fault when its duration has elapsed
+	// (optional; with Lifts).
+	Lift func(ctx context.Context, a Action) error
+
+	// Route is the built-in HTTP route's path ("/arena/agent/{id}/pause");
+	// every type, user-defined ones too, is also POST /arena/fault/{type}.
+	Route string
+
+	Category   string // the flight recorder's category when the injection is refused (default CategoryRuntime)
+	Fix        string // the flight recorder's suggested fix then
+	Priority   int    // evolution priority of an unhealed fault, 1–10 (see EmergencyPriority)
+	Suggestion string // what the evolution proposal suggests
+
+	capability capability // built-ins: the runtime interface that lands it
+}
+
+// TargetRule says what an action's target_id and source_id name.
+type TargetRule string
+
+// Target rules.
+const (
+	TargetSystem TargetRule = "system" // no target: the fault hits the system as a whole
+	TargetRole   TargetRule = "role"   // no target_id: the holder of Role is hit (kill_leader)
+	TargetAgent  TargetRule = "agent"  // target_id: an agent, "random" or "type:<agent type>"
+	TargetNode   TargetRule = "node"   // target_id: a DAG node or "random"
+	TargetEdge   TargetRule = "edge"   // source_id → target_id: a DAG edge
+)
+
+// MetaKind is the type of a metadata value.
+type MetaKind string
+
+// Metadata kinds and the Go type of their decoded value in Params.Values.
+const (
+	MetaKindDuration MetaKind = "duration" // time.Duration; written "1.5s" or a number of seconds; never negative
+	MetaKindString   MetaKind = "string"   // string
+	MetaKindNumber   MetaKind = "number"   // float64; finite, never negative
+)
+
+// MetaKey is one metadata key of a fault type.
+type MetaKey struct {
+	Name     string
+	Kind     MetaKind
+	Doc      string   // one sentence, for the JSON Schema
+	Default  any      // the decoded value when the key is left out (nil: absent)
+	Enum     []string // MetaKindString: the accepted values (survival draws among them)
+	Positive bool     // MetaKindDuration, MetaKindNumber: zero is refused too
+	// Check validates the decoded value further; its error is reported
+	// against metadata.<Name>.
+	Check func(v any) error
+}
+
+// capability is how a built-in lands: through one interface of the runtime
+// (or of the DAG provider).
+type capability struct {
+	name string // the interface, for messages: "Pauser"
+	dag  bool   // found on the DAG provider, not the runtime
+	has  func(provider any) bool
+	land func(ctx context.Context, provider any, a Action, p Params) error
+}
+
+// via is the capability C, landing with f.
+func via[C any](name string, dag bool, f func(c C, ctx context.Context, a Action, p Params) error) capability {
+	return capability{
+		name: name, dag: dag,
+		has:  func(p any) bool { _, ok := p.(C); return ok },
+		land: func(ctx context.Context, p any, a Action, pr Params) error { return f(p.(C), ctx, a, pr) },
+	}
+}
+
+// Capability names what lands the fault: a runtime interface of this
+// package for a built-in ("Pauser", "DAGProvider"), "Inject" for a
+// user-defined type.
+func (s FaultSpec) Capability() string {
+	if s.Inject != nil {
+		return "Inject"
+	}
+	return s.capability.name
+}
+
+// BuiltIn reports whether s is one of arena's own types.
+func (s FaultSpec) BuiltIn() bool { return s.capability.land != nil }
+
+// metaKey returns the key named name.
+func (s FaultSpec) metaKey(name string) (MetaKey, bool) {
+	for _, k := range s.Metadata {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return MetaKey{}, false
+}
+
+func (s FaultSpec) metaNames() []string {
+	var names []string
+	for _, k := range s.Metadata {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
+func (s FaultSpec) eligible(st AgentStatus) bool {
+	if s.Eligible != nil {
+		return s.Eligible(st)
+	}
+	return st != StatusStopped
+}
+
+var faultName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// Check reports what is missing or wrong in a user-defined spec, naming the
+// field; WithFault panics with it. Built-ins are checked by a test with
+// stricter rules (every part present).
+func (s FaultSpec) Check() error {
+	if err := s.checkShape(); err != nil {
+		return err
+	}
+	switch {
+	case s.BuiltIn():
+		return fmt.Errorf("fault %s: a built-in type cannot be registered again", s.Type)
+	case s.Inject == nil:
+		return fmt.Errorf("fault %s: Inject: missing", s.Type)
+	case s.Lift != nil && !s.Lifts:
+		return fmt.Errorf("fault %s: Lift given but Lifts is false", s.Type)
+	}
+	return nil
+}
+
+// checkShape checks the parts every spec must have right.
+func (s FaultSpec) checkShape() error {
+	if !faultName.MatchString(string(s.Type)) {
+		return fmt.Errorf("fault %q: Type: want lower case letters, digits and _, starting with a letter", s.Type)
+	}
+	if _, ok := builtins.lookup(s.Type); ok && !s.BuiltIn() {
+		return fmt.Errorf("fault %s: Type: the name of a built-in type", s.Type)
+	}
+	switch s.Target {
+	case TargetSystem, TargetAgent, TargetNode, TargetEdge:
+		if s.Role != "" {
+			return fmt.Errorf("fault %s: Role: only for TargetRole", s.Type)
+		}
+	case TargetRole:
+		if s.Role == "" {
+			return fmt.Errorf("fault %s: Role: missing for TargetRole", s.Type)
+		}
+	default:
+		return fmt.Errorf("fault %s: Target: unknown rule %q", s.Type, s.Target)
+	}
+	if s.Priority < 1 || s.Priority > 10 {
+		return fmt.Errorf("fault %s: Priority: %d is not in 1–10", s.Type, s.Priority)
+	}
+	if strings.TrimSpace(s.Fix) == "" {
+		return fmt.Errorf("fault %s: Fix: missing", s.Type)
+	}
+	if strings.TrimSpace(s.Suggestion) == "" {
+		return fmt.Errorf("fault %s: Suggestion: missing", s.Type)
+	}
+	seen := map[string]bool{}
+	for i, k := range s.Metadata {
+		field := fmt.Sprintf("fault %s: Metadata[%d]", s.Type, i)
+		switch {
+		case !faultName.MatchString(k.Name):
+			return fmt.Errorf("%s.Name: %q: want lower case letters, digits and _", field, k.Name)
+		case seen[k.Name]:
+			return fmt.Errorf("%s.Name: %q given twice", field, k.Name)
+		case k.Kind != MetaKindDuration && k.Kind != MetaKindString && k.Kind != MetaKindNumber:
+			return fmt.Errorf("%s.Kind: unknown kind %q", field, k.Kind)
+		case len(k.Enum) > 0 && k.Kind != MetaKindString:
+			return fmt.Errorf("%s.Enum: only for MetaKindString", field)
+		}
+		seen[k.Name] = true
+		if k.Default != nil {
+			if _, err := k.decode(k.Default); err != nil {
+				return fmt.Errorf("%s.Default: %w", field, err)
+			}
+		}
+	}
+	if d, ok := s.metaKey(MetaDuration); s.Lifts && (!ok || d.Kind != MetaKindDuration) {
+		return fmt.Errorf("fault %s: Lifts needs a MetaKindDuration key %q", s.Type, MetaDuration)
+	}
+	return nil
+}
+
+// decode checks one metadata value and returns it decoded.
+func (k MetaKey) decode(v any) (any, error) {
+	var out any
+	switch k.Kind {
+	case MetaKindDuration:
+		d, err := ParseDuration(v)
+		switch {
+		case err != nil:
+			return nil, err
+		case d < 0:
+			return nil, fmt.Errorf("negative duration %s", d)
+		case d == 0 && k.Positive:
+			return nil, errors.New("must be positive")
+		}
+		out = d
+	case MetaKindString:
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("want a string, got %T", v)
+		}
+		if len(k.Enum) > 0 && !slices.Contains(k.Enum, s) {
+			return nil, fmt.Errorf("unknown %s %q (want one of %s)", strings.ReplaceAll(k.Name, "_", " "), s, strings.Join(k.Enum, ", "))
+		}
+		out = s
+	case MetaKindNumber:
+		var f float64
+		switch n := v.(type) {
+		case int:
+			f = float64(n)
+		case int64:
+			f = float64(n)
+		case float64:
+			f = n
+		default:
+			return nil, fmt.Errorf("want a number, got %T", v)
+		}
+		switch {
+		case f != f || f > 1e300 || f < -1e300:
+			return nil, fmt.Errorf("%v is not a finite number", f)
+		case f < 0:
+			return nil, fmt.Errorf("negative number %v", f)
+		case f == 0 && k.Positive:
+			return nil, errors.New("must be positive")
+		}
+		out = f
+	}
+	if k.Check != nil {
+		if err := k.Check(out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// faultSet is the fault types one injector (or one validation) knows: the
+// built-ins, then the user's in registration order.
+type faultSet struct {
+	byType map[ActionType]FaultSpec
+	order  []ActionType
+}
+
+func newFaultSet(specs ...FaultSpec) *faultSet {
+	fs := &faultSet{byType: map[ActionType]FaultSpec{}}
+	for _, s := range specs {
+		if _, dup := fs.byType[s.Type]; !dup {
+			fs.order = append(fs.order, s.Type)
+		}
+		fs.byType[s.Type] = s
+	}
+	return fs
+}
+
+// with returns the built-ins plus extra (nil extra: the built-ins alone).
+func (fs *faultSet) with(extra []FaultSpec) *faultSet {
+	if len(extra) == 0 {
+		return fs
+	}
+	all := make([]FaultSpec, 0, len(fs.order)+len(extra))
+	for _, t := range fs.order {
+		all = append(all, fs.byType[t])
+	}
+	return newFaultSet(append(all, extra...)...)
+}
+
+func (fs *faultSet) lookup(t ActionType) (FaultSpec, bool) {
+	s, ok := fs.byType[t]
+	return s, ok
+}
+
+func (fs *faultSet) specs() []FaultSpec {
+	out := make([]FaultSpec, len(fs.order))
+	for i, t := range fs.order {
+		out[i] = fs.byType[t]
+	}
+	return out
+}
+
+// list names the types for "want one of …" messages.
+func (fs *faultSet) list() string {
+	names := make([]string, len(fs.order))
+	for i, t := range fs.order {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// FaultSpecs returns the specs of the built-in fault types in documentation
+// order (the order of ActionTypes).
+func FaultSpecs() []FaultSpec { return builtins.specs() }
+
+// LookupFault returns the spec of a built-in fault type.
+func LookupFault(t ActionType) (FaultSpec, bool) { return builtins.lookup(t) }

@@ -1,0 +1,34 @@
+package arena
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// faultRow is a built-in's row of the README's fault table.
+func faultRow(s FaultSpec) string {
+	target := map[TargetRule]string{
+		TargetRole: "the " + s.Role, TargetAgent: "agent, `random`, `type:<t>`",
+		TargetNode: "DAG node, `random`", TargetEdge: "DAG edge (`source_id`)", TargetSystem: "the system",
+	}[s.Target]
+	meta := "—"
+	if names := s.metaNames(); len(names) > 0 {
+		meta = "`" + strings.Join(names, "`, `") + "`"
+	}
+	return "| `" + string(s.Type) + "` | " + target + " | " + meta + " | `" + s.capability.name + "` | `POST " + s.Route + "` |"
+}
+
+// TestReadmeFaultTable keeps the README's table of fault types equal to the
+// specs.
+func TestReadmeFaultTable(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range FaultSpecs() {
+		if row := faultRow(s); !strings.Contains(string(b), "\n"+row+"\n") {
+			t.Errorf("README.md has no row\n%s", row)
+		}
+	}
+}
