@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,8 +31,8 @@ func TestToolsKeyFollowsGoMod(t *testing.T) {
 		}
 		for line := range strings.SplitSeq(string(data), "\n") {
 			f := strings.Fields(line)
-			if len(f) >= 2 && (f[0] == module || (f[0] == "require" && len(f) >= 3 && f[1] == module)) {
-				return f[len(f)-1]
+			if f = slices.DeleteFunc(f, func(w string) bool { return w == "require" }); len(f) >= 2 && f[0] == module {
+				return f[1]
 			}
 		}
 		t.Fatalf("%s: no %s", gomod, module)
