@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/informers"
@@ -64,6 +65,7 @@ type Runtime struct {
 	runID string
 
 	factory informers.SharedInformerFactory
+	leaseFn informers.SharedInformerFactory // nil without WithLeaderLease
 	pods    corelisters.PodNamespaceLister
 	leases  coordlisters.LeaseNamespaceLister // nil without WithLeaderLease
 	stop    chan struct{}
@@ -141,11 +143,21 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		informers.WithNamespace(o.namespace),
 		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = sel.String() }))
 	r.pods = r.factory.Core().V1().Pods().Lister().Pods(o.namespace)
-	if o.leaderLease != "" {
-		r.leases = r.factory.Coordination().V1().Leases().Lister().Leases(o.namespace)
-	}
 	r.factory.Start(r.stop)
-	for typ, ok := range r.factory.WaitForCacheSync(ctx.Done()) {
+	synced := r.factory.WaitForCacheSync(ctx.Done())
+	if o.leaderLease != "" {
+		// The Lease carries no agent labels: an informer of its own, on
+		// its name.
+		r.leaseFn = informers.NewSharedInformerFactoryWithOptions(cs, 0,
+			informers.WithNamespace(o.namespace),
+			informers.WithTweakListOptions(func(lo *metav1.ListOptions) {
+				lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", o.leaderLease).String()
+			}))
+		r.leases = r.leaseFn.Coordination().V1().Leases().Lister().Leases(o.namespace)
+		r.leaseFn.Start(r.stop)
+		maps.Copy(synced, r.leaseFn.WaitForCacheSync(ctx.Done()))
+	}
+	for typ, ok := range synced {
 		if !ok {
 			r.shutdown()
 			return nil, fmt.Errorf("kube: cache of %v not synced: %w", typ, ctx.Err())
@@ -362,6 +374,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 func (r *Runtime) shutdown() {
 	close(r.stop)
 	r.factory.Shutdown()
+	if r.leaseFn != nil {
+		r.leaseFn.Shutdown()
+	}
 }
 
 // Leftovers lists what carries the project's label in the cluster:

@@ -22,8 +22,13 @@ const testProject = "arena-kube-test"
 func newRuntime(t *testing.T, opts ...kube.Option) *kube.Runtime {
 	t.Helper()
 	cfg := cluster(t)
-	rt := kube.ForTest(t, append([]kube.Option{kube.WithConfig(cfg), kube.WithProject(testProject)}, opts...)...)
-	t.Cleanup(func() { assertNothingOfRun(t, rt) }) // runs after ForTest's cleanups
+	var rt *kube.Runtime
+	t.Cleanup(func() { // registered first, so it runs after ForTest's cleanups
+		if rt != nil {
+			assertNothingOfRun(t, rt)
+		}
+	})
+	rt = kube.ForTest(t, append([]kube.Option{kube.WithConfig(cfg), kube.WithProject(testProject)}, opts...)...)
 	return rt
 }
 

@@ -29,14 +29,21 @@ build kwok kwok sigs.k8s.io/kwok/cmd/kwok
 
 # kwok simulates nothing without stages: node-initialize,
 # node-heartbeat-with-lease, pod-ready, pod-complete and pod-delete, from the
-# module's kustomize/stage, in one multi-document file.
-if [ ! -s "$dir/kwok-stages.yaml" ]; then
-  src=$(cd kwok && "$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
-  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
-           pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
-    echo "---"
+# module's kustomize/stage, in one multi-document file (written every time:
+# it is cheap, and follows this script). One change to pod-ready: the
+# containers' statuses report their resources, as a kubelet that supports
+# in-place resize does; without them the API server refuses pods/resize
+# ("Pod running on node without support for resize").
+src=$(cd kwok && "$GO" list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
+for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+         pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+  echo "---"
+  if [ "$f" = pod/fast/pod-ready.yaml ]; then
+    awk '{ print } /^        restartCount: 0$/ && !done { print "        {{ with .resources }}"; print "        resources:"; print "      {{ YAML . 2 }}"; print "        {{ end }}"; done = 1 }' "$src/$f"
+  else
     cat "$src/$f"
-  done > "$dir/kwok-stages.yaml.tmp"
-  mv "$dir/kwok-stages.yaml.tmp" "$dir/kwok-stages.yaml"
-fi
+  fi
+done > "$dir/kwok-stages.yaml.tmp"
+grep -q 'resources:' "$dir/kwok-stages.yaml.tmp" || { echo "build.sh: pod-ready stage not patched" >&2; exit 1; }
+mv "$dir/kwok-stages.yaml.tmp" "$dir/kwok-stages.yaml"
 echo "$dir"
