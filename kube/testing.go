@@ -55,7 +55,9 @@ func ForTest(t TB, opts ...Option) *Runtime {
 		t.Fatalf("kube: %v", err)
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Two minutes, and more for many reference agents (1,000 pods take a
+	// while to be scheduled and made Ready on two cores).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute+time.Duration(o.refWorkers)*200*time.Millisecond)
 	defer cancel()
 	run := o.runID
 	if run == "" {
@@ -70,7 +72,7 @@ func ForTest(t TB, opts ...Option) *Runtime {
 		return nil
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute+time.Duration(o.refWorkers)*100*time.Millisecond)
 		defer cancel()
 		if err := DeleteNamespace(ctx, cs, ns.Name); err != nil {
 			t.Errorf("kube: %v", err)
