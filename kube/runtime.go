@@ -344,8 +344,8 @@ func (r *Runtime) Close(ctx context.Context) error {
 	r.closed = true
 	var ids []string
 	for id, p := range r.partitions {
-		if p.timer != nil {
-			p.timer.Stop()
+		if p.timer != nil && p.timer.Stop() {
+			r.timers.Done() // it will not run
 		}
 		ids = append(ids, id)
 	}

@@ -258,6 +258,7 @@ func TestPartitionOnKwokIsNotEnforced(t *testing.T) {
 func TestPartitionPolicyLifecycle(t *testing.T) {
 	rt := newRuntime(t, kube.WithReferenceAgents(2), kube.WithEnforcement(kube.EnforcementAssumed),
 		kube.WithPartitionHealing(time.Second))
+	// worker-1 is partitioned again at the end and left to Close, before its healing (1s) is due.
 	ctx := context.Background()
 	cs := rt.Clientset()
 	ns := rt.Namespace()
@@ -291,6 +292,23 @@ func TestPartitionPolicyLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "worker-2's partition heals on its own", func() bool { return len(rt.Active()) == 0 })
+	assertNoPartition(t, rt)
+
+	// Close lifts a partition whose healing is still pending (and does not
+	// wait for its timer).
+	if err := rt.PartitionNetwork(ctx, "worker-1"); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- rt.Close(ctx) }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close hangs with a partition pending")
+	}
 	assertNoPartition(t, rt)
 }
 
