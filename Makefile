@@ -5,14 +5,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream kube kube-tools fuzz bench lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats kube kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream and kube modules, then each fuzz target briefly
-test: lint unit downstream kube fuzz
+## test: lint, every package under the race detector, the downstream, NATS and kube modules, then each fuzz target briefly
+test: lint unit downstream nats kube fuzz
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -33,14 +33,27 @@ kube:
 kube-tools:
 	GO=$(GO) kube/tools/build.sh
 
+## nats: examples/nats-cluster, a module of its own: a 3-node NATS JetStream cluster in Docker under
+## arena (skips without a daemon unless ARENA_REQUIRE_DOCKER=1); prints arena's TTR beside the
+## workload's own outage per fault
+nats:
+	cd examples/nats-cluster && $(GO) vet ./... && $(GO) test -race -count=1 -v -timeout 15m ./...
+
 # Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
+# -fuzzminimizetime bounds the minimisation of each new input: by default it
+# may take a minute, and a short run then does little else.
+FUZZMINTIME ?= 2s
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. \
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzParseDuration$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzActionValidate$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadScenario$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzValidateScenario$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzMetaKeyDecode$$' -fuzztime=$(FUZZTIME) .
-	$(GO) test -run='^$$' -fuzz='^FuzzRoundTrip$$' -fuzztime=$(FUZZTIME) ./internal/sse
+	@set -e; for t in $(FUZZTARGETS); do \
+		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$${t%%:*}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINTIME) $${t#*:}; \
+	done
+
+## fuzz-long: every fuzz target for 10 minutes (FUZZTIME=10m); report the executions and any crasher
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=10m
 
 ## serve: the HTTP API over the fake cluster, on 127.0.0.1:8080 (package arenahttp; ARENA_API_KEY sets a key)
 serve:
@@ -67,6 +80,11 @@ schema:
 ## bench: the benchmarks, with allocations
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+## bench-compare: BASE=<rev> against the work tree, interleaved runs, benchstat tables (BENCH, BENCH_PKGS, COUNT, BENCHTIME)
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<rev> [BENCH=pattern] [COUNT=6]"; exit 2; }
+	./.ci/bench-compare $(BASE)
 
 ## lint: gofmt and go vet
 lint:

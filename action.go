@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // ActionType names a fault type: a built-in (ActionTypes) or one registered
@@ -72,9 +71,9 @@ type Result struct {
 	Action    Action    `json:"action"` // with TargetID resolved
 	Success   bool      `json:"success"`
 	Error     string    `json:"error,omitempty"`
-	Err       error     `json:"-"` // the error itself, for errors.Is
-	StartedAt time.Time `json:"started_at"`
-	Duration  Duration  `json:"duration"`
+	Err       error     `json:"-"`          // the error itself, for errors.Is
+	StartedAt time.Time `json:"started_at"` // when arena started landing it: the fault's time (see FaultOutcome)
+	Duration  Duration  `json:"duration"`   // how long the injection call took
 }
 
 // Params are an action's metadata, decoded and defaulted.
@@ -85,7 +84,8 @@ type Params struct {
 	ErrorType LLMErrorType  // llm_failure
 	// Values holds every metadata key of the type that was given or has a
 	// default, decoded (time.Duration, string or float64: see MetaKind).
-	// User-defined faults read their parameters here.
+	// User-defined faults read their parameters here. It is nil when there
+	// are none (reading a nil map is fine).
 	Values map[string]any
 }
 
@@ -178,8 +178,8 @@ func checkID(field, id string, selectors bool) error {
 	switch {
 	case id == "":
 		return invalid(field, "missing")
-	case strings.ContainsFunc(id, func(r rune) bool { return r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return invalid(field, "%q contains white space or control characters", id)
+	case IdentifierProblem(id) != "":
+		return invalid(field, "%q %s", id, IdentifierProblem(id))
 	case len(id) > 256:
 		return invalid(field, "longer than 256 characters")
 	}
@@ -194,7 +194,9 @@ func checkID(field, id string, selectors bool) error {
 
 func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
 	p := baseParams()
-	p.Values = map[string]any{}
+	if len(a.Metadata) > 0 || spec.hasDefaults() { // most actions have none: no map
+		p.Values = map[string]any{}
+	}
 	for _, k := range spec.Metadata {
 		if k.Default != nil {
 			p.Values[k.Name], _ = k.decode(k.Default) // checked when the spec was made
@@ -217,6 +219,15 @@ func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
 	}
 	p.typed()
 	return p, nil
+}
+
+func (s *FaultSpec) hasDefaults() bool {
+	for _, k := range s.Metadata {
+		if k.Default != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -68,6 +68,15 @@ func TestActionValidateAcceptsEveryType(t *testing.T) {
 		},
 		{Action{Type: ActionRemoveNode, TargetID: "node-a"}, defaultParams},
 		{Action{Type: ActionRemoveEdge, SourceID: "node-a", TargetID: "node-b"}, defaultParams},
+		{
+			Action{Type: ActionNetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "150ms", "jitter": "20ms", "direction": "outbound", "peer": "leader-0", "duration": "4s"}},
+			withParams(func(p *Params) { p.Duration = 4 * time.Second }),
+		},
+		{
+			Action{Type: ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 250000, "duration": "4s"}},
+			withParams(func(p *Params) { p.Duration = 4 * time.Second }),
+		},
+		{Action{Type: ActionConnectionReset, TargetID: "type:worker", Metadata: map[string]any{"after": "100ms"}}, defaultParams},
 	}
 	seen := map[ActionType]bool{}
 	for _, tt := range tests {
@@ -128,7 +137,7 @@ func TestActionValidateLLMErrorTypes(t *testing.T) {
 
 func TestActionValidateRejects(t *testing.T) {
 	const validTypes = "kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, " +
-		"network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge"
+		"network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset"
 	const errorTypes = "rate_limit, overloaded, timeout, server_error, invalid_response"
 	meta := func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -401,6 +410,60 @@ func TestActionValidateRejects(t *testing.T) {
 			field:   "metadata.delay",
 			wantErr: `metadata.delay: "later" is not a duration (want a Go duration such as "1.5s" or a number of seconds)`,
 		},
+		{
+			name:    "network_latency of zero",
+			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("latency", 0)},
+			field:   "metadata.latency",
+			wantErr: "metadata.latency: must be positive",
+		},
+		{
+			name:    "network_latency with a negative jitter",
+			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("jitter", "-5ms")},
+			field:   "metadata.jitter",
+			wantErr: "metadata.jitter: negative duration -5ms",
+		},
+		{
+			name:    "network_latency with an unknown direction",
+			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("direction", "up")},
+			field:   "metadata.direction",
+			wantErr: `metadata.direction: unknown direction "up" (want one of both, inbound, outbound)`,
+		},
+		{
+			name:    "network_latency with an empty peer",
+			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("peer", "")},
+			field:   "metadata.peer",
+			wantErr: "metadata.peer: empty: leave the key out to slow every link",
+		},
+		{
+			name:    "network_latency with a peer with a space",
+			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("peer", "leader 0")},
+			field:   "metadata.peer",
+			wantErr: "metadata.peer: contains white space or control characters",
+		},
+		{
+			name:    "network_bandwidth with a fraction of a byte",
+			action:  Action{Type: ActionNetworkBandwidth, TargetID: "w", Metadata: meta("rate", 1000.5)},
+			field:   "metadata.rate",
+			wantErr: "metadata.rate: want a whole number of bytes per second",
+		},
+		{
+			name:    "network_bandwidth with a rate of zero",
+			action:  Action{Type: ActionNetworkBandwidth, TargetID: "w", Metadata: meta("rate", 0)},
+			field:   "metadata.rate",
+			wantErr: "metadata.rate: must be positive",
+		},
+		{
+			name:    "network_bandwidth with a rate written with a unit",
+			action:  Action{Type: ActionNetworkBandwidth, TargetID: "w", Metadata: meta("rate", "1MB/s")},
+			field:   "metadata.rate",
+			wantErr: "metadata.rate: want a number, got string",
+		},
+		{
+			name:    "connection_reset with a negative after",
+			action:  Action{Type: ActionConnectionReset, TargetID: "w", Metadata: meta("after", -1)},
+			field:   "metadata.after",
+			wantErr: "metadata.after: negative duration -1s",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -551,7 +614,7 @@ func TestActionTypesList(t *testing.T) {
 	want := []ActionType{
 		"kill_leader", "kill_orchestrator", "kill_agent", "pause_agent", "resume_agent",
 		"slow_agent", "network_partition", "tool_timeout", "memory_corrupt", "mcp_disconnect",
-		"llm_failure", "remove_node", "remove_edge",
+		"llm_failure", "remove_node", "remove_edge", "network_latency", "network_bandwidth", "connection_reset",
 	}
 	got := ActionTypes()
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -567,8 +630,8 @@ func TestActionTypesList(t *testing.T) {
 			t.Errorf("%q.Valid() = false, want true", typ)
 		}
 	}
-	if len(seen) != 13 {
-		t.Errorf("ActionTypes() has %d unique entries, want 13", len(seen))
+	if len(seen) != 16 {
+		t.Errorf("ActionTypes() has %d unique entries, want 16", len(seen))
 	}
 	// The caller owns the slice.
 	got[0] = "mangled"
@@ -587,6 +650,7 @@ func TestActionTypeProperties(t *testing.T) {
 	liftable := []ActionType{
 		ActionPauseAgent, ActionSlowAgent, ActionNetworkPartition,
 		ActionToolTimeout, ActionMCPDisconnect, ActionLLMFailure,
+		ActionNetworkLatency, ActionNetworkBandwidth, ActionConnectionReset,
 	}
 	keys := map[ActionType][]string{
 		ActionPauseAgent:       {"duration"},
@@ -595,6 +659,9 @@ func TestActionTypeProperties(t *testing.T) {
 		ActionToolTimeout:      {"timeout", "duration"},
 		ActionMCPDisconnect:    {"duration"},
 		ActionLLMFailure:       {"error_type", "duration"},
+		ActionNetworkLatency:   {"latency", "jitter", "direction", "peer", "duration"},
+		ActionNetworkBandwidth: {"rate", "duration"},
+		ActionConnectionReset:  {"after", "duration"},
 	}
 	for _, typ := range ActionTypes() {
 		if got, want := typ.NeedsDAG(), slices.Contains(dag, typ); got != want {

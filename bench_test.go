@@ -13,7 +13,12 @@ import (
 
 // BenchmarkExecute is one Execute through the whole pipeline: fake cluster,
 // event store, Prometheus metrics, evidence, flight and evolution bridges.
-// The fault is a lifted-at-once partition, so every call lands.
+// The fault is a lifted-at-once partition, so every call lands. Beside
+// BenchmarkInjectorBare, the ratio of the two is what the service adds:
+//
+//	go test -run '^$' -bench 'Execute$|InjectorBare' -benchmem -count 10 . | benchstat -
+//
+// (the target: at most 6×, at most 5 allocations).
 func BenchmarkExecute(b *testing.B) {
 	clock := arena.NewVirtualClock(time.Time{})
 	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithWorkers(8))
@@ -26,6 +31,28 @@ func BenchmarkExecute(b *testing.B) {
 	for b.Loop() {
 		if res := svc.Execute(ctx, a); !res.Success {
 			b.Fatal(res.Error)
+		}
+		_ = c.LiftFault(ctx, arena.ActionNetworkPartition, "worker-3")
+	}
+}
+
+// BenchmarkInjectorBare lands the fault of BenchmarkExecute through the
+// bare injector (Prepare and Inject): no ID, clock, stats, metrics, events,
+// evidence or flight recorder.
+func BenchmarkInjectorBare(b *testing.B) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithWorkers(8))
+	inj := arena.NewInjector(c, c)
+	ctx := context.Background()
+	a := arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-3"}
+	b.ReportAllocs()
+	for b.Loop() {
+		prepared, params, err := inj.Prepare(ctx, a, nil)
+		if err == nil {
+			err = inj.Inject(ctx, prepared, params)
+		}
+		if err != nil {
+			b.Fatal(err)
 		}
 		_ = c.LiftFault(ctx, arena.ActionNetworkPartition, "worker-3")
 	}

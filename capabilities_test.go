@@ -123,9 +123,9 @@ func TestSurvivalLeavesOutWhatTheRuntimeCannotLand(t *testing.T) {
 	if rep.Actions == 0 {
 		t.Errorf("no actions: %+v", rep)
 	}
-	// The six agent faults it lacks; the DAG types are left out silently,
+	// The nine agent faults it lacks; the DAG types are left out silently,
 	// as before: the injector was given no DAG at all.
-	if len(rep.Warnings) != 6 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "mix: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter): left out") {
+	if len(rep.Warnings) != 9 || !strings.Contains(strings.Join(rep.Warnings, "\n"), "mix: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter): left out") {
 		t.Errorf("warnings = %q, want one per unsupported agent fault", rep.Warnings)
 	}
 

@@ -21,9 +21,11 @@ func (RealClock) Now() time.Time { return time.Now() }
 // VirtualClock is a clock that moves only when told to. The virtual executor
 // owns one and jumps it to each event's time.
 type VirtualClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	inUse bool // a run is playing on it; see Run.Play
+	mu     sync.Mutex
+	now    time.Time
+	inUse  bool // a run is playing on it; see Run.Play
+	timers []*clockTimer
+	timerN uint64
 }
 
 // acquire marks the clock as driven by a run; false if one already is.
@@ -63,19 +65,80 @@ func (c *VirtualClock) Now() time.Time {
 }
 
 // Set moves the clock to t. Moving backwards is ignored: time never rewinds.
+// Timers due by t (see afterFunc) fire on the way, each with the clock
+// showing its own time.
 func (c *VirtualClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t.After(c.now) {
-		c.now = t
+	for {
+		c.mu.Lock()
+		tm := c.dueBy(t)
+		if tm == nil {
+			if t.After(c.now) {
+				c.now = t
+			}
+			c.mu.Unlock()
+			return
+		}
+		if tm.at.After(c.now) {
+			c.now = tm.at
+		}
+		c.mu.Unlock()
+		tm.fn() // unlocked: it may read the clock
 	}
 }
 
 // Advance moves the clock forward by d (negative d is ignored).
 func (c *VirtualClock) Advance(d time.Duration) {
+	if d > 0 {
+		c.Set(c.Now().Add(d))
+	}
+}
+
+// clockTimer is a function due at a virtual instant: the lift of a timed
+// fault executed outside a run happens when the clock passes it, whoever
+// moves the clock (a run, a test's Advance).
+type clockTimer struct {
+	at  time.Time
+	seq uint64
+	fn  func()
+}
+
+// afterFunc calls fn once the clock reaches now+d; stop cancels it and
+// reports whether it had not fired.
+func (c *VirtualClock) afterFunc(d time.Duration, fn func()) (stop func() bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if d > 0 {
-		c.now = c.now.Add(d)
+	c.timerN++
+	tm := &clockTimer{at: c.now.Add(d), seq: c.timerN, fn: fn}
+	c.timers = append(c.timers, tm)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, x := range c.timers {
+			if x == tm {
+				c.timers = append(c.timers[:i], c.timers[i+1:]...)
+				return true
+			}
+		}
+		return false
 	}
+}
+
+// dueBy removes and returns the earliest timer due by t (ties: in the order
+// they were made), or nil. Called with c.mu held.
+func (c *VirtualClock) dueBy(t time.Time) *clockTimer {
+	best := -1
+	for i, x := range c.timers {
+		if x.at.After(t) {
+			continue
+		}
+		if best < 0 || x.at.Before(c.timers[best].at) || (x.at.Equal(c.timers[best].at) && x.seq < c.timers[best].seq) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	tm := c.timers[best]
+	c.timers = append(c.timers[:best], c.timers[best+1:]...)
+	return tm
 }

@@ -25,10 +25,12 @@
 //
 // # Actions
 //
-// Thirteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
+// Sixteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
 // returns a *ValidationError naming the field): unknown or misspelt metadata
 // keys, wrong types, negative durations and unknown LLM error types are
-// errors, never silently defaulted. A target may be a selector, "random" or
+// errors, never silently defaulted. The network faults (network_latency,
+// network_bandwidth, connection_reset) degrade an agent's links: a rate is a
+// whole number of bytes per second, a latency is added to each round trip. A target may be a selector, "random" or
 // "type:<agent type>", resolved with the run's seed; the chosen ID is in the
 // Result. Durations have one encoding everywhere (Duration): "1.5s", or a bare
 // number of seconds. A `duration` in the metadata makes the engine lift the
@@ -44,7 +46,9 @@
 //
 // A runtime implements only the capabilities it has: AgentLister plus any of
 // AgentStopper, Pauser, Slower, Partitioner, ToolTimeouter, MemoryCorrupter,
-// MCPDisconnecter, LLMFailer (RuntimeProvider is all of them) and
+// MCPDisconnecter, LLMFailer (RuntimeProvider is all of them),
+// LatencyInjector, BandwidthLimiter, ConnectionResetter (the network
+// faults; package netfault lands them on a Go service in the process) and
 // FaultLifter. NewInjectorFor(rt, WithDAG(dag)) finds them by type
 // assertion; a type the runtime cannot land is ErrUnsupported, reported
 // before a run starts by Service.ValidateScenario and RunScenarioReport
@@ -54,6 +58,21 @@
 // registered on one injector with WithFault: scenarios (LoadScenario with
 // Injector.FaultTypes), survival, arenahttp and schema.For then
 // treat it as a built-in. See examples/userfault.
+//
+// # Fault lifecycle
+//
+// Every landed fault arena can lift is in the service's active-fault
+// registry (ActiveFaults, LiftFault, ActiveFault with its FaultOrigin) until
+// it is lifted: at its duration on the service's clock, whether it came
+// from Execute (a timer; on a VirtualClock, when the clock passes it) or
+// from a run (a KindLift event); on request; or by a rollback. A run rolls
+// back its faults however it ends and lists them in Report.Rollback
+// (FaultRollback); Service.Rollback lifts everything, for processes and
+// tests that end. A run holds its service: a second run, or an Execute
+// outside it, gets a *RunActiveError (ErrRunActive). AbortWhen stops a run
+// when the system is unhealthy too long, a named check fails or the score
+// drops (Report.Aborted); a run does not start injecting into an unhealthy
+// system. WithMaxFaultDuration bounds durations (default 1h).
 //
 // # Service
 //
@@ -109,7 +128,9 @@
 // Scorer gets a Trial per run; the i-th runs of both arms share a seed, so a
 // scorer that draws everything from Trial.Seed (fakes.StrategyScorer builds
 // a fresh seeded fake cluster per run) compares the strategies on the same
-// cases. ModeFixed makes Runs runs per arm and applies Welch's t-test,
+// cases. A tester given a service holds it while it runs, like a run: its
+// trials run on Trial.Service under the context its ContextScorer is given,
+// and nothing else lands there meanwhile. ModeFixed makes Runs runs per arm and applies Welch's t-test,
 // one-sided by default; ModeSequential looks after every run with an
 // anytime-valid Bayes-factor t-test and stops as soon as the answer is
 // significant, or at MaxRuns with Inconclusive — peeking does not inflate
@@ -125,12 +146,16 @@
 //     MetaKind, WithFault, ErrUnsupported.
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
-//     LLMFailer, DAGProvider, FaultLifter, AgentInfo, Edge, Probe, Check.
+//     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
+//     ConnectionResetter, DAGProvider, FaultLifter, AgentInfo, Edge, Probe,
+//     Check.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
-//     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions),
-//     Stats, EventStore.
+//     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions,
+//     WithMaxFaultDuration, WithRollbackTimeout), Stats, EventStore.
+//   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback, ErrNoActiveFault,
+//     ErrRunActive, RunActiveError, AbortWhen, EventFaultLifted.
 //   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
 //     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,
@@ -141,6 +166,8 @@
 //     LoadScenarioFile, ValidateScenario, Service.ValidateScenario, ScenarioError, ScenarioErrors,
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
 //     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
+//   - Survival: SurvivalConfig, SurvivalReport, SurvivalEnding, SurvivalStatus,
+//     TargetFilter, ErrSurvivalRunning, ErrNoSurvival.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
 //     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
 //     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,

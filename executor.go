@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"container/heap"
 	"context"
 	"sync"
 	"time"
@@ -57,11 +56,13 @@ type scheduled struct {
 	fn   func(ctx context.Context)
 }
 
+// eventQueue is a binary min-heap of events by (at, kind, seq), typed so
+// that a push or pop boxes nothing. seq is unique, so the order is total
+// and any correct heap pops the same sequence.
 type eventQueue []scheduled
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	a, b := q[i], q[j]
+func (q eventQueue) less(i, j int) bool {
+	a, b := &q[i], &q[j]
 	if !a.at.Equal(b.at) {
 		return a.at.Before(b.at)
 	}
@@ -70,15 +71,43 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(scheduled)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	n := len(old)
-	x := old[n-1]
-	old[n-1] = scheduled{}
-	*q = old[:n-1]
-	return x
+
+func (q *eventQueue) push(e scheduled) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() scheduled {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = scheduled{}
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // queue is the schedule both executors share.
@@ -110,7 +139,7 @@ func (s *queue) signal() {
 func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	s.mu.Lock()
 	s.seq++
-	heap.Push(&s.q, scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	s.q.push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
 	s.mu.Unlock()
 	s.signal()
 }
@@ -128,7 +157,7 @@ func (s *queue) next(end time.Time) (scheduled, bool) {
 	if s.stopped || len(s.q) == 0 || s.q[0].at.After(end) {
 		return scheduled{}, false
 	}
-	return heap.Pop(&s.q).(scheduled), true
+	return s.q.pop(), true
 }
 
 func (s *queue) peek() (time.Time, bool) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -217,10 +218,40 @@ func TestOneVirtualRunPerClock(t *testing.T) {
 		}
 	})
 	wg.Wait()
-	if !errors.Is(inner, ErrClockBusy) {
-		t.Errorf("second concurrent Play = %v, want ErrClockBusy", inner)
+	if !errors.Is(inner, ErrRunActive) { // the service refuses before the clock is looked at
+		t.Errorf("second concurrent Play = %v, want ErrRunActive", inner)
 	}
 	if _, err := b.Play(context.Background()); !errors.Is(err, ErrClockBusy) {
 		t.Errorf("Play after the clock moved = %v, want ErrClockBusy", err)
+	}
+}
+
+// TestEventQueueOrder: the typed heap pops by (at, kind, seq) whatever the
+// order of pushes and pops.
+func TestEventQueueOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var q eventQueue
+	var popped []scheduled
+	seq := uint64(0)
+	base := time.Unix(0, 0)
+	for range 5000 {
+		if rng.IntN(3) > 0 || len(q) == 0 {
+			seq++
+			q.push(scheduled{at: base.Add(time.Duration(rng.IntN(50)) * time.Second), kind: EventKind(rng.IntN(3)), seq: seq})
+			continue
+		}
+		popped = append(popped, q.pop())
+		if n := len(popped); n > 1 && len(q) > 0 && (eventQueue{q[0], popped[n-1]}).less(0, 1) {
+			t.Fatalf("heap top %+v is before the event just popped %+v", q[0], popped[n-1])
+		}
+	}
+	var rest []scheduled
+	for len(q) > 0 {
+		rest = append(rest, q.pop())
+	}
+	for i := 1; i < len(rest); i++ {
+		if (eventQueue{rest[i], rest[i-1]}).less(0, 1) {
+			t.Fatalf("popped out of order at %d: %+v after %+v", i, rest[i], rest[i-1])
+		}
 	}
 }

@@ -47,7 +47,7 @@ func at(d time.Duration, typ arena.ActionType, target string, meta map[string]an
 // resurrection delay exactly.
 var noFailover = fakes.WithoutFailover()
 
-// TestEveryFaultHealsOnTheFakes: each of the 13 faults against the fake
+// TestEveryFaultHealsOnTheFakes: each of the 16 faults against the fake
 // cluster, with the TTR computed by hand from the healing knobs. The probe
 // samples every 100ms; faults land on a sample instant, and the sample at
 // that instant sees the fault (same-instant rule), so TTR = healing delay.
@@ -92,6 +92,16 @@ func TestEveryFaultHealsOnTheFakes(t *testing.T) {
 			[]arena.Step{at(s, arena.ActionRemoveNode, "worker-2", nil)}, []time.Duration{s}},
 		{"remove_edge repaired after 2s", []fakes.Option{fakes.WithDAGRepair(2 * s)},
 			[]arena.Step{{At: s, Action: arena.Action{Type: arena.ActionRemoveEdge, SourceID: "orchestrator-0", TargetID: "worker-3"}}}, []time.Duration{2 * s}},
+		{"network_latency on the leader replaced by election after 1s", []fakes.Option{fakes.WithFailover(s, 0)},
+			[]arena.Step{at(s, arena.ActionNetworkLatency, "leader-0", map[string]any{"latency": "2s", "duration": "10s"})}, []time.Duration{s}},
+		{"network_latency on the leader lifted after 2s", []fakes.Option{noFailover},
+			[]arena.Step{at(s, arena.ActionNetworkLatency, "leader-0", map[string]any{"latency": "2s", "duration": "2s"})}, []time.Duration{2 * s}},
+		{"network_latency past the deadline routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionNetworkLatency, "worker-1", map[string]any{"latency": "4s", "duration": "10s"})}, []time.Duration{-1}},
+		{"network_bandwidth routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionNetworkBandwidth, "worker-2", map[string]any{"rate": 5000, "duration": "10s"})}, []time.Duration{-1}},
+		{"connection_reset routed around by retries", nil,
+			[]arena.Step{at(s, arena.ActionConnectionReset, "worker-3", map[string]any{"duration": "10s"})}, []time.Duration{-1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

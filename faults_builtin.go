@@ -65,40 +65,40 @@ var (
 	})
 )
 
-var builtins = newFaultSet(
-	FaultSpec{
+var builtins = newFaultSet(append([]FaultSpec{
+	{
 		Type: ActionKillLeader, Doc: "Kills the current leader (the first running agent of type leader).",
 		Target: TargetRole, Role: TypeLeader, capability: viaStopper, Route: "/arena/leader/kill",
 		Category: CategoryRuntime, Fix: "make sure a leader is running before killing it; after a kill, wait for failover before the next",
 		Priority: 9, Suggestion: "add or speed up leader election so a standby takes over",
 	},
-	FaultSpec{
+	{
 		Type: ActionKillOrchestrator, Doc: "Kills the current orchestrator (the first running agent of type orchestrator).",
 		Target: TargetRole, Role: TypeOrchestrator, capability: viaStopper, Route: "/arena/orchestrator/kill",
 		Category: CategoryRuntime, Fix: "make sure an orchestrator is running before killing it; after a kill, wait for failover before the next",
 		Priority: 9, Suggestion: "add or speed up orchestrator failover so a standby takes over",
 	},
-	FaultSpec{
+	{
 		Type: ActionKillAgent, Doc: "Kills an agent (SIGKILL); a supervisor or restart policy may resurrect it.",
 		Target: TargetAgent, capability: viaStopper, Route: "/arena/agent/{id}/kill",
 		Category: CategoryRuntime, Fix: "target a running agent (a stopped agent cannot be killed again); use type:<t> or random to pick one",
 		Priority: 6, Suggestion: "resurrect killed agents (supervisor or restart policy) and restore their state from a checkpoint",
 	},
-	FaultSpec{
+	{
 		Type: ActionPauseAgent, Doc: "Freezes an agent; with a duration the engine resumes it.",
 		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s != StatusStopped && s != StatusPaused },
 		Metadata: []MetaKey{metaDuration}, Lifts: true, capability: viaPauser, Route: "/arena/agent/{id}/pause",
 		Category: CategoryRuntime, Fix: "target a running agent; a paused or stopped agent cannot be paused",
 		Priority: 5, Suggestion: "detect frozen agents with heartbeats and route work away from them",
 	},
-	FaultSpec{
+	{
 		Type: ActionResumeAgent, Doc: "Thaws a paused agent.",
 		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s == StatusPaused },
 		capability: viaResumer, Route: "/arena/agent/{id}/resume",
 		Category: CategoryRuntime, Fix: "resume only paused agents: pause it first or target one that is paused",
 		Priority: 2, Suggestion: "make sure resumed agents rejoin and catch up",
 	},
-	FaultSpec{
+	{
 		Type: ActionSlowAgent, Doc: "Slows an agent down: every attempt takes delay longer.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDelay, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/slow",
 		capability: via("Slower", false, func(rt Slower, ctx context.Context, a Action, p Params) error {
@@ -107,7 +107,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a running agent and check the runtime supports CPU throttling",
 		Priority: 3, Suggestion: "time out slow calls and route work to other agents",
 	},
-	FaultSpec{
+	{
 		Type: ActionNetworkPartition, Doc: "Cuts an agent off the network; with a duration the engine reconnects it.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/partition",
 		capability: via("Partitioner", false, func(rt Partitioner, ctx context.Context, a Action, _ Params) error {
@@ -116,7 +116,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a connected agent; an agent already partitioned cannot be partitioned again",
 		Priority: 7, Suggestion: "reconnect after partitions and re-sync state; route around unreachable agents",
 	},
-	FaultSpec{
+	{
 		Type: ActionToolTimeout, Doc: "Makes an agent's tool calls hang for timeout and then fail.",
 		Target: TargetAgent, Metadata: []MetaKey{metaTimeout, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/tool-timeout",
 		capability: via("ToolTimeouter", false, func(rt ToolTimeouter, ctx context.Context, a Action, p Params) error {
@@ -125,7 +125,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
 		Priority: 4, Suggestion: "retry tool calls with backoff and reroute tasks after repeated timeouts",
 	},
-	FaultSpec{
+	{
 		Type: ActionMemoryCorrupt, Doc: "Corrupts an agent's memory; a checksum against its checkpoint detects it.",
 		Target: TargetAgent, Route: "/arena/agent/{id}/memory-corrupt",
 		capability: via("MemoryCorrupter", false, func(rt MemoryCorrupter, ctx context.Context, a Action, _ Params) error {
@@ -134,7 +134,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
 		Priority: 6, Suggestion: "checksum memory and restore it from the last good checkpoint",
 	},
-	FaultSpec{
+	{
 		Type: ActionMCPDisconnect, Doc: "Drops an agent's MCP connection; with a duration the engine reconnects it.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/mcp-disconnect",
 		capability: via("MCPDisconnecter", false, func(rt MCPDisconnecter, ctx context.Context, a Action, _ Params) error {
@@ -143,7 +143,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a running agent with an MCP connection",
 		Priority: 4, Suggestion: "reconnect MCP sessions automatically with backoff",
 	},
-	FaultSpec{
+	{
 		Type: ActionLLMFailure, Doc: "Makes an agent's LLM calls fail with error_type.",
 		Target: TargetAgent, Metadata: []MetaKey{metaErrorType, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/llm-failure",
 		capability: via("LLMFailer", false, func(rt LLMFailer, ctx context.Context, a Action, p Params) error {
@@ -152,7 +152,7 @@ var builtins = newFaultSet(
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
 		Priority: 4, Suggestion: "retry LLM calls with backoff and fall back to another model or worker",
 	},
-	FaultSpec{
+	{
 		Type: ActionRemoveNode, Doc: "Removes a node (and its edges) from the task DAG.",
 		Target: TargetNode, Route: "/arena/node/{id}/remove",
 		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
@@ -161,7 +161,7 @@ var builtins = newFaultSet(
 		Category: CategoryDAG, Fix: "name a node that exists in the DAG (see ListNodes)",
 		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
 	},
-	FaultSpec{
+	{
 		Type: ActionRemoveEdge, Doc: "Removes the edge source_id → target_id from the task DAG.",
 		Target: TargetEdge, Route: "/arena/edge/remove",
 		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
@@ -170,7 +170,7 @@ var builtins = newFaultSet(
 		Category: CategoryDAG, Fix: "name an edge that exists in the DAG (see ListEdges)",
 		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
 	},
-)
+}, networkSpecs...)...)
 
 // defaultParams are the typed parameters before an action's metadata: the
 // defaults of the built-ins' keys.

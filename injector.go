@@ -17,6 +17,7 @@ type Injector struct {
 	runtime AgentLister
 	dag     DAGProvider
 	faults  *faultSet
+	roles   RoleResolver // nil: the roles ListAgents reports
 }
 
 // InjectorOption configures NewInjectorFor.
@@ -69,13 +70,26 @@ func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
 }
 
 // NewInjector returns an injector over a full runtime and a DAG provider
-// (either may be nil): NewInjectorFor(rt, WithDAG(dag)).
-func NewInjector(runtime RuntimeProvider, dag DAGProvider) *Injector {
+// (either may be nil): NewInjectorFor(rt, WithDAG(dag), opts...).
+func NewInjector(runtime RuntimeProvider, dag DAGProvider, opts ...InjectorOption) *Injector {
 	var rt AgentLister
 	if runtime != nil {
 		rt = runtime
 	}
-	return NewInjectorFor(rt, WithDAG(dag))
+	return NewInjectorFor(rt, append([]InjectorOption{WithDAG(dag)}, opts...)...)
+}
+
+// listAgents lists the runtime's agents with their live roles.
+func (in *Injector) listAgents(ctx context.Context) ([]AgentInfo, error) {
+	agents, err := in.runtime.ListAgents(ctx)
+	if err != nil || in.roles == nil {
+		return agents, err
+	}
+	agents, err = in.roles(ctx, agents)
+	if err != nil {
+		return nil, fmt.Errorf("resolve roles: %w", err)
+	}
+	return agents, nil
 }
 
 // Runtime returns the injector's runtime if it implements the whole
@@ -170,7 +184,7 @@ func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 	case TargetRole, TargetAgent:
 		if spec.Target == TargetRole || a.TargetID == "random" || strings.HasPrefix(a.TargetID, "type:") {
 			err = safely(func() error {
-				agents, err := in.runtime.ListAgents(ctx)
+				agents, err := in.listAgents(ctx)
 				if err != nil {
 					return fmt.Errorf("list agents: %w", err)
 				}

@@ -2,6 +2,9 @@ package arena
 
 import (
 	"errors"
+	"maps"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +19,56 @@ type metrics struct {
 	faults  *prometheus.CounterVec
 	ttr     prometheus.Histogram
 	score   prometheus.Gauge
+
+	// byOutcome caches the label children of each action type and
+	// outcome, so Execute does not hash label values per call. Children are
+	// made on first use, as WithLabelValues would, so /metrics shows the same
+	// series. Copy-on-write: readers load without a lock.
+	byOutcome   atomic.Pointer[map[outcomeKey]*outcomeMetrics]
+	byOutcomeMu sync.Mutex // serialises writers of byOutcome
+}
+
+type outcomeKey struct {
+	typ    ActionType
+	landed bool
+}
+
+// outcomeMetrics are the children for one action type and outcome.
+type outcomeMetrics struct {
+	actions prometheus.Counter  // arena_actions_total{type, outcome}
+	latency prometheus.Observer // arena_injection_duration_seconds{type}
+}
+
+// forOutcome returns the children for typ and outcome, made on first use.
+func (m *metrics) forOutcome(typ ActionType, landed bool) *outcomeMetrics {
+	k := outcomeKey{typ, landed}
+	if p := m.byOutcome.Load(); p != nil {
+		if om, ok := (*p)[k]; ok {
+			return om
+		}
+	}
+	m.byOutcomeMu.Lock()
+	defer m.byOutcomeMu.Unlock()
+	var old map[outcomeKey]*outcomeMetrics
+	if p := m.byOutcome.Load(); p != nil {
+		if om, ok := (*p)[k]; ok {
+			return om
+		}
+		old = *p
+	}
+	outcome := "failed"
+	if landed {
+		outcome = "landed"
+	}
+	om := &outcomeMetrics{
+		actions: m.actions.WithLabelValues(string(typ), outcome),
+		latency: m.latency.WithLabelValues(string(typ)),
+	}
+	next := make(map[outcomeKey]*outcomeMetrics, len(old)+1)
+	maps.Copy(next, old)
+	next[k] = om
+	m.byOutcome.Store(&next)
+	return om
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {

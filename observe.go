@@ -2,15 +2,18 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 )
 
-// ObserveOptions tune how a run is observed. The zero value means defaults.
+// ObserveOptions tune how a run is observed. The zero value means defaults;
+// observeFields lists each setting once, with its name, default and minimum.
 type ObserveOptions struct {
 	ProbeInterval    time.Duration // default 100ms
+	ProbeTimeout     time.Duration // bound on one probe call; default 1s (a runtime may bound it tighter, e.g. containers.WithProbeTimeout)
 	StableSamples    int           // default 3
 	RecoveryDeadline time.Duration // default 30s
 	SettleTime       time.Duration // default 10s; see FaultOutcome
@@ -23,6 +26,7 @@ type ObserveOptions struct {
 const (
 	DefaultProbeInterval    = 100 * time.Millisecond
 	MinProbeInterval        = time.Millisecond
+	DefaultProbeTimeout     = time.Second
 	DefaultStableSamples    = 3
 	DefaultRecoveryDeadline = 30 * time.Second
 	DefaultSettleTime       = 10 * time.Second
@@ -30,51 +34,125 @@ const (
 	DefaultListCap          = 10_000
 )
 
+// observeField is one setting of ObserveOptions: a duration or a count.
+type observeField struct {
+	name     string // as in scenarios (config.observe), flags and errors
+	doc      string
+	dur      func(*ObserveOptions) *time.Duration
+	count    func(*ObserveOptions) *int
+	def, min int64 // in the field's unit; min applies to set (non-zero) values
+}
+
+// observeFields is the one list of the observation settings: defaults,
+// validation and merging all read it.
+var observeFields = []observeField{
+	{name: "probe_interval", doc: "how often the health probe is sampled", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval)},
+	{name: "probe_timeout", doc: "a probe call taking longer is cut off: an unhealthy sample", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond)},
+	{name: "stable_samples", doc: "healthy samples in a row that make a recovery", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples},
+	{name: "recovery_deadline", doc: "a fault not healthy again within this is unrecovered", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline)},
+	{name: "settle_time", doc: "a fault is watched this long before it is called recovered; an unhealthy sample within it, even a lone one, is the fault's", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime)},
+	{name: "timeline_cap", doc: "state changes kept in the report", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap},
+	{name: "list_cap", doc: "faults, checks and injection errors listed in the report", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap},
+}
+
+// get returns the field's value in o, in its unit.
+func (f observeField) get(o *ObserveOptions) int64 {
+	if f.dur != nil {
+		return int64(*f.dur(o))
+	}
+	return int64(*f.count(o))
+}
+
+func (f observeField) set(o *ObserveOptions, v int64) {
+	if f.dur != nil {
+		*f.dur(o) = time.Duration(v)
+		return
+	}
+	*f.count(o) = int(v)
+}
+
+func (f observeField) text(v int64) string {
+	if f.dur != nil {
+		return time.Duration(v).String()
+	}
+	return fmt.Sprint(v)
+}
+
+// ObserveSetting is one observation setting bound to a field of an
+// ObserveOptions, for front ends (CLI flags) that set them by name.
+type ObserveSetting struct {
+	Name     string         // snake_case, as in a scenario's config.observe
+	Doc      string         // what it does, with its default
+	Duration *time.Duration // set for a duration
+	Count    *int           // set for a count
+}
+
+// Settings returns o's observation settings (all but Scoring), bound to
+// its fields, in documentation order.
+func (o *ObserveOptions) Settings() []ObserveSetting {
+	out := make([]ObserveSetting, 0, len(observeFields))
+	for _, f := range observeFields {
+		s := ObserveSetting{Name: f.name, Doc: fmt.Sprintf("%s (default %s)", f.doc, f.text(f.def))}
+		if f.dur != nil {
+			s.Duration = f.dur(o)
+		} else {
+			s.Count = f.count(o)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 func (o ObserveOptions) withDefaults() ObserveOptions {
-	if o.ProbeInterval <= 0 {
-		o.ProbeInterval = DefaultProbeInterval
-	}
-	if o.StableSamples <= 0 {
-		o.StableSamples = DefaultStableSamples
-	}
-	if o.RecoveryDeadline <= 0 {
-		o.RecoveryDeadline = DefaultRecoveryDeadline
-	}
-	if o.SettleTime <= 0 {
-		o.SettleTime = DefaultSettleTime
-	}
-	if o.TimelineCap <= 0 {
-		o.TimelineCap = DefaultTimelineCap
-	}
-	if o.ListCap <= 0 {
-		o.ListCap = DefaultListCap
+	for _, f := range observeFields {
+		if f.get(&o) <= 0 {
+			f.set(&o, f.def)
+		}
 	}
 	o.Scoring = o.Scoring.withDefaults()
 	return o
 }
 
-// Validate reports negative options by field name.
+// Validate reports negative options, and set ones below their minimum, by
+// field name.
 func (o ObserveOptions) Validate() error {
-	switch {
-	case o.ProbeInterval < 0:
-		return fmt.Errorf("probe_interval: negative duration %s", o.ProbeInterval)
-	case o.ProbeInterval > 0 && o.ProbeInterval < MinProbeInterval:
-		return fmt.Errorf("probe_interval: %s is below the minimum %s", o.ProbeInterval, MinProbeInterval)
-	case o.StableSamples < 0:
-		return fmt.Errorf("stable_samples: negative count %d", o.StableSamples)
-	case o.RecoveryDeadline < 0:
-		return fmt.Errorf("recovery_deadline: negative duration %s", o.RecoveryDeadline)
-	case o.SettleTime < 0:
-		return fmt.Errorf("settle_time: negative duration %s", o.SettleTime)
-	case o.TimelineCap < 0:
-		return fmt.Errorf("timeline_cap: negative count %d", o.TimelineCap)
-	case o.ListCap < 0:
-		return fmt.Errorf("list_cap: negative count %d", o.ListCap)
+	for _, f := range observeFields {
+		switch v := f.get(&o); {
+		case v < 0:
+			return fmt.Errorf("%s: negative value %s", f.name, f.text(v))
+		case v > 0 && v < f.min:
+			return fmt.Errorf("%s: %s is below the minimum %s", f.name, f.text(v), f.text(f.min))
+		}
 	}
 	return o.Scoring.Validate()
 }
 
+// mergeObserve fills the zero fields of o from def.
+func mergeObserve(o, def ObserveOptions) ObserveOptions {
+	for _, f := range observeFields {
+		if f.get(&o) == 0 {
+			f.set(&o, f.get(&def))
+		}
+	}
+	if o.Scoring.Weights == (Weights{}) {
+		o.Scoring.Weights = def.Scoring.Weights
+	}
+	if o.Scoring.SpeedTarget == 0 {
+		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
+	}
+	if o.Scoring.SpeedLimit == 0 {
+		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
+	}
+	return o
+}
+
 // FaultOutcome is what became of one landed fault.
+//
+// A fault's time t (At) is when arena started landing it: the start of the
+// injection call, not its return. A SIGKILL lands at the start of a stop call
+// that may take seconds; samples taken while the call is in flight count
+// against the fault, and InjectDuration says how long the call took. Every
+// "at" in a report (faults, steps, injection errors) is this instant.
 //
 // TTR (time to recover) of a fault landed at t runs from t to the first probe
 // sample at which the system is healthy and then stays healthy for
@@ -86,7 +164,9 @@ func (o ObserveOptions) Validate() error {
 //
 // Effects lag: a tool timeout shows only when calls time out, an error rate
 // only when tasks fail. So a fault is watched for SettleTime after it landed
-// before it is called recovered: a healthy run that is broken within that
+// (and, for a fault with a duration, after arena lifts it: a partitioned
+// node that rejoins can disrupt the system again) before it is called
+// recovered: a healthy run that is broken within that
 // time does not count, and the fault is recovered at the first stable run
 // after the last unhealthy sample. A later injection cuts the settle time
 // short for a fault already stably healthy then (see Observer.Settle). The verdict, and the consistency checks
@@ -94,24 +174,39 @@ func (o ObserveOptions) Validate() error {
 // passed. When the run ends first, a fault whose last StableSamples samples
 // were healthy is recovered (its checks are the end-of-run checks); any
 // other open fault is unrecovered.
+//
+// A lone unhealthy sample inside the settle window counts: it is the
+// fault's doing until SettleTime has passed, so the recovery moves to the
+// first stable run after it and the TTR grows by the gap. arena cannot tell
+// a blip of a busy machine from a relapse; if the probe blips, give it more
+// time (ProbeTimeout) or the fault less watching (SettleTime), both settable
+// per scenario under config.observe.
 type FaultOutcome struct {
-	Action    Action        `json:"action"`
-	At        Duration      `json:"at"` // offset of the injection from the run's start
-	Degraded  bool          `json:"degraded"`
-	Recovered bool          `json:"recovered"`
-	TTR       Duration      `json:"ttr"`              // meaningful when Recovered
-	Lifted    *Duration     `json:"lifted,omitempty"` // when the engine lifted it
-	LiftError string        `json:"lift_error,omitempty"`
-	Checks    []CheckResult `json:"checks,omitempty"`
+	Action Action   `json:"action"`
+	At     Duration `json:"at"` // offset from the run's start of the injection call's start
+	// InjectDuration is how long the injection call took.
+	InjectDuration Duration  `json:"inject_duration"`
+	Degraded       bool      `json:"degraded"`
+	Recovered      bool      `json:"recovered"`
+	TTR            Duration  `json:"ttr"`              // meaningful when Recovered
+	Lifted         *Duration `json:"lifted,omitempty"` // when arena lifted it (its duration was up)
+	// HealedByRuntime is when the runtime's own mechanism ended the fault
+	// before arena lifted it (see HealReporter).
+	HealedByRuntime *Duration     `json:"healed_by_runtime,omitempty"`
+	LiftError       string        `json:"lift_error,omitempty"`
+	Checks          []CheckResult `json:"checks,omitempty"`
 }
 
 // CheckResult is one run of one consistency check.
 type CheckResult struct {
-	Name    string   `json:"name"`
-	At      Duration `json:"at"`
-	Passed  bool     `json:"passed"`
-	Error   string   `json:"error,omitempty"`
-	FaultID string   `json:"fault_id,omitempty"` // empty for the end-of-run checks
+	Name   string   `json:"name"`
+	At     Duration `json:"at"`
+	Passed bool     `json:"passed"`
+	// NotApplicable: the check had nothing to look at (ErrNotApplicable);
+	// it is not measured, neither passed nor failed, and Error says why.
+	NotApplicable bool   `json:"not_applicable,omitempty"`
+	Error         string `json:"error,omitempty"`
+	FaultID       string `json:"fault_id,omitempty"` // empty for the end-of-run checks
 }
 
 // Transition is a change of the probe's verdict; the timeline of a report is
@@ -126,6 +221,7 @@ type Transition struct {
 type faultTrack struct {
 	out      FaultOutcome
 	landed   time.Time
+	liftAt   time.Time // when arena will lift it (zero: never); the settle time runs from then too
 	runStart time.Time // first sample of the current healthy run
 	runLen   int
 	done     bool
@@ -142,6 +238,15 @@ type Observer struct {
 	// onOutcome is told of each fault's final outcome (service metrics and
 	// the evolution bridge listen here).
 	onOutcome func(ctx context.Context, f FaultOutcome)
+	// afterSample, when set, is called after each sample (a run's stop
+	// conditions, abort.go).
+	afterSample func(now time.Time)
+
+	// The sampling chain: one event, re-armed at nextSample after each
+	// sample until sampleEnd, with the same func (no closure per sample).
+	// Only the running sample touches them.
+	nextSample, sampleEnd time.Time
+	sampleFn              func(ctx context.Context)
 
 	mu             sync.Mutex
 	samples        int
@@ -157,6 +262,34 @@ type Observer struct {
 	checkResults  []CheckResult
 	injectionErrs []Result
 	tally         tally
+	watched       watched
+	// inflight holds the start of each injection call in progress, and
+	// recent the samples taken since the earliest of them: a fault is
+	// followed from its start, so Landed replays these to it.
+	inflight []time.Time
+	recent   []sampleAt
+}
+
+// watched is what stop conditions read after each sample.
+type watched struct {
+	unhealthySince time.Time // zero: healthy at the last sample
+	reason         string    // the probe's error then
+	failed         map[string]string
+	score          Score
+}
+
+// watch returns the state the stop conditions look at.
+func (o *Observer) watch() watched {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.watched
+	w.score = o.score()
+	return w
+}
+
+type sampleAt struct {
+	t       time.Time
+	healthy bool
 }
 
 // tally is what the score and the TTR statistics need, in constant space.
@@ -165,7 +298,8 @@ type tally struct {
 	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
 	ttrSum                     time.Duration
 	ttrs                       map[time.Duration]int // recovered TTRs, exact; few keys in virtual time, where they fall on the probe grid
-	checks, passed             int
+	checks, passed             int                   // checks that looked; those that could not are notApplicable
+	notApplicable              int
 	injectionErrs              int
 }
 
@@ -182,18 +316,22 @@ func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) 
 // to and including end.
 func (o *Observer) Start(end time.Time) {
 	if o.probe != nil {
-		o.scheduleSample(o.start, end)
+		o.nextSample, o.sampleEnd = o.start, end
+		o.sampleFn = o.sampleAndRearm
+		o.armSample()
 	}
 }
 
-func (o *Observer) scheduleSample(t, end time.Time) {
-	if t.After(end) {
-		return
+func (o *Observer) armSample() {
+	if !o.nextSample.After(o.sampleEnd) {
+		o.ex.At(o.nextSample, KindSample, o.sampleFn)
 	}
-	o.ex.At(t, KindSample, func(ctx context.Context) {
-		o.sample(ctx)
-		o.scheduleSample(t.Add(o.opts.ProbeInterval), end)
-	})
+}
+
+func (o *Observer) sampleAndRearm(ctx context.Context) {
+	o.sample(ctx)
+	o.nextSample = o.nextSample.Add(o.opts.ProbeInterval)
+	o.armSample()
 }
 
 func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }
@@ -203,13 +341,23 @@ func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)
 // landing while the probe runs is never fed a sample from before it.
 func (o *Observer) sample(ctx context.Context) {
 	t := o.ex.Now()
-	err := safely(func() error { return o.probe(ctx) })
+	err := safely(func() error {
+		ctx, cancel := context.WithTimeout(ctx, o.opts.ProbeTimeout)
+		defer cancel()
+		return o.probe(ctx)
+	})
 	healthy := err == nil
 	var recovered, lost []*faultTrack
 	o.mu.Lock()
 	o.samples++
 	if healthy {
 		o.healthySamples++
+	}
+	switch {
+	case healthy:
+		o.watched.unhealthySince, o.watched.reason = time.Time{}, ""
+	case o.watched.unhealthySince.IsZero():
+		o.watched.unhealthySince, o.watched.reason = t, err.Error()
 	}
 	if h := b2i(healthy); h != o.lastHealthy {
 		o.lastHealthy = h
@@ -222,6 +370,9 @@ func (o *Observer) sample(ctx context.Context) {
 		} else {
 			o.dropped++
 		}
+	}
+	if len(o.inflight) > 0 {
+		o.recent = append(o.recent, sampleAt{t, healthy})
 	}
 	o.open = slices.DeleteFunc(o.open, func(f *faultTrack) bool {
 		o.advance(f, t, healthy)
@@ -246,6 +397,9 @@ func (o *Observer) sample(ctx context.Context) {
 		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
 	}
 	o.tell(ctx, outs)
+	if o.afterSample != nil {
+		o.afterSample(t)
+	}
 }
 
 // checkAwaiting runs the checks of a recovered fault, unless Finish has
@@ -294,7 +448,7 @@ func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
 		f.done = true
 		return
 	}
-	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime {
+	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime || (!f.liftAt.IsZero() && t.Sub(f.liftAt) < o.opts.SettleTime) {
 		return
 	}
 	o.recover(f)
@@ -325,29 +479,85 @@ func (o *Observer) decide(f *faultTrack) {
 	t.ttrs[ttr]++
 }
 
-// Landed records the result of an injection at the current instant. A fault
-// that landed is followed to its outcome; one that did not is listed as an
-// injection error and kept out of the score.
-func (o *Observer) Landed(res Result) Fault {
+// Landing marks the start of an injection call now and returns that instant,
+// the fault's time: samples from then on are kept so that the fault, once
+// Landed reports it, is followed from its start, not from the call's return.
+// Every Landing is followed by a Landed with a Result whose StartedAt is the
+// returned time.
+func (o *Observer) Landing() time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	now := o.ex.Now()
+	o.inflight = append(o.inflight, now)
+	return now
+}
+
+// Landed records the result of an injection that started at res.StartedAt
+// (see Landing) and took res.Duration. A fault that landed is followed to its
+// outcome from its start; one that did not is listed as an injection error
+// and kept out of the score.
+func (o *Observer) Landed(ctx context.Context, res Result) Fault {
+	o.mu.Lock()
+	flight := o.endFlight(res.StartedAt)
 	if !res.Success {
 		o.tally.injectionErrs++
 		if len(o.injectionErrs) < o.opts.ListCap {
 			o.injectionErrs = append(o.injectionErrs, res)
 		}
+		o.mu.Unlock()
 		return Fault{}
 	}
-	now := o.ex.Now()
-	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(now)}, landed: now}
+	landed := res.StartedAt
+	if landed.IsZero() {
+		landed = o.ex.Now()
+	}
+	f := &faultTrack{out: FaultOutcome{Action: res.Action, At: o.offset(landed), InjectDuration: res.Duration}, landed: landed}
 	o.tally.landed++
 	if len(o.faults) < o.opts.ListCap {
 		o.faults = append(o.faults, f)
 	}
-	if o.probe != nil {
-		o.open = append(o.open, f)
+	if o.probe == nil {
+		o.mu.Unlock()
+		return Fault{f}
 	}
+	for _, s := range flight {
+		if !f.done {
+			o.advance(f, s.t, s.healthy)
+		}
+	}
+	if !f.done {
+		o.open = append(o.open, f)
+		o.mu.Unlock()
+		return Fault{f}
+	}
+	o.decide(f) // decided by the samples of a long call
+	if f.out.Recovered {
+		o.awaiting = append(o.awaiting, f)
+		o.mu.Unlock()
+		o.ex.At(o.ex.Now(), KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
+		return Fault{f}
+	}
+	out := f.out
+	o.mu.Unlock()
+	o.tell(ctx, []FaultOutcome{out})
 	return Fault{f}
+}
+
+// endFlight returns the samples taken since start, then forgets the
+// in-flight injection that started then and the samples no other in-flight
+// injection needs. Under mu.
+func (o *Observer) endFlight(start time.Time) []sampleAt {
+	flight := slices.Clone(o.recent)
+	if i := slices.IndexFunc(o.inflight, start.Equal); i >= 0 {
+		o.inflight = slices.Delete(o.inflight, i, i+1)
+	}
+	if len(o.inflight) == 0 {
+		o.recent = nil
+		return flight
+	}
+	first := slices.MinFunc(o.inflight, time.Time.Compare)
+	o.recent = slices.DeleteFunc(o.recent, func(s sampleAt) bool { return s.t.Before(first) })
+	return flight
 }
 
 // Settle is called just before an injection. It cuts short the settle time
@@ -417,7 +627,7 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 	results := make([]CheckResult, 0, len(o.checks))
 	for _, c := range o.checks {
 		err := safely(func() error { return c.Run(ctx) })
-		r := CheckResult{Name: c.Name, At: at, Passed: err == nil}
+		r := CheckResult{Name: c.Name, At: at, Passed: err == nil, NotApplicable: errors.Is(err, ErrNotApplicable)}
 		if err != nil {
 			r.Error = err.Error()
 		}
@@ -429,9 +639,18 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 // record adds check results to the tally and the capped list; under mu.
 func (o *Observer) record(results []CheckResult) {
 	for _, r := range results {
-		o.tally.checks++
+		if r.NotApplicable {
+			o.tally.notApplicable++
+		} else {
+			o.tally.checks++
+		}
 		if r.Passed {
 			o.tally.passed++
+		} else if _, seen := o.watched.failed[r.Name]; !seen {
+			if o.watched.failed == nil {
+				o.watched.failed = map[string]string{}
+			}
+			o.watched.failed[r.Name] = r.Error
 		}
 		if len(o.checkResults) < o.opts.ListCap {
 			o.checkResults = append(o.checkResults, r)

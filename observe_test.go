@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -302,13 +303,28 @@ func TestTimedFaultIsLifted(t *testing.T) {
 
 func TestKillsAreNeverLifted(t *testing.T) {
 	svc, stub := virtualService(-1)
-	_, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second},
-		Step{At: time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1"}}) // no duration
+	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second},
+		Step{At: time.Second, Action: Action{Type: ActionKillAgent, TargetID: "worker-2"}},
+		Step{At: 2 * time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1"}}) // no duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls := stub.Calls(); len(calls) != 1 {
-		t.Errorf("calls = %v, want only the pause (no duration, no lift)", calls)
+	// The pause has no duration: it stays for the whole run and is rolled
+	// back at its end; the kill is the system's to heal.
+	want := []string{"StopAgent(worker-2)", "PauseAgent(worker-1)", "Lift(pause_agent,worker-1)"}
+	if calls := stub.Calls(); !slices.Equal(calls, want) {
+		t.Errorf("calls = %v, want %v", calls, want)
+	}
+	if f := rep.Faults[1]; f.Lifted != nil {
+		t.Errorf("pause lifted at %v during the run, want only the rollback at its end", *f.Lifted)
+	}
+	var got []string
+	for _, rb := range rep.Rollback {
+		got = append(got, rb.ActionID+" "+rb.Outcome+" "+rb.Detail)
+	}
+	wantRB := []string{rep.Faults[1].Action.ID + " lifted lifted at end", rep.Faults[0].Action.ID + " left_to_system left to the system's healing"}
+	if !slices.Equal(got, wantRB) {
+		t.Errorf("rollback = %q, want %q", got, wantRB)
 	}
 }
 

@@ -21,6 +21,8 @@ type serviceOptions struct {
 	seed             uint64
 	emergencyTimeout time.Duration
 	observe          ObserveOptions
+	maxFaultDuration time.Duration
+	rollbackTimeout  time.Duration
 }
 
 // Service option defaults.
@@ -30,7 +32,8 @@ const (
 )
 
 func defaultServiceOptions() serviceOptions {
-	return serviceOptions{clock: RealClock{}, historyCap: DefaultHistoryCap, seed: 1, emergencyTimeout: DefaultEmergencyTimeout}
+	return serviceOptions{clock: RealClock{}, historyCap: DefaultHistoryCap, seed: 1, emergencyTimeout: DefaultEmergencyTimeout,
+		maxFaultDuration: DefaultMaxFaultDuration, rollbackTimeout: DefaultRollbackTimeout}
 }
 
 type clockOption struct{ c Clock }
@@ -118,3 +121,31 @@ func (o observeOption) apply(s *serviceOptions) { s.observe = o.o }
 
 // WithObserveOptions sets the default observation options of runs.
 func WithObserveOptions(opts ObserveOptions) Option { return observeOption{opts} }
+
+type maxFaultDurationOption time.Duration
+
+func (o maxFaultDurationOption) apply(s *serviceOptions) { s.maxFaultDuration = time.Duration(o) }
+
+// WithMaxFaultDuration bounds a fault's `duration` (default 1h): a longer
+// one is refused before it lands, with a *ValidationError naming
+// metadata.duration (a 400 over HTTP).
+func WithMaxFaultDuration(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithMaxFaultDuration: duration must be positive")
+	}
+	return maxFaultDurationOption(d)
+}
+
+type rollbackTimeoutOption time.Duration
+
+func (o rollbackTimeoutOption) apply(s *serviceOptions) { s.rollbackTimeout = time.Duration(o) }
+
+// WithRollbackTimeout bounds the lifts of one rollback (default 30s): when
+// a run or the process ends, arena lifts the faults it still owns, and a
+// runtime that hangs must not hold the exit for longer.
+func WithRollbackTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithRollbackTimeout: timeout must be positive")
+	}
+	return rollbackTimeoutOption(d)
+}

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 )
 
 // AgentInfo describes one agent of the system under test as its runtime reports it.
@@ -44,11 +45,17 @@ type FaultLifter interface {
 	LiftFault(ctx context.Context, kind ActionType, agentID string) error
 }
 
+// ErrNotApplicable is returned (wrapped) by a check that could not look.
+var ErrNotApplicable = errors.New("not applicable")
+
 // Probe reports whether the system is healthy right now; nil means healthy.
 type Probe func(ctx context.Context) error
 
 // Check is a named invariant of the system (no task lost, memory matches its
 // checkpoint, DAG restored), run after each fault has recovered and at the end.
+// A check that had nothing to look at (an agent without the endpoint it
+// reads) returns an error wrapping ErrNotApplicable: it is then listed as not
+// measured and does not count toward consistency, never as passed.
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) error

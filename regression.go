@@ -178,6 +178,12 @@ type RegressionTester struct {
 // an arena.regression.completed event; it may be nil for scorers that build
 // their own systems (fakes.StrategyScorer does). A nil scorer is a
 // programmer error and panics.
+//
+// While a test runs, it holds svc as a run would: another run, or an action
+// outside a run (Execute, the HTTP action routes), gets a *RunActiveError
+// naming the test, so nothing lands between two trials and leaks into the
+// next one's score. Its trials' runs are admitted: those started with the
+// context a ContextScorer is given (see Trial.Service).
 func NewRegressionTester(svc *Service, scorer Scorer) *RegressionTester {
 	if scorer == nil {
 		panic("arena: NewRegressionTester: nil scorer")
@@ -219,9 +225,13 @@ func (e *RegressionError) Unwrap() error { return e.Err }
 // sees never depend on which run happened to finish first; runs still in
 // flight when it stops are cancelled and not counted.
 //
-// A cancelled context or a run that cannot be scored (an error, a panic, or
-// a score that is NaN or infinite) ends the test with a *RegressionError
-// and no result.
+// It fails with a *RunActiveError, before any run, when a run or another
+// test holds the tester's service. A cancelled context ends the test with a
+// *RegressionError and no result. So does a run that cannot be scored (an
+// error, a panic, or a score that is NaN or infinite), unless the complete
+// pairs before it already decide: runs with lower indices are still
+// collected after a failure (later ones are cancelled), so the outcome is
+// the one a sequential order would give, whatever the Parallelism.
 func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*RegressionResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -231,14 +241,23 @@ func (rt *RegressionTester) Run(ctx context.Context, cfg RegressionConfig) (*Reg
 		cfg.Seed = DrawSeed()
 	}
 	wall := time.Now()
+	runCtx := ctx
+	if rt.svc != nil {
+		l, err := rt.svc.lease()
+		if err != nil {
+			return nil, fmt.Errorf("regression: %w", err)
+		}
+		defer rt.svc.endLease(l)
+		runCtx = withLease(ctx, l)
+	}
 	c := newCollector(cfg)
-	if err := rt.collect(ctx, cfg, c); err != nil {
+	if err := rt.collect(runCtx, cfg, c); err != nil {
 		return nil, err
 	}
 	res := c.result()
 	res.WallTime = Duration(time.Since(wall))
 	if rt.svc != nil {
-		rt.svc.appendEvent(ctx, EventRegressionCompleted, "", rt.svc.Clock().Now(), regressionEvent{
+		rt.svc.appendEvent(ctx, EventRegressionCompleted, rt.svc.Clock().Now(), regressionEvent{
 			Verdict: res.Verdict, Mode: res.Mode, P: res.P, Runs: [2]int{res.Baseline.Runs, res.Candidate.Runs},
 			Delta: res.Delta, Seed: res.Seed,
 		})
@@ -272,10 +291,17 @@ func (rt *RegressionTester) collect(ctx context.Context, cfg RegressionConfig, c
 	if err := ctx.Err(); err != nil {
 		return &RegressionError{Planned: planned, Err: err}
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancel(ctx) // ended when the answer is in
 	defer cancel()
 	results := make(chan scored)
 	var next atomic.Int64
+	// After a failure at run k, runs after k are cancelled and not started
+	// (limit), but runs before it are still collected: their pairs may
+	// already decide, as they would have in a sequential order.
+	var limit atomic.Int64
+	limit.Store(int64(planned))
+	var jobsMu sync.Mutex
+	jobs := map[int]context.CancelFunc{} // runs in flight
 	var wg sync.WaitGroup
 	for range min(cfg.Parallelism, planned) {
 		wg.Add(1)
@@ -283,18 +309,29 @@ func (rt *RegressionTester) collect(ctx context.Context, cfg RegressionConfig, c
 			defer wg.Done()
 			for runCtx.Err() == nil {
 				k := int(next.Add(1) - 1)
-				if k >= planned {
+				if int64(k) >= limit.Load() {
 					return
 				}
+				jobCtx, jobCancel := context.WithCancel(runCtx)
+				jobsMu.Lock()
+				jobs[k] = jobCancel
+				jobsMu.Unlock()
+				if int64(k) >= limit.Load() { // a failure came in between
+					jobCancel()
+				}
 				tr := rt.trial(cfg, k)
-				v, err := rt.scoreOne(runCtx, tr)
+				v, err := rt.scoreOne(jobCtx, tr)
+				jobsMu.Lock()
+				delete(jobs, k)
+				jobsMu.Unlock()
+				jobCancel()
 				select {
 				case results <- scored{k: k, trial: tr, v: v, err: err}:
 				case <-runCtx.Done():
 					return
 				}
 				if err != nil {
-					return // the collector cancels the rest; start nothing after a failure
+					return // start nothing after a failure
 				}
 			}
 		}()
@@ -303,17 +340,27 @@ func (rt *RegressionTester) collect(ctx context.Context, cfg RegressionConfig, c
 		wg.Wait()
 		close(results)
 	}()
-	var failed *scored
+	var failed *scored // the failure with the lowest index
 	completed := 0
 	for o := range results { // until every worker is gone: nothing outlives Run
 		switch {
-		case c.done || failed != nil:
-			continue // draining after the answer or a failure
+		case c.done:
+			continue // draining after the answer
+		case failed != nil && o.k > failed.k:
+			continue // cancelled, or not needed: an earlier run failed
 		case o.err != nil:
-			if ctx.Err() == nil {
-				failed = &o
+			if ctx.Err() != nil {
+				continue // the caller cancelled: reported below
 			}
-			cancel()
+			failed = &o
+			limit.Store(int64(o.k))
+			jobsMu.Lock()
+			for j, jobCancel := range jobs {
+				if j > o.k {
+					jobCancel()
+				}
+			}
+			jobsMu.Unlock()
 			continue
 		}
 		completed++

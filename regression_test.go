@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
 )
 
 // gauss scores each arm N(mean, sd), the noise drawn from the trial's seed
@@ -538,5 +540,116 @@ func TestRegressionRecordsEvent(t *testing.T) {
 	}
 	if err := json.Unmarshal(evs[0].Data, &got); err != nil || got.Verdict != res.Verdict || got.Runs != [2]int{10, 10} || got.Seed != 8 {
 		t.Errorf("event payload %s", evs[0].Data)
+	}
+}
+
+// Issue 14 (8a): a scorer that fails from run 6 on, after constant scores
+// 90 vs 95 have already decided at n=6, with one early run slow. Runs
+// before the failure are still collected, so Parallelism 8 answers as
+// Parallelism 1 does.
+func TestRegressionFailureAfterTheAnswerIsParallelismIndependent(t *testing.T) {
+	boom := errors.New("boom")
+	results := map[int]string{}
+	for _, par := range []int{1, 8} {
+		failed := make(chan struct{})
+		var once sync.Once
+		s := arena.ContextScorerFunc(func(ctx context.Context, in any) (float64, error) {
+			tr := in.(arena.Trial)
+			if tr.Index >= 6 {
+				once.Do(func() { close(failed) })
+				return 0, boom
+			}
+			if par > 1 && tr.Arm == arena.ArmBaseline && tr.Index == 2 {
+				// Slow: still running when the failure comes in (a
+				// collector that cancels everything then ends it here).
+				<-failed
+				select {
+				case <-ctx.Done():
+					return 0, ctx.Err()
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			if tr.Arm == arena.ArmCandidate {
+				return 95, nil
+			}
+			return 90, nil
+		})
+		res, err := arena.NewRegressionTester(nil, s).Run(context.Background(),
+			arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: 6, MaxRuns: 20, Parallelism: par, Seed: 5})
+		if err != nil {
+			t.Fatalf("Parallelism %d: %v, want the answer of the first 6 pairs", par, err)
+		}
+		res.WallTime = 0
+		b, _ := json.Marshal(res)
+		results[par] = string(b)
+		if res.Verdict != arena.Better || res.Baseline.Runs != 6 {
+			t.Errorf("Parallelism %d: %s after %d runs, want better after 6", par, res.Verdict, res.Baseline.Runs)
+		}
+	}
+	if results[1] != results[8] {
+		t.Errorf("results differ:\nParallelism 1: %s\nParallelism 8: %s", results[1], results[8])
+	}
+}
+
+// TestRegressionHoldsService: an A/B test on a service holds it as a run
+// would. Its own trials' runs (started with the scorer's context) are
+// admitted; a run or an action from anywhere else is refused, naming the
+// test, so nothing lands between two trials; the service is free after.
+func TestRegressionHoldsService(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	step := arena.Step{At: time.Second, Action: arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1",
+		Metadata: map[string]any{"duration": "2s"}}}
+	outside := func(t *testing.T, what string, err error) {
+		t.Helper()
+		var ra *arena.RunActiveError
+		if !errors.As(err, &ra) || ra.Origin != arena.OriginRegression || !strings.Contains(err.Error(), "an A/B test (run-") {
+			t.Errorf("%s during the A/B test: %v, want a RunActiveError naming the A/B test", what, err)
+		}
+	}
+	var trials atomic.Int64
+	scorer := arena.ContextScorerFunc(func(ctx context.Context, in any) (float64, error) {
+		tr := in.(arena.Trial)
+		if trials.Add(1) == 1 {
+			outside(t, "Execute", e.svc.Execute(context.Background(), step.Action).Err)
+			outside(t, "Admit", e.svc.Admit(step.Action))
+			_, err := arena.RunSchedule(context.Background(), e.svc, arena.RunOptions{Seed: 1, Duration: 5 * time.Second}, step)
+			outside(t, "a run with another context", err)
+			_, err = arena.NewRegressionTester(e.svc, arena.ScorerFunc(func(any) (float64, error) { return 1, nil })).
+				Run(context.Background(), arena.RegressionConfig{Runs: 2, Parallelism: 1})
+			outside(t, "a second A/B test", err)
+		}
+		rep, err := arena.RunSchedule(ctx, tr.Service, arena.RunOptions{Seed: tr.Seed, Duration: 5 * time.Second}, step)
+		if err != nil {
+			return 0, err
+		}
+		if len(rep.Faults) != 1 || rep.Faults[0].Lifted == nil {
+			return 0, fmt.Errorf("trial run: faults %+v, want the pause, lifted", rep.Faults)
+		}
+		return rep.Score.Total, nil
+	})
+	if _, err := arena.NewRegressionTester(e.svc, scorer).Run(context.Background(),
+		arena.RegressionConfig{Runs: 2, Parallelism: 1, Seed: 1}); err != nil {
+		t.Fatalf("A/B test whose trials run on its service: %v", err)
+	}
+	if trials.Load() != 4 {
+		t.Errorf("%d trials, want 4", trials.Load())
+	}
+	if err := e.svc.RunActive(); err != nil {
+		t.Errorf("RunActive() after the A/B test = %v, want nil", err)
+	}
+	if res := e.svc.Execute(context.Background(), arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-2"}); !res.Success {
+		t.Errorf("Execute after the A/B test = %+v", res)
+	}
+
+	// A plain Scorer has no context to start its runs with: they are
+	// refused, and the test says so.
+	plain := arena.ScorerFunc(func(in any) (float64, error) {
+		_, err := arena.RunSchedule(context.Background(), in.(arena.Trial).Service, arena.RunOptions{Seed: 1, Duration: 5 * time.Second}, step)
+		return 0, err
+	})
+	_, err := arena.NewRegressionTester(e.svc, plain).Run(context.Background(), arena.RegressionConfig{Runs: 2, Parallelism: 1})
+	var re *arena.RegressionError
+	if !errors.As(err, &re) || !errors.Is(err, arena.ErrRunActive) {
+		t.Errorf("A/B test of a plain Scorer running on Trial.Service = %v, want a RegressionError wrapping ErrRunActive", err)
 	}
 }

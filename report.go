@@ -35,13 +35,26 @@ type Report struct {
 	HealthySamples      int            `json:"healthy_samples"`
 	ChecksRun           int            `json:"checks_run"`
 	ChecksPassed        int            `json:"checks_passed"`
+	ChecksNotApplicable int            `json:"checks_not_applicable"` // could not look: not measured, not in ChecksRun
 	InjectionErrorCount int            `json:"injection_error_count"`
 	Faults              []FaultOutcome `json:"faults"`
 	InjectionErrors     []Result       `json:"injection_errors"` // faults that did not land: not scored
 	Checks              []CheckResult  `json:"checks"`
 	Timeline            []Transition   `json:"timeline"`
 	TimelineDropped     int            `json:"timeline_dropped,omitempty"`
-	WallTime            Duration       `json:"wall_time"`
+	// Aborted says why a stop condition (AbortWhen) or an unhealthy start
+	// ended the run early; empty when none did.
+	Aborted string `json:"aborted,omitempty"`
+	// OutsideFaults: faults arena landed outside this run (Execute, an HTTP
+	// action) that were still in place when it started. They are not the
+	// run's, so they are not in Faults nor rolled back by it, but the
+	// system under test carried them: a score is read knowing that.
+	OutsideFaults []ActiveFault `json:"outside_faults,omitempty"`
+	// Rollback: what became, when the run ended, of its faults still in
+	// place: lifted by arena, a lift that failed, or left to the system's
+	// healing (faults arena cannot lift, not healed by the end).
+	Rollback []FaultRollback `json:"rollback"`
+	WallTime Duration        `json:"wall_time"`
 }
 
 // Report builds the run's report from what was observed so far. Call it
@@ -64,6 +77,7 @@ func (o *Observer) Report(seed uint64) *Report {
 		HealthySamples:      o.healthySamples,
 		ChecksRun:           t.checks,
 		ChecksPassed:        t.passed,
+		ChecksNotApplicable: t.notApplicable,
 		Checks:              append([]CheckResult{}, o.checkResults...),
 		Timeline:            append([]Transition{}, o.timeline...),
 		TimelineDropped:     o.dropped,

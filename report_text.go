@@ -30,6 +30,12 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		mode = "virtual time"
 	}
 	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	if r.Aborted != "" {
+		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
+	}
+	for _, f := range r.OutsideFaults {
+		fmt.Fprintf(b, "outside fault in place at the start: %s %s %s (%s)\n", f.ID, f.Type, f.TargetID, f.Origin)
+	}
 	if r.Score.Measured {
 		fmt.Fprintf(b, "score %.1f  grade %s\n", r.Score.Total, r.Score.Grade)
 	} else {
@@ -38,7 +44,11 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	dim(b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.Downtime))
 	dim(b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered; MTTR %s, p95 %s, max %s",
 		r.Recovered, r.Unrecovered, roundMS(r.MTTR), r.P95TTR, r.MaxTTR))
-	dim(b, "consistency", r.Score.Consistency, fmt.Sprintf("%d/%d checks passed", r.ChecksPassed, r.ChecksRun))
+	checks := fmt.Sprintf("%d/%d checks passed", r.ChecksPassed, r.ChecksRun)
+	if r.ChecksNotApplicable > 0 {
+		checks += fmt.Sprintf(", %d not applicable (could not look)", r.ChecksNotApplicable)
+	}
+	dim(b, "consistency", r.Score.Consistency, checks)
 	faults := r.Faults
 	if maxRows > 0 && len(faults) > maxRows {
 		faults = worstFaults(faults, maxRows)
@@ -70,7 +80,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	}
 	failed := 0
 	for _, c := range r.Checks {
-		if c.Passed {
+		if c.Passed || c.NotApplicable {
 			continue
 		}
 		if failed++; maxRows > 0 && failed > maxRows {
@@ -79,7 +89,23 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		}
 		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
 	}
+	writeRollback(b, r.Rollback)
 	return nil
+}
+
+// writeRollback lists what became of the faults still in place at the end.
+func writeRollback(b *strings.Builder, rbs []FaultRollback) {
+	if len(rbs) == 0 {
+		return
+	}
+	b.WriteString("\nat the end of the run\n")
+	for _, rb := range rbs {
+		target := rb.TargetID
+		if rb.SourceID != "" {
+			target = rb.SourceID + "->" + target
+		}
+		fmt.Fprintf(b, "  %s %s %s: %s\n", rb.ActionID, rb.Type, target, rb.Detail)
+	}
 }
 
 // worstFaults returns the n listed faults that healed worst: unrecovered
@@ -109,7 +135,7 @@ func (r *Report) String() string {
 
 func dim(b *strings.Builder, name string, d Dimension, detail string) {
 	if !d.Measured {
-		fmt.Fprintf(b, "  %-12s     -  (unmeasured)\n", name)
+		fmt.Fprintf(b, "  %-12s     -  (unmeasured; %s)\n", name, detail)
 		return
 	}
 	fmt.Fprintf(b, "  %-12s %5.1f  (%s)\n", name, d.Score, detail)
@@ -132,11 +158,17 @@ func outcomeText(f FaultOutcome) string {
 	default:
 		parts = append(parts, "UNRECOVERED")
 	}
+	if f.HealedByRuntime != nil {
+		parts = append(parts, "healed by the runtime at "+f.HealedByRuntime.String())
+	}
 	if f.Lifted != nil {
-		parts = append(parts, "lifted at "+f.Lifted.String())
+		parts = append(parts, "lifted by arena at "+f.Lifted.String())
 	}
 	for _, c := range f.Checks {
-		if !c.Passed {
+		switch {
+		case c.NotApplicable:
+			parts = append(parts, "check "+c.Name+" not applicable")
+		case !c.Passed:
 			parts = append(parts, "check "+c.Name+" failed")
 		}
 	}

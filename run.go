@@ -23,15 +23,19 @@ type RunOptions struct {
 // probe, and a seeded random source for target selectors. Schedules (a code
 // list, a scenario, survival) are added with At and Inject, then Play runs it.
 type Run struct {
-	svc   *Service
-	ex    Executor
-	obs   *Observer
-	seed  uint64
-	start time.Time
-	end   time.Time
-	opts  ObserveOptions
+	svc    *Service
+	ex     Executor
+	obs    *Observer
+	seed   uint64
+	start  time.Time
+	end    time.Time
+	opts   ObserveOptions
+	id     string      // "run-N", numbering the service's runs
+	origin FaultOrigin // what kind of run: run, scenario, survival
+	name   string      // the scenario's name, for RunActiveError
 
 	mu        sync.Mutex
+	aborted   string // why a stop condition ended the run (abort.go)
 	rng       *rand.Rand
 	listeners []func(FaultOutcome)
 }
@@ -56,6 +60,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	}
 	r := &Run{
 		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),
+		id: fmt.Sprintf("run-%d", s.runIDs.Add(1)), origin: OriginRun,
 		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^seedMix)),
 	}
 	r.end = r.start.Add(opts.Duration)
@@ -70,38 +75,6 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 		}
 	}
 	return r, nil
-}
-
-// mergeObserve fills the zero fields of o from def.
-func mergeObserve(o, def ObserveOptions) ObserveOptions {
-	if o.ProbeInterval == 0 {
-		o.ProbeInterval = def.ProbeInterval
-	}
-	if o.StableSamples == 0 {
-		o.StableSamples = def.StableSamples
-	}
-	if o.RecoveryDeadline == 0 {
-		o.RecoveryDeadline = def.RecoveryDeadline
-	}
-	if o.SettleTime == 0 {
-		o.SettleTime = def.SettleTime
-	}
-	if o.TimelineCap == 0 {
-		o.TimelineCap = def.TimelineCap
-	}
-	if o.ListCap == 0 {
-		o.ListCap = def.ListCap
-	}
-	if o.Scoring.Weights == (Weights{}) {
-		o.Scoring.Weights = def.Scoring.Weights
-	}
-	if o.Scoring.SpeedTarget == 0 {
-		o.Scoring.SpeedTarget = def.Scoring.SpeedTarget
-	}
-	if o.Scoring.SpeedLimit == 0 {
-		o.Scoring.SpeedLimit = def.Scoring.SpeedLimit
-	}
-	return o
 }
 
 // DrawSeed returns a random non-zero seed, for runs that were given none.
@@ -143,7 +116,7 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
 	res := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
-	fault := r.obs.Landed(res)
+	fault := r.obs.Landed(ctx, res)
 	if !res.Success {
 		return res
 	}
@@ -151,8 +124,15 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
-	r.ex.At(r.ex.Now().Add(p.Duration), KindLift, func(ctx context.Context) {
-		r.obs.Lifted(fault, r.svc.injector.Lift(ctx, res.Action))
+	liftAt := r.ex.Now().Add(p.Duration)
+	r.obs.Lifting(fault, liftAt)
+	r.ex.At(liftAt, KindLift, func(ctx context.Context) {
+		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
+			r.obs.Healed(fault, t)
+		}
+		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
+			r.obs.Lifted(fault, err)
+		}
 	})
 	return res
 }
@@ -181,7 +161,24 @@ var ErrClockBusy = errors.New("virtual clock in use by another run")
 
 // Play runs the schedule to the end and returns the report. If ctx ends
 // first, it returns the report of what was observed with ctx's error.
-func (r *Run) Play(ctx context.Context) (*Report, error) {
+//
+// The run holds the service while it plays (a second run gets a
+// *RunActiveError). However it ends (completed, stopped, cancelled, timed
+// out, or an event panicked), the faults it landed that arena can still
+// lift are lifted, within the service's rollback timeout, and the report's
+// Rollback says what became of each, and of the faults left to the
+// system's healing.
+func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
+	if err := r.svc.hold(ctx, r); err != nil {
+		return nil, err
+	}
+	defer r.svc.release(r)
+	rolledBack := false
+	defer func() {
+		if !rolledBack { // an event panicked: lift what the run landed all the same
+			r.svc.rollback(ctx, r)
+		}
+	}()
 	if vc, ok := r.svc.opts.clock.(*VirtualClock); ok && r.ex.Virtual() {
 		if !vc.acquire() {
 			return nil, ErrClockBusy
@@ -192,14 +189,21 @@ func (r *Run) Play(ctx context.Context) (*Report, error) {
 		}
 	}
 	wall := time.Now()
+	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
-	err := r.ex.Run(ctx, r.end)
+	err = r.ex.Run(ctx, r.end)
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
-	rep := r.obs.Report(r.seed)
+	rep = r.obs.Report(r.seed)
+	rep.Aborted = r.Aborted()
+	if len(outside) > 0 {
+		rep.OutsideFaults = outside
+	}
+	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
+	rolledBack = true
 	rep.WallTime = Duration(time.Since(wall))
 	if err == nil {
 		r.svc.runCompleted(rep.Score)
-		r.svc.appendEvent(ctx, EventRunCompleted, "", rep.End, rep.Score)
+		r.svc.appendEvent(ctx, EventRunCompleted, rep.End, rep.Score)
 	}
 	return rep, err
 }

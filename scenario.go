@@ -49,9 +49,19 @@ type ScenarioConfig struct {
 	// the fake workload); 0 draws one, reported in the ScenarioReport.
 	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// ProbeInterval and RecoveryDeadline override the service's
-	// ObserveOptions for this run.
+	// ObserveOptions for this run. They are the older spelling of the same
+	// keys of Observe; setting one in both places is an error.
 	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
 	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
+	// AbortWhen stops the run when a condition is met (see AbortWhen): no
+	// more faults, a rollback, outcome aborted, gate failed.
+	AbortWhen AbortWhen `yaml:"abort_when,omitempty" json:"abort_when,omitzero"`
+	// AllowUnhealthyStart injects even when the system is not healthy at
+	// the end of the warmup; by default the run is then aborted before its
+	// first fault.
+	AllowUnhealthyStart bool `yaml:"allow_unhealthy_start,omitempty" json:"allow_unhealthy_start,omitempty"`
+	// Observe overrides the service's ObserveOptions for this run.
+	Observe *ScenarioObserve `yaml:"observe,omitempty" json:"observe,omitempty"`
 }
 
 // ScenarioStep is one entry of a scenario's actions: a fault to inject, when,
@@ -116,7 +126,8 @@ const (
 // Decoding is strict: unknown keys, wrong types, duplicate keys and
 // unparsable values are errors, never ignored or defaulted. All problems
 // are reported at once, as ScenarioErrors in file order, each with
-// file:line:column and the field path:
+// file:line:column and the field path; a problem of a node that aliases
+// repeat is reported once, and at most MaxScenarioErrors are listed:
 //
 //	leader.yaml:12:9: actions[2].action.metadata.dealy: unknown key for slow_agent (want delay, duration)
 //
@@ -131,7 +142,7 @@ func LoadScenario(data []byte, name string, extra ...FaultSpec) (*Scenario, erro
 		errs = append(errs, validateScenario(sc, builtins.with(extra), nil)...)
 	}
 	if len(errs) > 0 {
-		return nil, errs.sorted()
+		return nil, errs.tidy()
 	}
 	return sc, nil
 }
@@ -139,16 +150,57 @@ func LoadScenario(data []byte, name string, extra ...FaultSpec) (*Scenario, erro
 // LoadScenarioFile reads and loads the scenario file at path (at most
 // MaxScenarioSize bytes), with the extra fault types as LoadScenario.
 func LoadScenarioFile(path string, extra ...FaultSpec) (*Scenario, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScenarioFile(path, fi); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil { // it may have changed since
+		return nil, err
+	}
+	if err := checkScenarioFile(path, fi); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxScenarioSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return LoadScenario(data, path, extra...)
+}
+
+// checkScenarioFile refuses at once what is not a regular file (a FIFO or a
+// device would block the read, or never end) and what is larger than
+// MaxScenarioSize.
+func checkScenarioFile(name string, fi os.FileInfo) error {
+	switch m := fi.Mode(); {
+	case !m.IsRegular():
+		return fmt.Errorf("%s: not a regular file (%s); give a scenario file", name, fileKind(m))
+	case fi.Size() > MaxScenarioSize:
+		return fmt.Errorf("%s: larger than %d bytes", name, MaxScenarioSize)
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	default:
+		return "mode " + m.String()
+	}
 }
 
 // Source returns the name the scenario was loaded from ("" when it was
@@ -246,4 +298,27 @@ func addSat(a, b time.Duration) time.Duration {
 		return s
 	}
 	return time.Duration(1<<63 - 1)
+}
+
+// ScenarioObserve is a scenario's config.observe: how its run is observed
+// (see ObserveOptions; left-out fields take the service's settings).
+type ScenarioObserve struct {
+	ProbeInterval    Duration `yaml:"probe_interval,omitempty" json:"probe_interval,omitempty"`
+	ProbeTimeout     Duration `yaml:"probe_timeout,omitempty" json:"probe_timeout,omitempty"`
+	SettleTime       Duration `yaml:"settle_time,omitempty" json:"settle_time,omitempty"`
+	StableSamples    int      `yaml:"stable_samples,omitempty" json:"stable_samples,omitempty"`
+	RecoveryDeadline Duration `yaml:"recovery_deadline,omitempty" json:"recovery_deadline,omitempty"`
+}
+
+// observeOptions returns the run's observation settings from config.observe
+// and the older top-level keys.
+func (c ScenarioConfig) observeOptions() ObserveOptions {
+	o := ObserveOptions{ProbeInterval: c.ProbeInterval.D(), RecoveryDeadline: c.RecoveryDeadline.D()}
+	if ob := c.Observe; ob != nil {
+		o = mergeObserve(ObserveOptions{
+			ProbeInterval: ob.ProbeInterval.D(), ProbeTimeout: ob.ProbeTimeout.D(), SettleTime: ob.SettleTime.D(),
+			StableSamples: ob.StableSamples, RecoveryDeadline: ob.RecoveryDeadline.D(),
+		}, o)
+	}
+	return o
 }

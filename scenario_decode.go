@@ -17,24 +17,32 @@ import (
 var (
 	scenarioKeys = []string{"name", "description", "tags", "config", "actions", "expect"}
 	configKeys   = []string{"stop_on_error", "parallel_actions", "max_concurrent", "timeout", "warmup",
-		"cooldown", "seed", "probe_interval", "recovery_deadline"}
-	stepKeys   = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
-	actionKeys = []string{"type", "target_id", "source_id", "metadata"}
-	gateKeys   = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
+		"cooldown", "seed", "probe_interval", "recovery_deadline", "observe", "abort_when", "allow_unhealthy_start"}
+	observeKeys = []string{"probe_interval", "probe_timeout", "settle_time", "stable_samples", "recovery_deadline"}
+	abortKeys   = []string{"unhealthy_for", "checks_failed", "score_below"}
+	stepKeys    = []string{"label", "delay", "action", "expect_success", "expect_failure", "depends_on"}
+	actionKeys  = []string{"type", "target_id", "source_id", "metadata"}
+	gateKeys    = []string{"min_grade", "min_score", "max_mttr", "all_recovered", "consistent"}
 )
 
-// maxScenarioNodes bounds the YAML nodes a scenario decode visits, so that
-// aliases cannot blow a small file up into a huge walk.
-const maxScenarioNodes = 200_000
+// maxScenarioNodes bounds the YAML nodes of a scenario after expanding
+// aliases, and maxAliasNodes the part of them that aliases add, so that
+// aliases cannot blow a small file up into a huge walk (or a huge list of
+// problems, each repeated at every alias). Both are checked before the
+// walk, on the node tree as parsed.
+const (
+	maxScenarioNodes = 200_000
+	maxAliasNodes    = 50_000
+)
 
 // decoder walks a YAML node tree into a Scenario. It checks every key and
 // the type of every value itself (yaml.v3's KnownFields reports neither
 // columns nor field paths, and stops at the first problem), and records
 // where each field is for the errors of validation.
 type scenarioDecoder struct {
-	src    *scenarioSource
-	errs   ScenarioErrors
-	budget int
+	src  *scenarioSource
+	errs ScenarioErrors
+	seen map[problemKey]bool
 }
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -42,7 +50,7 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // decodeScenario parses data into a Scenario; the scenario is nil when the
 // data is not a YAML mapping at all.
 func decodeScenario(data []byte, file string) (sc *Scenario, errs ScenarioErrors) {
-	d := &scenarioDecoder{src: &scenarioSource{file: file, pos: map[string]filePos{}, bad: map[string]bool{}}, budget: maxScenarioNodes}
+	d := &scenarioDecoder{src: &scenarioSource{file: file, pos: map[string]filePos{}, bad: map[string]bool{}}, seen: map[problemKey]bool{}}
 	root, err := parseScenarioYAML(data)
 	if err != nil {
 		e := &ScenarioError{File: file, Msg: err.Error()}
@@ -56,6 +64,9 @@ func decodeScenario(data []byte, file string) (sc *Scenario, errs ScenarioErrors
 	}
 	if root == nil {
 		return nil, ScenarioErrors{{File: file, Msg: "empty (want a scenario: a mapping with name and actions)"}}
+	}
+	if msg := checkExpansion(root); msg != "" {
+		return nil, ScenarioErrors{{File: file, Line: root.Line, Column: root.Column, Msg: msg}}
 	}
 	sc = &Scenario{src: d.src}
 	d.src.pos[""] = filePos{root.Line, root.Column}
@@ -115,33 +126,71 @@ func (d *scenarioDecoder) errorf(n *yaml.Node, path, format string, args ...any)
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 	}
-	d.errs = append(d.errs, e)
 	d.src.bad[path] = true
+	// A node repeated by aliases is reported once (as tidy would), so
+	// that an alias bomb does not grow the list.
+	if k := e.key(); !d.seen[k] {
+		d.seen[k] = true
+		d.errs = append(d.errs, e)
+	}
 }
 
-// visit follows an alias and counts the node against the budget; it returns
-// nil when the budget is spent.
+// visit follows an alias. It never returns nil: checkExpansion has bounded
+// the walk before it began.
 func (d *scenarioDecoder) visit(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	d.budget--
-	if d.budget == -1 {
-		d.errorf(n, "", "more than %d YAML nodes (after expanding aliases)", maxScenarioNodes)
-	}
-	if d.budget < 0 {
-		return nil
-	}
 	return n
+}
+
+// checkExpansion counts the nodes of the tree with aliases expanded (each
+// node's size once, so the count is linear in the file) and says what is
+// wrong when they are too many, or when an alias contains itself.
+func checkExpansion(root *yaml.Node) string {
+	const inProgress = -1
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node) (int, bool)
+	size = func(n *yaml.Node) (int, bool) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s, ok := size(n.Alias)
+			return s + 1, ok
+		}
+		switch s, seen := sizes[n]; {
+		case seen && s == inProgress:
+			return 0, false
+		case seen:
+			return s, true
+		}
+		sizes[n] = inProgress
+		total := 1
+		for _, c := range n.Content {
+			s, ok := size(c)
+			if !ok {
+				return 0, false
+			}
+			total = min(total+s, maxScenarioNodes+1) // saturate: no overflow
+		}
+		sizes[n] = total
+		return total, true
+	}
+	expanded, ok := size(root)
+	switch {
+	case !ok:
+		return "an alias contains itself"
+	case expanded > maxScenarioNodes:
+		return fmt.Sprintf("more than %d YAML nodes (after expanding aliases)", maxScenarioNodes)
+	case expanded-len(sizes) > maxAliasNodes:
+		return fmt.Sprintf("aliases add more than %d YAML nodes", maxAliasNodes)
+	}
+	return ""
 }
 
 // mapping walks the keys of a mapping, calling set for each known key with
 // its value and path. Unknown and duplicate keys are errors. It reports
 // whether n was a mapping.
 func (d *scenarioDecoder) mapping(n *yaml.Node, path string, keys []string, set func(key string, v *yaml.Node, path string)) bool {
-	if n = d.visit(n); n == nil {
-		return false
-	}
+	n = d.visit(n)
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, path, "want a mapping, got %s", describeNode(n))
 		return false
@@ -149,9 +198,6 @@ func (d *scenarioDecoder) mapping(n *yaml.Node, path string, keys []string, set 
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := d.visit(n.Content[i]), n.Content[i+1]
-		if k == nil {
-			return true
-		}
 		key, ok := d.key(k, path)
 		if !ok {
 			continue
@@ -184,9 +230,7 @@ func (d *scenarioDecoder) key(k *yaml.Node, path string) (string, bool) {
 }
 
 func (d *scenarioDecoder) scalar(n *yaml.Node, path, tag, want string) (*yaml.Node, bool) {
-	if n = d.visit(n); n == nil {
-		return nil, false
-	}
+	n = d.visit(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != tag {
 		d.errorf(n, path, "want %s, got %s", want, describeNode(n))
 		return nil, false
@@ -226,9 +270,7 @@ func (d *scenarioDecoder) seed(n *yaml.Node, path string) uint64 {
 }
 
 func (d *scenarioDecoder) number(n *yaml.Node, path string) *float64 {
-	if n = d.visit(n); n == nil {
-		return nil
-	}
+	n = d.visit(n)
 	var f float64
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!int" && n.ShortTag() != "!!float") || n.Decode(&f) != nil {
 		d.errorf(n, path, "want a number, got %s", describeNode(n))
@@ -240,9 +282,7 @@ func (d *scenarioDecoder) number(n *yaml.Node, path string) *float64 {
 // duration reads a Go duration string or a number of seconds. Negative
 // durations decode; validation rejects them with the field's name.
 func (d *scenarioDecoder) duration(n *yaml.Node, path string) Duration {
-	if n = d.visit(n); n == nil {
-		return 0
-	}
+	n = d.visit(n)
 	if n.Kind != yaml.ScalarNode {
 		d.errorf(n, path, "want a duration such as \"1.5s\" or a number of seconds, got %s", describeNode(n))
 		return 0
@@ -271,9 +311,7 @@ func scalarValue(n *yaml.Node) any {
 }
 
 func (d *scenarioDecoder) strs(n *yaml.Node, path string) []string {
-	if n = d.visit(n); n == nil {
-		return nil
-	}
+	n = d.visit(n)
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, path, "want a sequence of strings, got %s", describeNode(n))
 		return nil
@@ -308,14 +346,51 @@ func (d *scenarioDecoder) config(n *yaml.Node, path string, c *ScenarioConfig) {
 			c.ProbeInterval = d.duration(v, p)
 		case "recovery_deadline":
 			c.RecoveryDeadline = d.duration(v, p)
+		case "observe":
+			c.Observe = &ScenarioObserve{}
+			d.observe(v, p, c.Observe)
+		case "abort_when":
+			d.abortWhen(v, p, &c.AbortWhen)
+		case "allow_unhealthy_start":
+			c.AllowUnhealthyStart = d.boolean(v, p)
+		}
+	})
+}
+
+func (d *scenarioDecoder) abortWhen(n *yaml.Node, path string, a *AbortWhen) {
+	d.mapping(n, path, abortKeys, func(key string, v *yaml.Node, p string) {
+		switch key {
+		case "unhealthy_for":
+			a.UnhealthyFor = d.duration(v, p)
+		case "checks_failed":
+			a.ChecksFailed = d.strs(v, p)
+		case "score_below":
+			if x := d.number(v, p); x != nil {
+				a.ScoreBelow = *x
+			}
+		}
+	})
+}
+
+func (d *scenarioDecoder) observe(n *yaml.Node, path string, o *ScenarioObserve) {
+	d.mapping(n, path, observeKeys, func(key string, v *yaml.Node, p string) {
+		switch key {
+		case "probe_interval":
+			o.ProbeInterval = d.duration(v, p)
+		case "probe_timeout":
+			o.ProbeTimeout = d.duration(v, p)
+		case "settle_time":
+			o.SettleTime = d.duration(v, p)
+		case "stable_samples":
+			o.StableSamples = d.integer(v, p)
+		case "recovery_deadline":
+			o.RecoveryDeadline = d.duration(v, p)
 		}
 	})
 }
 
 func (d *scenarioDecoder) steps(n *yaml.Node, path string) []ScenarioStep {
-	if n = d.visit(n); n == nil {
-		return nil
-	}
+	n = d.visit(n)
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, path, "want a sequence of steps, got %s", describeNode(n))
 		return nil
@@ -369,9 +444,7 @@ func (d *scenarioDecoder) action(n *yaml.Node, path string, a *Action) {
 func (d *scenarioDecoder) metadata(n *yaml.Node, path string) map[string]any {
 	m := map[string]any{}
 	d.mapping(n, path, nil, func(key string, v *yaml.Node, p string) {
-		if v = d.visit(v); v == nil {
-			return
-		}
+		v = d.visit(v)
 		if v.Kind != yaml.ScalarNode {
 			d.errorf(v, p, "want a scalar value, got %s", describeNode(v))
 			return

@@ -72,16 +72,55 @@ func (es ScenarioErrors) Unwrap() []error {
 	return errs
 }
 
-// sorted orders the problems by position; problems without one keep their
-// order and come first (they concern the file as a whole).
-func (es ScenarioErrors) sorted() ScenarioErrors {
+// MaxScenarioErrors bounds the problems reported for one scenario: the
+// first ones in file order, then one "… and N more problems" entry. A small
+// file can hold many problems (aliases repeat one node thousands of times);
+// the report must stay small enough to read and to send.
+const MaxScenarioErrors = 100
+
+// tidy orders the problems by position (problems without one keep their
+// order and come first: they concern the file as a whole), drops repeats of
+// one problem at one place, and caps the list at MaxScenarioErrors.
+func (es ScenarioErrors) tidy() ScenarioErrors {
 	slices.SortStableFunc(es, func(a, b *ScenarioError) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
 		return a.Column - b.Column
 	})
-	return es
+	seen := make(map[problemKey]bool, len(es))
+	out := es[:0]
+	for _, e := range es {
+		if k := e.key(); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	if n := len(out); n > MaxScenarioErrors {
+		more := &ScenarioError{Msg: fmt.Sprintf("… and %d more problems", n-MaxScenarioErrors+1)}
+		if len(out) > 0 {
+			more.File = out[0].File
+		}
+		out = append(out[:MaxScenarioErrors-1], more)
+	}
+	return out
+}
+
+// problemKey identifies one problem: a message at a place of the file. A
+// node that aliases repeat is one place, whatever the paths it appears
+// under; a problem without a position (a scenario built in code) is told
+// apart by its path.
+type problemKey struct {
+	file      string
+	line, col int
+	path, msg string
+}
+
+func (e *ScenarioError) key() problemKey {
+	if e.Line > 0 {
+		return problemKey{file: e.File, line: e.Line, col: e.Column, msg: e.Msg}
+	}
+	return problemKey{file: e.File, path: e.Path, msg: e.Msg}
 }
 
 // filePos is a 1-based line and column in a scenario file.

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,13 +13,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// FuzzLoadScenario's seeds are small on purpose: the fuzzer minimises
+// every input that finds new coverage, and large seeds (the built-in
+// scenarios, 1.4 KB) spent its whole time in minimisation (27 executions in
+// 90 s). The Makefile bounds minimisation too (-fuzzminimizetime).
 func FuzzLoadScenario(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("scenarios", "*.yaml"))
-	for _, name := range files {
-		if b, err := os.ReadFile(name); err == nil {
-			f.Add(b)
-		}
-	}
 	for _, s := range []string{
 		chaosScenario,
 		"",
@@ -35,6 +31,7 @@ func FuzzLoadScenario(f *testing.F) {
 		"name: x\nactions:\n  - action: {type: slow_agent, target_id: w, metadata: {delay: 0x10, duration: 1e3}}\nexpect: {min_score: .nan, min_grade: a+}\n",
 		"name: x\nconfig: {seed: 18446744073709551615, warmup: 2562047h}\nactions:\n  - delay: -0\n    action: {type: kill_leader}\n",
 		"name: x\nactions:\n  - action: {<<: {type: kill_leader}}\n",
+		"name: x\nconfig: {abort_when: {unhealthy_for: 30s, checks_failed: [tasks, ''], score_below: .nan}, allow_unhealthy_start: true}\nactions:\n  - action: {type: kill_leader}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -61,7 +58,15 @@ func FuzzLoadScenario(f *testing.F) {
 		if plan := sc.PlannedLength(); plan < 0 || plan > arena.MaxScenarioLength {
 			t.Errorf("PlannedLength() = %s", plan)
 		}
-		// What loads survives the way back to YAML unchanged.
+		// What loads survives the way back to YAML unchanged (compared as
+		// JSON), unless yaml.v3 cannot write one of its strings.
+		a, err := json.Marshal(sc)
+		if err != nil {
+			t.Fatalf("json.Marshal(loaded) = %v", err)
+		}
+		if !yamlKeepsStrings(t, a) {
+			return
+		}
 		out, err := yaml.Marshal(sc)
 		if err != nil {
 			t.Fatalf("yaml.Marshal(loaded) = %v", err)
@@ -70,12 +75,62 @@ func FuzzLoadScenario(f *testing.F) {
 		if err != nil {
 			t.Fatalf("reloading\n%s\nfailed: %v", out, err)
 		}
-		a, _ := json.Marshal(sc)
-		b, _ := json.Marshal(again)
-		if !bytes.Equal(a, b) {
+		if b, _ := json.Marshal(again); !bytes.Equal(a, b) {
 			t.Errorf("round trip changed the scenario:\n%s\n%s", a, b)
 		}
 	})
+}
+
+// yamlKeepsStrings reports whether every string of the scenario (as its
+// JSON) survives yaml.v3 on its own. yaml.v3 writes a string that starts
+// with a line break as a block literal with an indentation indicator
+// ("|4\n    0\n") and reads it back without that line break: Marshal("\n0\n")
+// unmarshals to "0\n". That is yaml.v3's bug, not the loader's; the YAML
+// round trip is checked for every other input.
+func yamlKeepsStrings(t *testing.T, scJSON []byte) bool {
+	var v any
+	if err := json.Unmarshal(scJSON, &v); err != nil {
+		t.Fatal(err)
+	}
+	keeps := true
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			keeps = keeps && yamlKeeps(v)
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				keeps = keeps && yamlKeeps(k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return keeps
+}
+
+func yamlKeeps(s string) bool {
+	b, err := yaml.Marshal(s)
+	if err != nil {
+		return false
+	}
+	var back string
+	return yaml.Unmarshal(b, &back) == nil && back == s
+}
+
+// The yaml.v3 behaviour FuzzLoadScenario works around, pinned: if a new
+// yaml.v3 fixes it, this fails and the workaround can go.
+func TestYAMLv3LosesALeadingLineBreak(t *testing.T) {
+	if yamlKeeps("\n0\n") {
+		t.Error("yaml.v3 now round-trips \"\\n0\\n\": remove yamlKeepsStrings from FuzzLoadScenario")
+	}
+	if !yamlKeeps("0\n") || !yamlKeeps(" x") {
+		t.Error("yaml.v3 loses strings without a leading line break")
+	}
 }
 
 // FuzzValidateScenario builds scenarios in code from the fuzzer's bytes.

@@ -158,7 +158,7 @@ actions:
 name: unknown-type
 actions:
   - action: {type: kill_lader}
-`, `bad.yaml:4:14: actions[0].action.type: unknown action type "kill_lader" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge)`},
+`, `bad.yaml:4:14: actions[0].action.type: unknown action type "kill_lader" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset)`},
 		{"missing type", `
 name: no-type
 actions:
@@ -474,7 +474,7 @@ func TestValidateScenarioInCode(t *testing.T) {
 		`name: missing`,
 		`config.warmup: negative duration -1s`,
 		`actions[1].action.target_id: "has space" contains white space or control characters`,
-		`actions[3].action.type: unknown action type "explode" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge)`,
+		`actions[3].action.type: unknown action type "explode" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset)`,
 		`actions[3].expect_failure: both expect_success and expect_failure are set (choose one)`,
 		`actions[2].depends_on[1]: duplicate dependency "a"`,
 		`actions[0].depends_on: cycle: a -> b -> c -> a`,

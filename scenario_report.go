@@ -26,7 +26,8 @@ type ScenarioReport struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	// Outcome says how the run ended: completed (every step, then the
-	// cooldown), stopped (stop_on_error), timed_out or cancelled.
+	// cooldown), stopped (stop_on_error), timed_out, cancelled, or aborted
+	// (Report.Aborted says why).
 	Outcome RunOutcome      `json:"outcome"`
 	Steps   []StepReport    `json:"steps"` // in the scenario's order, skipped steps included
 	Passed  int             `json:"passed"`
@@ -45,6 +46,7 @@ const (
 	OutcomeStopped   RunOutcome = "stopped" // stop_on_error
 	OutcomeTimedOut  RunOutcome = "timed_out"
 	OutcomeCancelled RunOutcome = "cancelled"
+	OutcomeAborted   RunOutcome = "aborted" // a stop condition (abort_when), or unhealthy at the end of the warmup
 )
 
 // StepReport is what became of one step.
@@ -59,7 +61,7 @@ type StepReport struct {
 	Status    StepStatus `json:"status"`
 	Reason    string     `json:"reason,omitempty"`  // why it failed or was skipped
 	Ready     *Duration  `json:"ready,omitempty"`   // offset from the run's start; nil if never ready
-	Started   *Duration  `json:"started,omitempty"` // nil when skipped
+	Started   *Duration  `json:"started,omitempty"` // when arena started landing it (the fault's "at"); nil when skipped
 	Result    *Result    `json:"result,omitempty"`  // nil when skipped
 }
 
@@ -186,12 +188,14 @@ func consistentCheck(rep *Report) GateCheck {
 	c := GateCheck{Name: "consistent", Want: "every consistency check passed",
 		Got: fmt.Sprintf("%d/%d checks passed", rep.ChecksPassed, rep.ChecksRun)}
 	switch {
+	case rep.ChecksRun == 0 && rep.ChecksNotApplicable > 0:
+		c.Reason = fmt.Sprintf("no consistency check ran: %d could not look (not applicable)", rep.ChecksNotApplicable)
 	case rep.ChecksRun == 0:
 		c.Reason = "no consistency check ran"
 	case rep.ChecksPassed < rep.ChecksRun:
 		c.Reason = fmt.Sprintf("%d of %d checks failed", rep.ChecksRun-rep.ChecksPassed, rep.ChecksRun)
 		for _, ch := range rep.Checks { // the listed ones: the first ListCap
-			if !ch.Passed {
+			if !ch.Passed && !ch.NotApplicable {
 				c.Reason += fmt.Sprintf(", first %s at %s: %s", ch.Name, ch.At, ch.Error)
 				break
 			}
@@ -222,6 +226,8 @@ func judge(sc *Scenario, r *ScenarioReport, cancelErr error) GateResult {
 		run.Reason = "stopped on error"
 	case OutcomeCancelled:
 		run.Reason = fmt.Sprintf("cancelled: %v", cancelErr)
+	case OutcomeAborted:
+		run.Reason = "aborted: " + r.Report.Aborted
 	}
 	g.Checks = append([]GateCheck{steps, run}, sc.Expect.Check(r.Report)...)
 	for _, st := range r.Steps {

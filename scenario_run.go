@@ -44,12 +44,23 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		if err := svc.injector.Unsupported(st.Action.Type); err != nil {
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, st.Action.Type, err)
 		}
+		if err := svc.checkDuration(st.Action); err != nil { // the service's bound, not the file's
+			var ve *ValidationError
+			errors.As(err, &ve)
+			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
+		}
 	}
-	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: ObserveOptions{
-		ProbeInterval: sc.Config.ProbeInterval.D(), RecoveryDeadline: sc.Config.RecoveryDeadline.D(),
-	}})
+	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: sc.Config.observeOptions()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	r.origin, r.name = OriginScenario, sc.Name
+	if err := sc.Config.AbortWhen.validate("config.abort_when", svc.opts.checks); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+	}
+	r.abortWhen(sc.Config.AbortWhen)
+	if !sc.Config.AllowUnhealthyStart {
+		r.startGate(sc.Config.Warmup.D(), fmt.Sprintf("the end of the warmup (%s)", trimDuration(sc.Config.Warmup.D())))
 	}
 	playCtx := ctx
 	if !r.Executor().Virtual() {
@@ -68,6 +79,9 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 	}
 	outcome := s.outcome()
 	switch {
+	case rep.Aborted != "":
+		outcome = OutcomeAborted
+		s.finish("aborted: " + rep.Aborted)
 	case cancelErr != nil:
 		outcome = OutcomeCancelled
 		s.finish(fmt.Sprintf("cancelled: %v", cancelErr))
@@ -107,7 +121,7 @@ func (s *scheduler) report(rep *Report, outcome RunOutcome) *ScenarioReport {
 		switch run.phase {
 		case phaseDone:
 			res := run.result
-			sr.Result, sr.Started = &res, durationPtr(run.started.Sub(s.r.Start()))
+			sr.Result, sr.Started = &res, durationPtr(res.StartedAt.Sub(s.r.Start())) // the fault's time, as in the fault table
 			if run.met {
 				sr.Status = StepPassed
 				out.Passed++

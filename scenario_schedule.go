@@ -21,7 +21,6 @@ type stepRun struct {
 	phase   stepPhase
 	blocked int // dependencies not yet completed
 	ready   time.Time
-	started time.Time
 	result  Result
 	met     bool   // the result met the step's expectation
 	reason  string // why it failed or was skipped
@@ -129,7 +128,6 @@ func (s *scheduler) take() []int {
 		s.inflight++
 		s.peak = max(s.peak, s.inflight)
 		s.steps[i].phase = phaseRunning
-		s.steps[i].started = now
 		starts = append(starts, i)
 	}
 	return starts

@@ -38,7 +38,7 @@ func validateScenarioWith(sc *Scenario, fs *faultSet, in *Injector) error {
 		return ScenarioErrors{{Msg: "nil scenario"}}
 	}
 	if errs := validateScenario(sc, fs, in); len(errs) > 0 {
-		return errs.sorted()
+		return errs.tidy()
 	}
 	return nil
 }
@@ -70,6 +70,8 @@ func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
+	case nameProblem(sc.Name) != "":
+		v.add("name", "%q %s", sc.Name, nameProblem(sc.Name))
 	}
 	for i, tag := range sc.Tags {
 		if strings.TrimSpace(tag) == "" {
@@ -99,6 +101,33 @@ func (v *scenarioValidator) config() {
 	v.nonNegative("config.cooldown", c.Cooldown)
 	v.nonNegative("config.probe_interval", c.ProbeInterval)
 	v.nonNegative("config.recovery_deadline", c.RecoveryDeadline)
+	v.nonNegative("config.abort_when.unhealthy_for", c.AbortWhen.UnhealthyFor)
+	if x := c.AbortWhen.ScoreBelow; x < 0 || x > 100 || x != x {
+		v.add("config.abort_when.score_below", "%v is not a score from 0 to 100", x)
+	}
+	for i, name := range c.AbortWhen.ChecksFailed {
+		if name == "" {
+			v.add(pathIndex("config.abort_when.checks_failed", i), "empty check name")
+		}
+	}
+	if ob := c.Observe; ob != nil {
+		if c.ProbeInterval != 0 && ob.ProbeInterval != 0 {
+			v.add("config.probe_interval", "also set as config.observe.probe_interval (keep one)")
+		}
+		if c.RecoveryDeadline != 0 && ob.RecoveryDeadline != 0 {
+			v.add("config.recovery_deadline", "also set as config.observe.recovery_deadline (keep one)")
+		}
+		v.nonNegative("config.observe.probe_interval", ob.ProbeInterval)
+		v.nonNegative("config.observe.probe_timeout", ob.ProbeTimeout)
+		v.nonNegative("config.observe.settle_time", ob.SettleTime)
+		v.nonNegative("config.observe.recovery_deadline", ob.RecoveryDeadline)
+		if ob.StableSamples < 0 {
+			v.add("config.observe.stable_samples", "negative (want at least 1)")
+		}
+		if err := c.observeOptions().Validate(); err != nil {
+			v.add("config.observe", "%v", err)
+		}
+	}
 }
 
 func (v *scenarioValidator) steps() {

@@ -61,8 +61,12 @@ type Trial struct {
 	Index    int    // 0-based run number within the arm
 	Seed     uint64 // the seed of this run; the same for both arms at one Index
 	// Service is the tester's service (nil if it has none), for scorers
-	// that run on one shared system. Such runs must not overlap: set
-	// RegressionConfig.Parallelism to 1.
+	// that run on one shared system. The tester holds it for the whole
+	// test and admits only runs started with the context it hands a
+	// ContextScorer: such a scorer must be a ContextScorer and pass that
+	// context on (RunScenarioReport(ctx, tr.Service, sc)); a run started
+	// with another context gets ErrRunActive. Runs must not overlap either:
+	// set RegressionConfig.Parallelism to 1.
 	Service *Service
 }
 
@@ -72,15 +76,17 @@ type Trial struct {
 // the members that are ContextScorers.
 type EnsembleScorer struct {
 	scorers []Scorer
-	weights []float64
-	total   float64
+	weights []float64 // normalised: they sum to 1
 }
 
 var _ ContextScorer = (*EnsembleScorer)(nil)
 
 // NewEnsembleScorer returns the weighted mean of scorers. weights must have
 // one finite, non-negative weight per scorer, not all zero; nil weights
-// weigh every scorer equally. The error names the offending index.
+// weigh every scorer equally. Only the ratios of the weights count: they
+// are normalised here (divided by the largest, then by their sum), so huge
+// or tiny weights neither overflow nor underflow. The error names the
+// offending index.
 func NewEnsembleScorer(scorers []Scorer, weights []float64) (*EnsembleScorer, error) {
 	if len(scorers) == 0 {
 		return nil, errors.New("ensemble: no scorers")
@@ -94,7 +100,8 @@ func NewEnsembleScorer(scorers []Scorer, weights []float64) (*EnsembleScorer, er
 	if len(weights) != len(scorers) {
 		return nil, fmt.Errorf("ensemble: %d scorers but %d weights", len(scorers), len(weights))
 	}
-	e := &EnsembleScorer{scorers: append([]Scorer(nil), scorers...), weights: append([]float64(nil), weights...)}
+	e := &EnsembleScorer{scorers: append([]Scorer(nil), scorers...), weights: make([]float64, len(weights))}
+	largest := 0.0
 	for i, s := range scorers {
 		if s == nil {
 			return nil, fmt.Errorf("ensemble: scorers[%d]: nil scorer", i)
@@ -103,13 +110,18 @@ func NewEnsembleScorer(scorers []Scorer, weights []float64) (*EnsembleScorer, er
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return nil, fmt.Errorf("ensemble: weights[%d]: want a finite non-negative weight, got %v", i, w)
 		}
-		e.total += w
+		largest = max(largest, w)
 	}
-	if e.total == 0 {
+	if largest == 0 {
 		return nil, errors.New("ensemble: weights are all zero")
 	}
-	if math.IsInf(e.total, 0) {
-		return nil, errors.New("ensemble: weights overflow when summed")
+	total := 0.0
+	for i, w := range weights {
+		e.weights[i] = w / largest // in [0, 1]: the sum cannot overflow
+		total += e.weights[i]
+	}
+	for i := range e.weights {
+		e.weights[i] /= total
 	}
 	return e, nil
 }
@@ -134,7 +146,7 @@ func (e *EnsembleScorer) ScoreContext(ctx context.Context, input any) (float64, 
 		}
 		sum += w * v
 	}
-	return sum / e.total, nil
+	return sum, nil
 }
 
 // scoreWith calls ScoreContext when s has it, Score otherwise.

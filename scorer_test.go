@@ -44,7 +44,6 @@ func TestEnsembleScorerValidation(t *testing.T) {
 		{"Inf", two, []float64{1, math.Inf(1)}, "ensemble: weights[1]: want a finite non-negative weight, got +Inf"},
 		{"all zero", two, []float64{0, 0}, "ensemble: weights are all zero"},
 		{"nil scorer", []arena.Scorer{constScorer(1), nil}, []float64{1, 1}, "ensemble: scorers[1]: nil scorer"},
-		{"overflow", two, []float64{math.MaxFloat64, math.MaxFloat64}, "ensemble: weights overflow when summed"},
 	}
 	for _, tc := range cases {
 		_, err := arena.NewEnsembleScorer(tc.scorers, tc.weights)
@@ -89,5 +88,26 @@ func TestScorerFuncAdapters(t *testing.T) {
 	})
 	if v, err := cf.Score(nil); v != 2 || err != nil {
 		t.Errorf("ContextScorerFunc.Score = %v, %v", v, err)
+	}
+}
+
+// Issue 14 (8c): only the ratios of the weights count; huge and tiny ones
+// give the same finite mean as small ones.
+func TestEnsembleScorerWeightsAtAnyScale(t *testing.T) {
+	scorers := []arena.Scorer{constScorer(90), constScorer(60), constScorer(70)}
+	for _, w := range [][]float64{
+		{1, 1, 3},
+		{1e307, 1e307, 3e307},
+		{math.MaxFloat64 / 3, math.MaxFloat64 / 3, math.MaxFloat64},
+		{1e-310, 1e-310, 3e-310},
+	} {
+		e, err := arena.NewEnsembleScorer(scorers, w)
+		if err != nil {
+			t.Fatalf("NewEnsembleScorer(weights %v): %v", w, err)
+		}
+		got, err := e.Score(nil)
+		if err != nil || math.Abs(got-72) > 1e-9 {
+			t.Errorf("weights %v: Score = %v, %v; want 72", w, got, err)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -14,7 +13,9 @@ import (
 )
 
 // EventStore is where the service appends its events. events.MemoryStore is
-// the embedded default.
+// the embedded default. Append takes ownership of the events' Data and
+// Metadata but must not keep evs itself after it returns (the service
+// reuses that slice).
 type EventStore interface {
 	Append(ctx context.Context, stream string, evs []events.Event, expectedVersion uint64) (uint64, error)
 	StreamVersion(ctx context.Context, stream string) (uint64, error)
@@ -52,12 +53,17 @@ type Service struct {
 	opts     serviceOptions
 	metrics  *metrics
 	ids      atomic.Uint64
+	runIDs   atomic.Uint64
+	faults   activeFaults // see faults_active.go
 
 	mu       sync.Mutex
 	rng      *rand.Rand // for selectors outside a run
+	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats
 	history  history
 	survival *survival // the running survival run, if any
+	holder   *Run      // the run that holds the service (run_guard.go)
+	leased   *lease    // the A/B test that holds it, admitting its trials' runs
 }
 
 // NewService returns a service over injector. store and evidence may be nil
@@ -76,6 +82,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
 		history: history{cap: o.historyCap},
 	}
+	s.shared = lockedRand(&s.mu, s.rng)
 	s.stats.ByType = map[ActionType]TypeStats{}
 	return s
 }
@@ -92,7 +99,9 @@ func (s *Service) Clock() Clock { return s.opts.clock }
 // Execute validates a, resolves its target, lands it, and records the result
 // in stats, history, metrics, the event stream, evidence and the flight
 // recorder. It never panics and never returns a nil-valued result: a fault
-// that did not land is a Result with Success false and Error set.
+// that did not land is a Result with Success false and Error set. A fault
+// arena can lift enters the active-fault registry (ActiveFaults); outside a
+// run it is refused while a run holds the service (see Admit).
 func (s *Service) Execute(ctx context.Context, a Action) Result { return s.execute(ctx, a, nil) }
 
 // execute is Execute, as part of run when run is not nil: the run's clock
@@ -105,27 +114,37 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	wallStart := time.Now()
 	start := clock.Now()
 	if a.ID == "" {
-		a.ID = fmt.Sprintf("act-%06d", s.ids.Add(1))
+		a.ID = actionID(s.ids.Add(1))
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
+		err = s.admit(ctx, prepared, run) // duration bound; refused outside a run that holds the service
+	}
+	if err == nil {
+		start = clock.Now()
 		if run != nil {
-			run.obs.Settle(ctx) // the next fault's impact is its own
+			run.obs.Settle(ctx)       // the next fault's impact is its own
+			start = run.obs.Landing() // the fault's time: when arena starts landing it
 		}
 		err = s.injector.Inject(ctx, prepared, params)
 	}
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
 	if err != nil {
 		res.Error = err.Error()
+	} else {
+		s.track(res, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(res, time.Since(wallStart))
-	s.appendEvent(ctx, actionEventType(res), res.Action.ID, start, ActionEvent{
-		ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
-		SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
-	})
+	if s.store != nil {
+		ev := ActionEvent{
+			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
+			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
+		}
+		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
+	}
 	if !res.Success && s.evidence != nil {
 		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
 		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
@@ -147,20 +166,17 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	if run != nil {
 		return run.lockedRand()
 	}
-	return lockedRand(&s.mu, s.rng)
+	return s.shared
 }
 
 func (s *Service) record(res Result, wall time.Duration) {
-	outcome := "landed"
-	if !res.Success {
-		outcome = "failed"
-	}
 	typ := res.Action.Type
 	if _, ok := s.injector.Fault(typ); !ok {
 		typ = invalidType // any string a client sends must not become a label
 	}
-	s.metrics.actions.WithLabelValues(string(typ), outcome).Inc()
-	s.metrics.latency.WithLabelValues(string(typ)).Observe(wall.Seconds())
+	om := s.metrics.forOutcome(typ, res.Success)
+	om.actions.Inc()
+	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := s.stats.ByType[typ]
@@ -181,7 +197,7 @@ func (s *Service) record(res Result, wall time.Duration) {
 // appendEvent appends one event to the arena stream with optimistic
 // concurrency: read the version, append expecting it, retry on conflict. So
 // concurrent calls neither lose nor duplicate an event.
-func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time, payload any) {
+func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, payload any) {
 	if s.store == nil {
 		return
 	}
@@ -190,12 +206,27 @@ func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time,
 		s.eventErr(err)
 		return
 	}
-	ev := []events.Event{{Stream: EventStream, Type: typ, Time: at, Data: data, Metadata: map[string]string{"action_id": id}}}
-	ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
+	s.appendEncoded(ctx, typ, at, data)
+}
+
+// appendEncoded is appendEvent with the payload encoded already. The store
+// takes ownership of data.
+func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, data []byte) {
+	ev := eventSlices.Get().(*[]events.Event)
+	defer func() {
+		clear(*ev) // drop the references before the slice is reused
+		eventSlices.Put(ev)
+	}()
+	// No metadata: the payload names the action (a map per event was the
+	// largest part of a long run's retained events).
+	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
+	if ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
+	}
 	for attempt := 0; ; attempt++ {
 		v, err := s.store.StreamVersion(ctx, EventStream)
 		if err == nil {
-			_, err = s.store.Append(ctx, EventStream, ev, v)
+			_, err = s.store.Append(ctx, EventStream, *ev, v)
 		}
 		if err == nil {
 			return
@@ -208,6 +239,10 @@ func (s *Service) appendEvent(ctx context.Context, typ, id string, at time.Time,
 }
 
 const maxAppendAttempts = 1000
+
+// eventSlices holds one-event slices for appendEncoded: the store copies the
+// event out, so the slice need not be allocated per call.
+var eventSlices = sync.Pool{New: func() any { return &[]events.Event{{}} }}
 
 func (s *Service) eventErr(err error) {
 	s.mu.Lock()
@@ -263,7 +298,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	} else {
 		s.metrics.faults.WithLabelValues("unrecovered").Inc()
 	}
-	s.appendEvent(ctx, typ, f.Action.ID, now, f)
+	s.appendEvent(ctx, typ, now, f)
 	s.evolve(ctx, f, limit, now)
 }
 

@@ -255,7 +255,11 @@ func TestConcurrentExecute(t *testing.T) {
 		if e.Version != uint64(i+1) {
 			t.Fatalf("event %d has version %d, want %d", i, e.Version, i+1)
 		}
-		id := e.Metadata["action_id"]
+		var payload ActionEvent
+		if err := json.Unmarshal(e.Data, &payload); err != nil {
+			t.Fatal(err)
+		}
+		id := payload.ActionID
 		if ids[id] {
 			t.Fatalf("action %s has two events", id)
 		}

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,9 +50,15 @@ type SurvivalConfig struct {
 	MinLifetime time.Duration `json:"min_lifetime"` // default 2s
 	MaxLifetime time.Duration `json:"max_lifetime"` // default 10s
 	Targets     TargetFilter  `json:"targets"`
-	// TimelineCap bounds the report's list of actions; default 1000.
-	TimelineCap int            `json:"timeline_cap"`
-	Observe     ObserveOptions `json:"-"`
+	// TimelineCap bounds the report's list of actions, and its list of
+	// faults unless Observe.ListCap is set; default 1000.
+	TimelineCap int `json:"timeline_cap"`
+	// AbortWhen stops the run when a condition is met (see AbortWhen).
+	AbortWhen AbortWhen `json:"abort_when,omitzero"`
+	// AllowUnhealthyStart injects even when the system is not healthy at
+	// the first tick; by default the run is then aborted before any fault.
+	AllowUnhealthyStart bool           `json:"allow_unhealthy_start,omitempty"`
+	Observe             ObserveOptions `json:"-"`
 }
 
 // survivalJSON is SurvivalConfig in JSON: its durations in arena's encoding
@@ -167,6 +174,9 @@ func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []st
 	if c.TimelineCap == 0 {
 		c.TimelineCap = DefaultSurvivalTimelineCap
 	}
+	if c.Observe.ListCap == 0 { // the report's per-fault list too
+		c.Observe.ListCap = c.TimelineCap
+	}
 	if c.Seed == 0 {
 		c.Seed = DrawSeed()
 	}
@@ -257,8 +267,13 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 // the run's report is the "report" object.
 type SurvivalReport struct {
 	*Report `json:"report"`
-	Config  SurvivalConfig             `json:"config"` // as run, defaults filled and seed drawn
-	Stopped bool                       `json:"stopped"`
+	Config  SurvivalConfig `json:"config"`  // as run, defaults filled and seed drawn
+	Stopped bool           `json:"stopped"` // ended before its duration: stopped, interrupted or aborted
+	// Ending says how the run ended: completed, stopped (StopSurvival),
+	// interrupted (its context ended: SIGINT, a timeout) or aborted (a stop
+	// condition, abort_when); Reason says why when it did not complete.
+	Ending  SurvivalEnding             `json:"ending"`
+	Reason  string                     `json:"reason,omitempty"`
 	Ticks   int                        `json:"ticks"`   // injection opportunities
 	Actions int                        `json:"actions"` // injections attempted
 	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
@@ -270,6 +285,17 @@ type SurvivalReport struct {
 	Warnings []string              `json:"warnings,omitempty"`
 	byID     map[string]ActionType // open faults, for per-type outcomes
 }
+
+// SurvivalEnding is how a survival run ended.
+type SurvivalEnding string
+
+// Survival endings.
+const (
+	SurvivalCompleted   SurvivalEnding = "completed"
+	SurvivalStopped     SurvivalEnding = "stopped"
+	SurvivalInterrupted SurvivalEnding = "interrupted"
+	SurvivalAborted     SurvivalEnding = "aborted"
+)
 
 // TypeOutcome counts what became of the actions of one type.
 type TypeOutcome struct {
@@ -325,6 +351,12 @@ type survival struct {
 // so far; cancelling ctx does the same and also returns ctx's error.
 func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*SurvivalReport, error) {
 	cfg, warnings, err := cfg.normalize(s.injector)
+	if err == nil && cfg.MaxLifetime > s.opts.maxFaultDuration {
+		err = fmt.Errorf("max_lifetime: %s is over the maximum fault duration %s", cfg.MaxLifetime, s.opts.maxFaultDuration)
+	}
+	if err == nil {
+		err = cfg.AbortWhen.validate("abort_when", s.opts.checks)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
@@ -332,10 +364,21 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	if err != nil {
 		return nil, fmt.Errorf("survival: %w", err)
 	}
+	r.origin = OriginSurvival
+	r.abortWhen(cfg.AbortWhen)
+	if !cfg.AllowUnhealthyStart {
+		r.startGate(cfg.Interval, "the first tick")
+	}
 	sv := &survival{run: r, cfg: cfg, done: make(chan struct{})}
+	// Hold the service before the status shows the run: a refused run must
+	// never look as if it had started. Play holds it from here on.
+	if err := s.hold(ctx, r); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
-	if s.survival != nil {
+	if s.survival != nil { // the last run released the service and is still finishing its report
 		s.mu.Unlock()
+		s.release(r)
 		return nil, ErrSurvivalRunning
 	}
 	s.survival = sv
@@ -352,8 +395,22 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	r.OnOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
 	run, err := r.Play(ctx)
+	if run == nil {
+		sv.err = err
+		return nil, err // another run holds the service
+	}
 	rep.Report = run
-	rep.Stopped = err == nil && run.End.Before(r.End())
+	rep.Stopped = run.End.Before(r.End())
+	switch {
+	case run.Aborted != "":
+		rep.Ending, rep.Reason = SurvivalAborted, run.Aborted
+	case err != nil:
+		rep.Ending, rep.Reason = SurvivalInterrupted, err.Error()
+	case rep.Stopped:
+		rep.Ending, rep.Reason = SurvivalStopped, "on request"
+	default:
+		rep.Ending = SurvivalCompleted
+	}
 	for t, o := range rep.ByType {
 		if o.Recovered > 0 {
 			o.MTTR = Duration(o.ttrSum / time.Duration(o.Recovered))
@@ -410,6 +467,12 @@ type chaos struct {
 
 	mu    sync.Mutex              // records and outcomes may come from concurrent injections in real time
 	early map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
+
+	// Reused by choose (ticks run one at a time): the mix's types sorted,
+	// and the feasible ones with their weights.
+	types    []ActionType
+	feasible []ActionType
+	weights  []float64
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -514,17 +577,19 @@ func (o *TypeOutcome) count(f FaultOutcome) {
 func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	st := c.state(ctx)
 	cfg := c.sv.cfg
-	types := slices.Sorted(maps.Keys(cfg.Mix))
-	var feasible []ActionType
-	var weights []float64
+	if c.types == nil {
+		c.types = slices.Sorted(maps.Keys(cfg.Mix))
+	}
+	feasible, weights := c.feasible[:0], c.weights[:0]
 	total := 0.0
-	for _, t := range types {
-		if w := cfg.Mix[t]; w > 0 && len(st.targets(c.spec(t))) > 0 {
+	for _, t := range c.types {
+		if w := cfg.Mix[t]; w > 0 && st.count(c.spec(t), 1) > 0 {
 			feasible = append(feasible, t)
 			weights = append(weights, w)
 			total += w
 		}
 	}
+	c.feasible, c.weights = feasible, weights
 	if len(feasible) == 0 {
 		return Action{}, false
 	}
@@ -537,8 +602,8 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 		}
 		x -= w
 	}
-	targets := st.targets(c.spec(t))
-	pick := targets[c.rng.IntN(len(targets))]
+	spec0 := c.spec(t)
+	pick := st.nth(spec0, c.rng.IntN(st.count(spec0, -1)))
 	spec, _ := c.svc.injector.Fault(t)
 	a := Action{Type: t}
 	switch spec.Target {
@@ -590,7 +655,7 @@ func (c *chaos) state(ctx context.Context) systemState {
 	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
-			st.agents, err = in.runtime.ListAgents(ctx)
+			st.agents, err = in.listAgents(ctx)
 			return err
 		})
 		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
@@ -606,47 +671,79 @@ func (c *chaos) state(ctx context.Context) systemState {
 		})
 		slices.Sort(st.nodes)
 		slices.SortFunc(st.edges, func(a, b Edge) int {
-			return strings.Compare(a.Source+"\x00"+a.Target, b.Source+"\x00"+b.Target)
+			return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
 		})
 	}
 	return st
 }
 
-// targets lists where a fault of spec can land now: resume only paused
-// agents, no kills of stopped agents, roles only when someone holds them,
-// the system as a whole always, never an empty target.
-func (st systemState) targets(spec FaultSpec) []target {
-	var out []target
+// walk visits, in order, where a fault of spec can land now, until visit
+// returns false: resume only paused agents, no kills of stopped agents,
+// roles only when someone holds them, the system as a whole always, never
+// an empty target. Counting and indexing walk instead of listing, so a
+// tick allocates nothing per type however many agents there are.
+func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
 	switch spec.Target {
 	case TargetSystem:
-		return []target{{}}
+		visit(target{})
+		return
 	case TargetNode:
 		for _, n := range st.nodes {
-			out = append(out, target{id: n})
+			if !visit(target{id: n}) {
+				return
+			}
 		}
-		return out
+		return
 	case TargetEdge:
 		for _, e := range st.edges {
-			out = append(out, target{id: e.Target, src: e.Source})
+			if !visit(target{id: e.Target, src: e.Source}) {
+				return
+			}
 		}
-		return out
+		return
 	case TargetRole:
 		// The holder Prepare will hit: the first running agent of the
 		// role, filters aside; if the filters exclude it, nothing to hit.
-		for _, a := range st.agents {
-			if a.Type == spec.Role && spec.eligible(a.Status) {
-				if st.filter.allows(a) {
-					out = append(out, target{id: a.ID})
+		for i := range st.agents {
+			if a := &st.agents[i]; a.Type == spec.Role && spec.eligible(a.Status) {
+				if st.filter.allows(*a) {
+					visit(target{id: a.ID})
 				}
-				break
+				return
 			}
 		}
-		return out
+		return
 	}
-	for _, a := range st.agents {
-		if st.filter.allows(a) && spec.eligible(a.Status) {
-			out = append(out, target{id: a.ID})
+	for i := range st.agents {
+		if a := &st.agents[i]; st.filter.allows(*a) && spec.eligible(a.Status) {
+			if !visit(target{id: a.ID}) {
+				return
+			}
 		}
 	}
+}
+
+// count returns how many targets walk visits, stopping at limit (< 0: no
+// limit).
+func (st *systemState) count(spec FaultSpec, limit int) int {
+	n := 0
+	st.walk(&spec, func(target) bool {
+		n++
+		return n != limit
+	})
+	return n
+}
+
+// nth returns the k-th target walk visits (0-based; k < count).
+func (st *systemState) nth(spec FaultSpec, k int) target {
+	var out target
+	st.walk(&spec, func(t target) bool {
+		if k == 0 {
+			out = t
+			return false
+		}
+		k--
+		return true
+	})
 	return out
 }

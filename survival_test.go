@@ -426,3 +426,11 @@ func TestSurvivalConfigJSON(t *testing.T) {
 		t.Errorf("Unmarshal of a misspelt field = %v", err)
 	}
 }
+
+// Issue 14: the report's per-fault list honours timeline_cap.
+func TestSurvivalTimelineCapBoundsTheFaultList(t *testing.T) {
+	rep := survive(t, newEngine(fakes.WithSeed(3)), arena.SurvivalConfig{Duration: 2 * time.Hour, Seed: 3, TimelineCap: 5})
+	if rep.Landed <= 5 || len(rep.Faults) != 5 || len(rep.Events) != 5 {
+		t.Errorf("timeline_cap 5: %d landed, %d faults listed, %d events; want more than 5 landed, 5 of each listed", rep.Landed, len(rep.Faults), len(rep.Events))
+	}
+}

@@ -13,9 +13,15 @@ import (
 // per action type, then the run's report (score, dimensions, faults).
 func (r *SurvivalReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	end := "completed"
-	if r.Stopped {
-		end = "stopped early"
+	end := string(r.Ending)
+	switch {
+	case r.Ending == "":
+		end = "completed"
+	case r.Reason != "":
+		end += " (" + r.Reason + ")"
+	}
+	if r.Ending != SurvivalCompleted && r.Report != nil {
+		end += fmt.Sprintf(" after %s", r.End.Sub(r.Start))
 	}
 	fmt.Fprintf(&b, "survival: %s of chaos every %s, %s; %d actions, %d ticks skipped (max %d active faults)\n",
 		r.Config.Duration, r.Config.Interval, end, r.Actions, r.Skipped, r.Config.MaxActiveFaults)

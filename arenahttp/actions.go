@@ -49,6 +49,10 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request, a arena.Action
 		writeError(w, http.StatusServiceUnavailable, "", string(a.Type)+": "+err.Error())
 		return
 	}
+	if err := h.svc.Admit(a); err != nil {
+		writeRefused(w, err)
+		return
+	}
 	// A fault that did not land is still a 200: the request was fine, and
 	// the result says what happened.
 	writeJSON(w, http.StatusOK, h.svc.Execute(r.Context(), a))

@@ -56,7 +56,7 @@ func BenchmarkExecute(b *testing.B) {
 					b.Fatal(res.Error)
 				}
 			}
-			b.ReportMetric(float64(s.store.Stats().LaggedSubscribers), "dropped")
+			b.ReportMetric(float64(s.store.Stats().LaggedSubscribers+s.h.hub.dropped.Load()), "dropped")
 		})
 	}
 }

@@ -31,8 +31,10 @@
 //	POST /arena/node/{id}/remove             remove_node
 //	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
+//	GET  /arena/faults                       []arena.ActiveFault: faults arena can still lift, oldest first
+//	DELETE /arena/faults/{id}                FaultLifted: lift that fault now (404: no such active fault)
 //	GET  /arena/stats                        arena.Stats
-//	GET  /arena/history[?limit=n]            []arena.Result, oldest first (the newest n)
+//	GET  /arena/history[?after=&limit=]      []arena.Result, oldest first (a page)
 //	GET  /arena/score                        ScoreView
 //	GET  /arena/metrics                      arena.MetricsSnapshot
 //	GET  /arena/stream                       Server-Sent Events of the "arena" stream
@@ -41,17 +43,33 @@
 //	GET  /arena/survival/status              SurvivalStatusView
 //	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
 //	POST /arena/scenario/validate            ValidateResponse
-//	GET  /arena/flight/timeline              []arena.FlightEvent
-//	GET  /arena/flight/diagnostics           []arena.Diagnostic
+//	GET  /arena/flight/timeline[?after=&limit=]     []arena.FlightEvent (a page)
+//	GET  /arena/flight/diagnostics[?after=&limit=]  []arena.Diagnostic (a page)
 //	GET  /metrics                            Prometheus text format
 //
 // The fault routes are read from the fault specs (arena.FaultSpec.Route).
+//
+// The paged reads number each item by its position among all recorded,
+// from 1. Without ?after= they answer the newest ?limit= items (default
+// DefaultPageLimit, at most MaxPageLimit); with it, the items after that
+// number, oldest first. The headers X-Arena-First (number of the first
+// item), X-Arena-Next-After (the ?after= of the next page) and
+// X-Arena-Dropped (items that fell out of the bounded store) carry the
+// numbering; the body stays a JSON array.
+//
 // Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
 // remove_edge and /arena/fault/{type}, "source_id" and "target_id". The
 // action is validated strictly against the service's fault types
 // (arena.Injector.Validate) before anything is injected. The answer is the
 // arena.Result; {id} may be a selector ("random", "type:worker"), and the
 // result names the agent chosen.
+//
+// A fault with a "duration" is lifted when it has elapsed on the service's
+// clock, like a fault of a run; until then, and for a liftable fault
+// without one, it is listed by GET /arena/faults and can be lifted with
+// DELETE /arena/faults/{id}. While a run (scenario or survival) holds the
+// service, the action routes answer 409: an outside fault must not be
+// scored as the run's system's doing.
 //
 // # Status codes
 //
@@ -64,13 +82,24 @@
 //     invalid scenario (every problem listed), an unknown action, an ID that
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
 //     parameter (a misspelt parameter is never ignored), a scenario planned
-//     longer than the server's maximum run.
-//   - 401: no API key, or a wrong one.
-//   - 404: /arena/fault/{type} of a type the service does not know.
-//   - 409: a survival run is already running (start), or none is (stop); a
-//     scenario run is in progress (one at a time: two runs on one system
-//     would score each other's faults).
-//   - 413: a body over the limit (1 MiB by default).
+//     longer than the server's maximum run, a fault "duration" over the
+//     service's maximum (arena.WithMaxFaultDuration, 1h by default), an
+//     action "id" that an active fault already has.
+//   - 401: no API key, or a wrong one. The key is checked before any of
+//     the body is read, and the connection is closed after the answer.
+//   - 404: no such route; /arena/fault/{type} of a type the service does
+//     not know; DELETE /arena/faults/{id} of a fault that is not active.
+//   - 405: not with this method (Allow lists the methods). 404 and 405
+//     are JSON like every error.
+//   - 408: the body did not arrive within WithBodyReadTimeout (10s by
+//     default); the connection is closed.
+//   - 409: a run holds the service (one at a time: two runs on one system
+//     would score each other's faults): a scenario or survival start while
+//     either runs, or an action route during a run or an A/B test on the
+//     service; the error names the run. Also: stop with no survival run
+//     going.
+//   - 413: a body over the limit (1 MiB by default); the connection is
+//     closed without reading the rest.
 //   - 500: a handler panicked; the server lives on.
 //   - 501: the service's runtime cannot land this fault type (it lacks the
 //     capability: "mcp_disconnect is not supported by this runtime (it does
@@ -78,8 +107,9 @@
 //     a 400 naming the step.
 //   - 503: a dependency is missing (no flight recorder, one that cannot be
 //     read back, no event store, no Prometheus registry, no provider for
-//     the action), the stream's subscriber cap is reached, or the handler
-//     is closing.
+//     the action), the stream's subscriber cap is reached, the route's
+//     class (actions, reads, scenarios, survival) has WithMaxConcurrent
+//     requests in progress (with Retry-After), or the handler is closing.
 //   - 504: a scenario run reached the server's maximum (WithMaxScenarioRun);
 //     the body has the partial report.
 //
@@ -111,11 +141,18 @@
 // the stream has (the server restarted), an arena.stream.gap event
 // (StreamGap) says where the stream picks up.
 //
-// A slow client never slows the service: the store drops a subscription
-// that falls a whole buffer behind (events.WithSubscriberBuffer) instead of
-// waiting for it, and the handler then ends the stream; the client
-// reconnects with Last-Event-ID and catches up from the retained events.
-// A client that stops reading is cut off after WithWriteTimeout. At most
+// All open streams share one subscription to the store, which encodes each
+// event's frame once; every stream copies those bytes, and gathers what
+// arrives within 50ms of waking into one write and flush, so a hundred
+// clients cost the service little more than one.
+//
+// A slow client never slows the service: a stream that falls more than a
+// few thousand events behind the shared subscription is ended, and if the
+// shared subscription itself falls a whole buffer behind
+// (events.WithSubscriberBuffer) the store drops it instead of waiting and
+// every stream ends; clients reconnect with Last-Event-ID and catch up from
+// the retained events. A client that stops reading is cut off after
+// WithWriteTimeout. At most
 // WithMaxSubscribers streams are open at once (503 beyond). Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).

@@ -22,8 +22,10 @@ type Handler struct {
 
 	key atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
 
-	streams  atomic.Int64 // open event streams
-	scenario sync.Mutex   // held by the scenario run in progress
+	streams  atomic.Int64             // open event streams
+	hub      hub                      // the event streams' shared subscription
+	slots    map[string]chan struct{} // per route class: requests being served
+	scenario sync.Mutex               // held by the scenario run in progress
 
 	ctx       context.Context // background work (survival); ended by Close
 	cancel    context.CancelFunc
@@ -49,15 +51,21 @@ func NewHandler(svc *arena.Service, opts ...Option) *Handler {
 		opt.apply(&o)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{})}
+	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{}), slots: newSlots(o.maxConcurrent)}
 	h.SetAPIKey(o.apiKey)
 	h.mux = http.NewServeMux()
 	h.RegisterRoutes(h.mux)
 	return h
 }
 
-// ServeHTTP serves the API's routes; anything else is 404.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// ServeHTTP serves the API's routes; anything else is a 404 (or 405 for a
+// known path with another method), as ErrorResponse JSON.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.jsonFallback(w, r) {
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
 
 // RegisterRoutes adds every route of the API to mux. Each route carries its
 // own middleware (recover, auth, body limit), so they are protected on any

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
-	"unicode"
 
 	"github.com/ares-arena/arena"
 )
@@ -80,6 +80,9 @@ func writeErr(w http.ResponseWriter, err error) {
 		if code == 0 {
 			code = http.StatusBadRequest
 		}
+		if code == http.StatusRequestEntityTooLarge || code == http.StatusRequestTimeout {
+			dropBody(w) // the rest of the body is not read
+		}
 		writeError(w, code, fe.field, fe.msg)
 	case errors.As(err, &ve):
 		writeError(w, http.StatusBadRequest, ve.Field, ve.Msg)
@@ -95,6 +98,8 @@ func readBody(r *http.Request) ([]byte, error) {
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, &fieldError{field: "body", msg: fmt.Sprintf("larger than the limit of %d bytes", tooBig.Limit), code: http.StatusRequestEntityTooLarge}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, &fieldError{field: "body", msg: "not received within the body read timeout", code: http.StatusRequestTimeout}
 	case err != nil:
 		return nil, badRequest("body", "%v", err)
 	}
@@ -111,6 +116,9 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
+	}
+	if err := checkKeys(b, v); err != nil {
+		return err
 	}
 	if err := strictUnmarshal(b, v); err != nil {
 		return blame(b, v, err)
@@ -197,15 +205,15 @@ func sortedKeys(b []byte, m map[string]json.RawMessage) []string {
 }
 
 // checkID applies the rule for IDs in paths and bodies: non-empty, at most
-// MaxIDLength bytes, no whitespace or control characters.
+// MaxIDLength bytes, and arena.IdentifierProblem's rule for characters.
 func checkID(field, id string) error {
 	switch {
 	case id == "":
 		return badRequest(field, "empty ID")
 	case len(id) > MaxIDLength:
 		return badRequest(field, "ID of %d bytes is longer than %d", len(id), MaxIDLength)
-	case strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return badRequest(field, "ID %q contains whitespace", id)
+	case arena.IdentifierProblem(id) != "":
+		return badRequest(field, "ID %q %s", id, arena.IdentifierProblem(id))
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ type systemConfig struct {
 	runtime     func(*fakes.Cluster) arena.AgentLister // wraps the cluster (possibly with fewer capabilities)
 	handlerOpts []Option
 	bare        bool // no events, flight recorder or registry for the handler
+	cluster     []fakes.Option
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -52,7 +53,7 @@ func newSystem(t testing.TB, cfg systemConfig) *system {
 		cfg.clock = arena.RealClock{}
 	}
 	s := &system{
-		cluster: fakes.NewCluster(fakes.WithClock(cfg.clock), fakes.WithSeed(7)),
+		cluster: fakes.NewCluster(append([]fakes.Option{fakes.WithClock(cfg.clock), fakes.WithSeed(7)}, cfg.cluster...)...),
 		store:   events.NewMemoryStore(cfg.storeOpts...),
 		reg:     prometheus.NewRegistry(),
 		flight:  fakes.NewFlightRecorder(),
@@ -76,6 +77,7 @@ func newSystem(t testing.TB, cfg systemConfig) *system {
 	s.srv = httptest.NewServer(s.h)
 	t.Cleanup(func() {
 		s.h.Close()
+		s.svc.Rollback(context.Background()) // no fault outlives its test, nor its lift timer
 		s.srv.Close()
 		s.store.Close()
 	})

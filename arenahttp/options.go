@@ -50,6 +50,10 @@ type options struct {
 	retry          time.Duration
 	writeTimeout   time.Duration
 	logger         *slog.Logger
+
+	bodyReadTimeout time.Duration
+	maxConcurrent   int
+	maxSurvival     time.Duration
 }
 
 func defaultOptions() options {
@@ -57,6 +61,8 @@ func defaultOptions() options {
 		bodyLimit: DefaultBodyLimit, maxScenarioRun: DefaultMaxScenarioRun,
 		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
 		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, logger: slog.Default(),
+		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
+		maxSurvival: DefaultMaxSurvival,
 	}
 }
 

@@ -3,7 +3,6 @@ package arenahttp
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -14,24 +13,16 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, h.svc.Stats())
 }
 
-// history answers the service's history, oldest first; ?limit=n keeps the
-// newest n.
+// history answers a page of the service's history, oldest first: the
+// newest ?limit= results, or those after ?after= (see paging.go).
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
-	hist := h.svc.History()
-	if s := r.URL.Query().Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			writeError(w, http.StatusBadRequest, "limit", "want a positive integer, got "+quote(s))
-			return
-		}
-		if n < len(hist) {
-			hist = hist[len(hist)-n:]
-		}
+	after, limit, err := pageParams(r)
+	if err != nil {
+		writeErr(w, err)
+		return
 	}
-	if hist == nil {
-		hist = []arena.Result{}
-	}
-	writeJSON(w, http.StatusOK, hist)
+	items, first, dropped := h.svc.HistoryPage(after, limit)
+	writePage(w, items, first, dropped)
 }
 
 // ScoreView is the body of GET /arena/score: the live score of the running
@@ -75,16 +66,32 @@ func (h *Handler) prometheus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) flightTimeline(w http.ResponseWriter, r *http.Request) {
-	serveFlight(h, w, r, arena.FlightReader.Timeline)
+	serveFlight(h, w, r, flightPager.TimelinePage, arena.FlightReader.Timeline)
 }
 
 func (h *Handler) flightDiagnostics(w http.ResponseWriter, r *http.Request) {
-	serveFlight(h, w, r, arena.FlightReader.Diagnostics)
+	serveFlight(h, w, r, flightPager.DiagnosticsPage, arena.FlightReader.Diagnostics)
 }
 
-func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request, read func(arena.FlightReader, context.Context) ([]T, error)) {
+func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request,
+	readPage func(flightPager, context.Context, uint64, int) ([]T, uint64, uint64, error),
+	read func(arena.FlightReader, context.Context) ([]T, error)) {
 	if h.opts.flight == nil {
 		writeError(w, http.StatusServiceUnavailable, "", "no flight recorder configured (arenahttp.WithFlightRecorder)")
+		return
+	}
+	after, limit, err := pageParams(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	if p, ok := h.opts.flight.(flightPager); ok {
+		items, first, dropped, err := readPage(p, r.Context(), after, limit)
+		if err != nil {
+			writeError(w, http.StatusBadGateway, "", "flight recorder: "+err.Error())
+			return
+		}
+		writePage(w, items, first, dropped)
 		return
 	}
 	fr, ok := h.opts.flight.(arena.FlightReader)
@@ -92,13 +99,11 @@ func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request, read
 		writeError(w, http.StatusServiceUnavailable, "", "the flight recorder cannot be read back (it is not an arena.FlightReader)")
 		return
 	}
-	items, err := read(fr, r.Context())
+	all, err := read(fr, r.Context())
 	if err != nil {
 		writeError(w, http.StatusBadGateway, "", "flight recorder: "+err.Error())
 		return
 	}
-	if items == nil {
-		items = []T{}
-	}
-	writeJSON(w, http.StatusOK, items)
+	items, first := pageSlice(all, after, limit)
+	writePage(w, items, first, 0)
 }

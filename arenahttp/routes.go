@@ -33,8 +33,11 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST " + agentRoute + "{action}", serve: h.unknownAction},
 		route{pattern: "POST /arena/fault/{type}", serve: h.fault},
 
+		route{pattern: "GET /arena/faults", serve: h.faults},
+		route{pattern: "DELETE /arena/faults/{id}", serve: h.faultLift},
+
 		route{pattern: "GET /arena/stats", serve: h.stats},
-		route{pattern: "GET /arena/history", query: []string{"limit"}, serve: h.history},
+		route{pattern: "GET /arena/history", query: pageQuery, serve: h.history},
 		route{pattern: "GET /arena/score", serve: h.score},
 		route{pattern: "GET /arena/metrics", serve: h.metricsJSON},
 		route{pattern: "GET /arena/stream", query: []string{"last_event_id"}, serve: h.stream},
@@ -46,8 +49,8 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST /arena/scenario/run", query: []string{"seed"}, serve: h.scenarioRun},
 		route{pattern: "POST /arena/scenario/validate", serve: h.scenarioValidate},
 
-		route{pattern: "GET /arena/flight/timeline", serve: h.flightTimeline},
-		route{pattern: "GET /arena/flight/diagnostics", serve: h.flightDiagnostics},
+		route{pattern: "GET /arena/flight/timeline", query: pageQuery, serve: h.flightTimeline},
+		route{pattern: "GET /arena/flight/diagnostics", query: pageQuery, serve: h.flightDiagnostics},
 
 		route{pattern: "GET /metrics", serve: h.prometheus},
 	)
@@ -55,21 +58,31 @@ func (h *Handler) routes() []route {
 }
 
 // wrap puts a route behind the API's middleware, outermost first: panic
-// recovery, closed-handler check, auth, body limit, query check.
+// recovery, closed-handler check, auth, body limit, concurrency cap of the
+// route's class, body read deadline, query check.
 func (h *Handler) wrap(rt route) http.Handler {
+	class := routeClass(rt.pattern)
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.closed() {
 			writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
 			return
 		}
+		// Nothing of the body is read before the key is checked; an early
+		// answer closes the connection rather than drain a slow body.
 		if !h.authorized(w, r) {
 			return
 		}
 		if r.ContentLength > h.opts.bodyLimit {
+			closeIfBody(w, r)
 			writeError(w, http.StatusRequestEntityTooLarge, "body", fmt.Sprintf("larger than the limit of %d bytes", h.opts.bodyLimit))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, h.opts.bodyLimit)
+		release, ok := h.admit(w, r, class)
+		if !ok {
+			return
+		}
+		defer release()
+		h.limitBody(w, r)
 		for name := range r.URL.Query() {
 			if !slices.Contains(rt.query, name) {
 				want := "none"

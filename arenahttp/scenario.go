@@ -101,13 +101,16 @@ func writeScenarioErr(w http.ResponseWriter, err error) {
 		writeErr(w, err)
 		return
 	}
-	resp := ErrorResponse{Field: sp.problems[0].Path}
-	msgs := make([]string, len(sp.problems))
-	for i, p := range sp.problems {
-		resp.Problems = append(resp.Problems, Problem{Line: p.Line, Column: p.Column, Field: p.Path, Message: p.Msg})
-		msgs[i] = p.Error()
+	// Each problem is in the list once; the error names the first (the
+	// loader has already dropped repeats and capped the list).
+	first := sp.problems[0]
+	resp := ErrorResponse{Error: first.Error(), Field: first.Path}
+	if n := len(sp.problems) - 1; n > 0 {
+		resp.Error += fmt.Sprintf(" (and %d more: see problems)", n)
 	}
-	resp.Error = strings.Join(msgs, "\n")
+	for _, p := range sp.problems {
+		resp.Problems = append(resp.Problems, Problem{Line: p.Line, Column: p.Column, Field: p.Path, Message: p.Msg})
+	}
 	writeJSON(w, http.StatusBadRequest, resp)
 }
 
@@ -155,6 +158,8 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 	defer stop()
 	rep, err := arena.RunScenarioReport(ctx, h.svc, sc)
 	switch {
+	case rep == nil && errors.Is(err, arena.ErrRunActive): // a survival run, or a run outside the handler
+		writeError(w, http.StatusConflict, "", err.Error())
 	case rep == nil && (errors.Is(err, arena.ErrNoRuntime) || errors.Is(err, arena.ErrNoDAG)):
 		writeError(w, http.StatusServiceUnavailable, "", err.Error())
 	case rep == nil:

@@ -79,9 +79,13 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Replay what the client missed from the retained events, a page at a
-	// time, then follow live. Subscribe replays anything appended between
-	// the last page and the subscription, so nothing is lost or repeated.
+	// Join the shared feed first, then replay what the client missed from
+	// the retained events, a page at a time: the feed holds every event
+	// after its start, so the two overlap and nothing is lost or repeated.
+	f, joinErr := h.hub.join(h.ctx, src)
+	if joinErr == nil {
+		defer h.hub.leave(f)
+	}
 	for {
 		evs, err := src.Read(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: from}, replayPage)
 		if err != nil || len(evs) == 0 {
@@ -95,40 +99,60 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	sub, err := src.Subscribe(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: from})
-	if err != nil {
-		return
+	if joinErr != nil {
+		return // the store is closed: what it retains was sent
 	}
-	defer sub.Close()
+	// The last read found nothing after from, and it came after the feed
+	// started: no "arena" event lies between from and the feed's start.
+	cursor := max(from, f.start)
+
 	beat := time.NewTicker(h.opts.heartbeat)
 	defer beat.Stop()
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for {
-		select {
-		case e, ok := <-sub.C():
-			if !ok {
-				// The store dropped us (we fell a whole buffer behind: a
-				// slow client) or closed. End the stream; the client
-				// reconnects with Last-Event-ID and resumes from the
-				// retained events.
-				if err := sub.Err(); err != nil && !errors.Is(err, context.Canceled) {
-					h.opts.logger.Debug("arenahttp: event stream ended", "reason", err.Error())
+		frames, wait, behind, ok := f.since(cursor, replayPage)
+		if !ok {
+			// Behind the frames the feed keeps (a client that stopped
+			// reading), or the feed ended (the store closed or the
+			// subscription lagged). The client reconnects with
+			// Last-Event-ID and resumes from the retained events.
+			if behind {
+				h.hub.dropped.Add(1)
+				h.opts.logger.Debug("arenahttp: event stream ended", "reason", "client fell behind")
+			}
+			return
+		}
+		if len(frames) > 0 {
+			for _, fr := range frames {
+				if fr.version > c.skip {
+					c.buf = append(c.buf, fr.b...)
 				}
+				cursor = fr.seq
+			}
+			if len(c.buf) >= 64<<10 || len(frames) == replayPage {
+				if c.send() != nil {
+					return
+				}
+			}
+			continue
+		}
+		if len(c.buf) > 0 {
+			if c.send() != nil {
 				return
 			}
-			c.event(e)
-			for drained := false; !drained && len(c.buf) < 64<<10; { // batch what is already there
-				select {
-				case e, ok := <-sub.C():
-					if !ok {
-						drained = true
-						break
-					}
-					c.event(e)
-				default:
-					drained = true
-				}
-			}
-			if c.send() != nil {
+			continue
+		}
+		select {
+		case <-wait:
+			// Coalesce: let the next moment's events gather in the feed
+			// (no wakeup per event), then send them in one write and flush.
+			linger.Reset(flushLinger)
+			select {
+			case <-linger.C:
+			case <-ctx.Done():
+				return
+			case <-h.closing:
 				return
 			}
 		case <-beat.C:
@@ -143,6 +167,12 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// flushLinger is how long a stream lets events gather after it is woken
+// before it writes and flushes them together: with many clients a write and
+// flush per event per client is what costs. It bounds the latency added to
+// an event.
+const flushLinger = 50 * time.Millisecond
 
 // acquireStream takes a place under the subscriber cap.
 func (h *Handler) acquireStream() bool {
@@ -245,11 +275,7 @@ func (c *sseConn) event(e events.Event) {
 	if e.Version <= c.skip {
 		return
 	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return
-	}
-	c.buf, _ = sse.AppendEvent(c.buf, sse.Event{ID: strconv.FormatUint(e.Version, 10), Event: e.Type, Data: data})
+	c.buf = append(c.buf, encodeFrame(&e)...)
 }
 
 func (c *sseConn) gap(g StreamGap) {

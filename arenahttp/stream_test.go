@@ -140,7 +140,7 @@ func TestStreamFrameFormat(t *testing.T) {
 		"event: arena.action.failed\n" +
 		`data: {"id":"arena-1","stream":"arena","type":"arena.action.failed","version":1,"sequence":1,` +
 		`"time":"2025-01-01T00:00:00Z","data":{"action_id":"a1","type":"kill_agent","target_id":"nobody","success":false,` +
-		`"error":"fakes: agent \"nobody\": no such agent","duration":"0s"},"metadata":{"action_id":"a1"}}` + "\n\n"
+		`"error":"fakes: agent \"nobody\": no such agent","duration":"0s"}}` + "\n\n"
 	if got.String() != want {
 		t.Errorf("stream bytes:\n got %q\nwant %q", got.String(), want)
 	}
@@ -245,8 +245,9 @@ func TestStreamGap(t *testing.T) {
 }
 
 // TestStreamLaggedClientIsDropped: a client that stops reading falls
-// behind; the store drops its subscription instead of waiting, Execute goes
-// on, and the handler closes the stream and frees its place.
+// behind; the store drops the streams' subscription (a buffer of 8)
+// instead of waiting, Execute goes on, and the handler closes the stream
+// and frees its place.
 func TestStreamLaggedClientIsDropped(t *testing.T) {
 	s := newSystem(t, systemConfig{
 		storeOpts:   []events.Option{events.WithSubscriberBuffer(8)},

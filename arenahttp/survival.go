@@ -33,6 +33,10 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
+	if err := h.checkSurvival(cfg); err != nil {
+		writeErr(w, err)
+		return
+	}
 	if cfg.Seed == 0 {
 		cfg.Seed = arena.DrawSeed()
 	}
@@ -46,7 +50,11 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	busy := h.survOwn
 	h.survMu.Unlock()
 	if busy || h.svc.GetSurvivalStatus().Running {
-		writeError(w, http.StatusConflict, "", arena.ErrSurvivalRunning.Error())
+		msg := arena.ErrSurvivalRunning.Error()
+		if err := h.svc.RunActive(); err != nil { // name what holds the service: the last survival run may be finishing while a scenario runs
+			msg = err.Error()
+		}
+		writeError(w, http.StatusConflict, "", msg)
 		return
 	}
 
@@ -82,7 +90,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case res.rep != nil:
 				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.GetSurvivalStatus()})
-			case errors.Is(res.err, arena.ErrSurvivalRunning):
+			case errors.Is(res.err, arena.ErrRunActive): // a scenario or another survival run
 				writeError(w, http.StatusConflict, "", res.err.Error())
 			default:
 				writeSurvivalConfigError(w, res.err)

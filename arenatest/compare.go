@@ -18,9 +18,9 @@ const DefaultScenario = "everything-at-once"
 
 // DefaultExperiment is what each run of a fakes.Strategy does when Compare
 // (or matchers.SignificantlyBetterThan) is not given an experiment: the
-// built-in scenario everything-at-once, seeded by the run. It lands all
-// thirteen fault types, so a strategy that heals any of them better scores
-// better.
+// built-in scenario everything-at-once, seeded by the run. It lands the
+// thirteen original fault types (not the network ones), so a strategy that
+// heals any of them better scores better.
 func DefaultExperiment() fakes.Experiment {
 	sc, err := scenarios.Load(DefaultScenario)
 	if err != nil {

@@ -14,9 +14,11 @@ import (
 	"github.com/ares-arena/arena"
 )
 
-// RuntimeFactory returns a fresh runtime for TestRuntime, every agent
+// RuntimeFactory returns a fresh full runtime for TestRuntime, every agent
 // running. It registers whatever must be torn down with t.Cleanup, and may
-// skip t (no Docker daemon, say).
+// skip t (no Docker daemon, say). TestRuntime takes any function of this
+// shape, also one returning a runtime with only some capabilities (an
+// arena.AgentLister that is an arena.Pauser, say).
 type RuntimeFactory func(t *testing.T) arena.RuntimeProvider
 
 // conformanceTimeout bounds each call of the suite: a runtime that hangs
@@ -26,34 +28,53 @@ const conformanceTimeout = 30 * time.Second
 // noSuchAgent is an ID no runtime should have.
 const noSuchAgent = "arena-conformance-no-such-agent"
 
-// TestRuntime checks that a RuntimeProvider keeps the contract the engine
-// relies on, in subtests:
+// factory is TestRuntime's factory, whatever the runtime type it returns.
+type factory func(t *testing.T) arena.AgentLister
+
+// TestRuntime checks that a runtime keeps the contract the engine relies
+// on, in subtests:
 //
 //   - ListAgents: at least one agent; non-empty IDs without whitespace,
 //     unique; a type and a status for each, all running at the start;
 //     restarts ≥ 0; the same agents on every call, in a fresh slice.
-//   - Faults: each of the eight agent faults lands (returns nil) on a running
-//     agent, which stays listed.
-//   - UnknownAgent: every method errors for an agent that does not exist.
-//   - StopAgent: a stopped agent is listed as stopped (or, when the runtime
-//     restarted it already, with more restarts).
-//   - PauseResume: paused after PauseAgent, running after ResumeAgent.
-//   - FaultLifter (skipped when the runtime is not an arena.FaultLifter):
-//     each timed fault is lifted without error, a lifted pause leaves the
-//     agent running, and lifting it again is harmless (nil), since the
-//     engine lifts faults the system may have healed already.
+//   - Faults: each agent fault the runtime can land returns nil on a
+//     running agent, which stays listed.
+//   - UnknownAgent: every fault method errors for an agent that does not
+//     exist.
+//   - StopAgent (an arena.AgentStopper): a stopped agent is listed as
+//     stopped (or, when the runtime restarted it already, with more
+//     restarts).
+//   - PauseResume (an arena.Pauser): paused after PauseAgent, running after
+//     ResumeAgent.
+//   - FaultLifter (an arena.FaultLifter): each timed fault is lifted without
+//     error, a lifted pause leaves the agent running, and lifting it again
+//     is harmless (nil), since the engine lifts faults the system may have
+//     healed already.
 //   - Concurrency: ListAgents and faults from several goroutines at once
 //     (run it with -race) never fail ListAgents nor change the agents.
 //   - NoPanics: empty IDs, zero and negative durations, an unknown LLM error
 //     type, a cancelled context: errors are fine, panics are not.
 //
-// Each subtest takes a fresh runtime from factory (the fault subtests take
-// another when every agent has been hit once). The fakes pass it:
+// A runtime need not have every capability (see arena.AgentLister): the
+// checks of the faults it cannot land are skipped, the subtests named for
+// them say so with t.Skip, and TestRuntime logs the list. Each subtest
+// takes a fresh runtime from newRuntime (the fault subtests take another
+// when every agent has been hit once). The fakes pass it:
 //
 //	arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return fakes.NewCluster() })
-func TestRuntime(t *testing.T, factory RuntimeFactory) {
+func TestRuntime[R arena.AgentLister](t *testing.T, newRuntime func(t *testing.T) R) {
 	t.Helper()
+	var missing []string // what the runtime cannot land: the same for every runtime of R
+	var once sync.Once
+	factory := func(t *testing.T) arena.AgentLister {
+		rt := newRuntime(t)
+		once.Do(func() { missing = lacking(rt) })
+		return rt
+	}
 	t.Run("ListAgents", func(t *testing.T) { testListAgents(t, factory) })
+	if len(missing) > 0 {
+		t.Logf("TestRuntime: skipping the checks of the faults the runtime cannot land: %s", strings.Join(missing, "; "))
+	}
 	t.Run("Faults", func(t *testing.T) { testFaults(t, factory) })
 	t.Run("UnknownAgent", func(t *testing.T) { testUnknownAgent(t, factory) })
 	t.Run("StopAgent", func(t *testing.T) { testStop(t, factory) })
@@ -63,38 +84,72 @@ func TestRuntime(t *testing.T, factory RuntimeFactory) {
 	t.Run("NoPanics", func(t *testing.T) { testNoPanics(t, factory) })
 }
 
-// fault is one agent fault, as the engine calls it.
+// lacking says which fault methods rt lacks, and why.
+func lacking(rt arena.AgentLister) []string {
+	in := arena.NewInjectorFor(rt)
+	var missing []string
+	for _, f := range allCalls {
+		if err := in.Unsupported(f.kind); err != nil {
+			missing = append(missing, err.Error())
+		}
+	}
+	return missing
+}
+
+// fault is one agent fault, as the engine calls it. call is made only on a
+// runtime that can land kind (supports).
 type fault struct {
 	name string
 	kind arena.ActionType
-	call func(ctx context.Context, rt arena.RuntimeProvider, id string) error
+	call func(ctx context.Context, rt arena.AgentLister, id string) error
 }
 
 var agentFaults = []fault{
-	{"StopAgent", arena.ActionKillAgent, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.StopAgent(ctx, id)
+	{"StopAgent", arena.ActionKillAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.AgentStopper).StopAgent(ctx, id)
 	}},
-	{"PauseAgent", arena.ActionPauseAgent, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.PauseAgent(ctx, id)
+	{"PauseAgent", arena.ActionPauseAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.Pauser).PauseAgent(ctx, id)
 	}},
-	{"SlowAgent", arena.ActionSlowAgent, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.SlowAgent(ctx, id, arena.DefaultSlowDelay)
+	{"SlowAgent", arena.ActionSlowAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.Slower).SlowAgent(ctx, id, arena.DefaultSlowDelay)
 	}},
-	{"PartitionNetwork", arena.ActionNetworkPartition, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.PartitionNetwork(ctx, id)
+	{"PartitionNetwork", arena.ActionNetworkPartition, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.Partitioner).PartitionNetwork(ctx, id)
 	}},
-	{"ToolTimeout", arena.ActionToolTimeout, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.ToolTimeout(ctx, id, arena.DefaultToolTimeout)
+	{"ToolTimeout", arena.ActionToolTimeout, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.ToolTimeouter).ToolTimeout(ctx, id, arena.DefaultToolTimeout)
 	}},
-	{"CorruptMemory", arena.ActionMemoryCorrupt, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.CorruptMemory(ctx, id)
+	{"CorruptMemory", arena.ActionMemoryCorrupt, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.MemoryCorrupter).CorruptMemory(ctx, id)
 	}},
-	{"DisconnectMCP", arena.ActionMCPDisconnect, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.DisconnectMCP(ctx, id)
+	{"DisconnectMCP", arena.ActionMCPDisconnect, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.MCPDisconnecter).DisconnectMCP(ctx, id)
 	}},
-	{"InjectLLMFailure", arena.ActionLLMFailure, func(ctx context.Context, rt arena.RuntimeProvider, id string) error {
-		return rt.InjectLLMFailure(ctx, id, arena.DefaultLLMError)
+	{"InjectLLMFailure", arena.ActionLLMFailure, func(ctx context.Context, rt arena.AgentLister, id string) error {
+		return rt.(arena.LLMFailer).InjectLLMFailure(ctx, id, arena.DefaultLLMError)
 	}},
+}
+
+var resumeCall = fault{"ResumeAgent", arena.ActionResumeAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
+	return rt.(arena.Pauser).ResumeAgent(ctx, id)
+}}
+
+// allCalls is every fault method of a runtime.
+var allCalls = append(slices.Clone(agentFaults), resumeCall)
+
+// supported keeps the calls rt can land.
+func supported(rt arena.AgentLister, calls []fault) []fault {
+	in := arena.NewInjectorFor(rt)
+	return slices.DeleteFunc(slices.Clone(calls), func(f fault) bool { return !in.Supports(f.kind) })
+}
+
+// require skips t unless rt can land kind.
+func require(t *testing.T, rt arena.AgentLister, kind arena.ActionType) {
+	t.Helper()
+	if err := arena.NewInjectorFor(rt).Unsupported(kind); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
 }
 
 func callContext(t *testing.T) context.Context {
@@ -104,7 +159,7 @@ func callContext(t *testing.T) context.Context {
 }
 
 // list calls ListAgents and fails t on an error.
-func list(t *testing.T, ctx context.Context, rt arena.RuntimeProvider) []arena.AgentInfo {
+func list(t *testing.T, ctx context.Context, rt arena.AgentLister) []arena.AgentInfo {
 	t.Helper()
 	agents, err := rt.ListAgents(ctx)
 	if err != nil {
@@ -121,7 +176,7 @@ func find(agents []arena.AgentInfo, id string) (arena.AgentInfo, bool) {
 	return agents[i], true
 }
 
-func testListAgents(t *testing.T, factory RuntimeFactory) {
+func testListAgents(t *testing.T, factory factory) {
 	rt := factory(t)
 	ctx := callContext(t)
 	agents := list(t, ctx, rt)
@@ -169,12 +224,12 @@ func testListAgents(t *testing.T, factory RuntimeFactory) {
 // first: they are what a fault usually hits.
 type pool struct {
 	t       *testing.T
-	factory RuntimeFactory
-	rt      arena.RuntimeProvider
+	factory factory
+	rt      arena.AgentLister
 	unhit   []string
 }
 
-func (p *pool) next(ctx context.Context) (arena.RuntimeProvider, string) {
+func (p *pool) next(ctx context.Context) (arena.AgentLister, string) {
 	p.t.Helper()
 	if len(p.unhit) == 0 {
 		p.rt = p.factory(p.t)
@@ -203,12 +258,16 @@ func boolRank(b bool) int {
 	return 0
 }
 
-func testFaults(t *testing.T, factory RuntimeFactory) {
+func testFaults(t *testing.T, factory factory) {
 	p := &pool{t: t, factory: factory}
 	ctx := callContext(t)
 	for _, f := range agentFaults {
 		rt, id := p.next(ctx)
+		if !arena.NewInjectorFor(rt).Supports(f.kind) {
+			p.unhit = append([]string{id}, p.unhit...) // not hit: the next fault takes it
+		}
 		t.Run(f.name, func(t *testing.T) {
+			require(t, rt, f.kind)
 			if err := f.call(ctx, rt, id); err != nil {
 				t.Fatalf("%s(%q) on a running agent: %v", f.name, id, err)
 			}
@@ -219,23 +278,22 @@ func testFaults(t *testing.T, factory RuntimeFactory) {
 	}
 }
 
-func testUnknownAgent(t *testing.T, factory RuntimeFactory) {
+func testUnknownAgent(t *testing.T, factory factory) {
 	rt := factory(t)
 	ctx := callContext(t)
-	calls := append(slices.Clone(agentFaults), fault{"ResumeAgent", arena.ActionResumeAgent,
-		func(ctx context.Context, rt arena.RuntimeProvider, id string) error { return rt.ResumeAgent(ctx, id) }})
-	for _, f := range calls {
+	for _, f := range supported(rt, allCalls) {
 		if err := f.call(ctx, rt, noSuchAgent); err == nil {
 			t.Errorf("%s(%q) = nil, want an error for an unknown agent", f.name, noSuchAgent)
 		}
 	}
 }
 
-func testStop(t *testing.T, factory RuntimeFactory) {
+func testStop(t *testing.T, factory factory) {
 	ctx := callContext(t)
 	rt, id := (&pool{t: t, factory: factory}).next(ctx)
+	require(t, rt, arena.ActionKillAgent)
 	before, _ := find(list(t, ctx, rt), id)
-	if err := rt.StopAgent(ctx, id); err != nil {
+	if err := rt.(arena.AgentStopper).StopAgent(ctx, id); err != nil {
 		t.Fatalf("StopAgent(%q): %v", id, err)
 	}
 	after, ok := find(list(t, ctx, rt), id)
@@ -248,16 +306,18 @@ func testStop(t *testing.T, factory RuntimeFactory) {
 	}
 }
 
-func testPauseResume(t *testing.T, factory RuntimeFactory) {
+func testPauseResume(t *testing.T, factory factory) {
 	ctx := callContext(t)
 	rt, id := (&pool{t: t, factory: factory}).next(ctx)
-	if err := rt.PauseAgent(ctx, id); err != nil {
+	require(t, rt, arena.ActionPauseAgent)
+	pauser := rt.(arena.Pauser)
+	if err := pauser.PauseAgent(ctx, id); err != nil {
 		t.Fatalf("PauseAgent(%q): %v", id, err)
 	}
 	if a, _ := find(list(t, ctx, rt), id); a.Status != arena.StatusPaused {
 		t.Errorf("after PauseAgent(%q): status %q, want %q", id, a.Status, arena.StatusPaused)
 	}
-	if err := rt.ResumeAgent(ctx, id); err != nil {
+	if err := pauser.ResumeAgent(ctx, id); err != nil {
 		t.Fatalf("ResumeAgent(%q): %v", id, err)
 	}
 	if a, _ := find(list(t, ctx, rt), id); a.Status != arena.StatusRunning {
@@ -265,7 +325,7 @@ func testPauseResume(t *testing.T, factory RuntimeFactory) {
 	}
 }
 
-func testLifter(t *testing.T, factory RuntimeFactory) {
+func testLifter(t *testing.T, factory factory) {
 	ctx := callContext(t)
 	p := &pool{t: t, factory: factory}
 	rt, id := p.next(ctx)
@@ -273,7 +333,7 @@ func testLifter(t *testing.T, factory RuntimeFactory) {
 		t.Skipf("%T is not an arena.FaultLifter: the engine cannot lift timed faults early", rt)
 	}
 	p.unhit = append([]string{id}, p.unhit...)
-	for _, f := range agentFaults {
+	for _, f := range supported(rt, agentFaults) {
 		if !f.kind.Liftable() {
 			continue
 		}
@@ -296,7 +356,7 @@ func testLifter(t *testing.T, factory RuntimeFactory) {
 	}
 }
 
-func testConcurrency(t *testing.T, factory RuntimeFactory) {
+func testConcurrency(t *testing.T, factory factory) {
 	rt := factory(t)
 	ctx := callContext(t)
 	agents := list(t, ctx, rt)
@@ -304,6 +364,7 @@ func testConcurrency(t *testing.T, factory RuntimeFactory) {
 	for _, a := range agents {
 		ids = append(ids, a.ID)
 	}
+	faults := supported(rt, agentFaults)
 	const workers, rounds = 8, 20
 	errs := make(chan error, workers*rounds)
 	var wg sync.WaitGroup
@@ -313,9 +374,12 @@ func testConcurrency(t *testing.T, factory RuntimeFactory) {
 				if _, err := rt.ListAgents(ctx); err != nil {
 					errs <- fmt.Errorf("ListAgents: %v", err)
 				}
+				if len(faults) == 0 {
+					continue
+				}
 				// Faults may fail to land (a stopped agent cannot be
 				// paused); only their safety is tested here.
-				f := agentFaults[(w+r)%len(agentFaults)]
+				f := faults[(w+r)%len(faults)]
 				id := ids[(w*rounds+r)%len(ids)]
 				if p := safeCall(func() error { return f.call(ctx, rt, id) }); p != nil {
 					errs <- fmt.Errorf("%s(%q) panicked: %v", f.name, id, p)
@@ -340,30 +404,48 @@ func testConcurrency(t *testing.T, factory RuntimeFactory) {
 	}
 }
 
-func testNoPanics(t *testing.T, factory RuntimeFactory) {
+func testNoPanics(t *testing.T, factory factory) {
 	rt := factory(t)
 	ctx := callContext(t)
 	id := list(t, ctx, rt)[0].ID
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	calls := map[string]func() error{
-		`StopAgent(ctx, "")`:              func() error { return rt.StopAgent(ctx, "") },
-		`PauseAgent(ctx, "")`:             func() error { return rt.PauseAgent(ctx, "") },
-		`ResumeAgent(ctx, "")`:            func() error { return rt.ResumeAgent(ctx, "") },
-		`SlowAgent(ctx, "", 1s)`:          func() error { return rt.SlowAgent(ctx, "", time.Second) },
-		`SlowAgent(ctx, id, 0)`:           func() error { return rt.SlowAgent(ctx, id, 0) },
-		`SlowAgent(ctx, id, -1s)`:         func() error { return rt.SlowAgent(ctx, id, -time.Second) },
-		`PartitionNetwork(ctx, "")`:       func() error { return rt.PartitionNetwork(ctx, "") },
-		`ToolTimeout(ctx, id, 0)`:         func() error { return rt.ToolTimeout(ctx, id, 0) },
-		`ToolTimeout(ctx, id, -1s)`:       func() error { return rt.ToolTimeout(ctx, id, -time.Second) },
-		`CorruptMemory(ctx, "")`:          func() error { return rt.CorruptMemory(ctx, "") },
-		`DisconnectMCP(ctx, "")`:          func() error { return rt.DisconnectMCP(ctx, "") },
-		`InjectLLMFailure(ctx, id, "?")`:  func() error { return rt.InjectLLMFailure(ctx, id, "nonsense") },
-		`InjectLLMFailure(ctx, "", "")`:   func() error { return rt.InjectLLMFailure(ctx, "", "") },
-		`ListAgents(cancelled)`:           func() error { _, err := rt.ListAgents(cancelled); return err },
-		`StopAgent(cancelled, id)`:        func() error { return rt.StopAgent(cancelled, id) },
-		`PauseAgent(cancelled, id)`:       func() error { return rt.PauseAgent(cancelled, id) },
-		`InjectLLMFailure(cancelled, id)`: func() error { return rt.InjectLLMFailure(cancelled, id, arena.LLMTimeout) },
+	type call struct {
+		kind arena.ActionType // what the runtime needs for it; "" for ListAgents
+		fn   func() error
+	}
+	stop := func(ctx context.Context, id string) error { return rt.(arena.AgentStopper).StopAgent(ctx, id) }
+	pause := func(ctx context.Context, id string) error { return rt.(arena.Pauser).PauseAgent(ctx, id) }
+	slow := func(id string, d time.Duration) error { return rt.(arena.Slower).SlowAgent(ctx, id, d) }
+	tool := func(d time.Duration) error { return rt.(arena.ToolTimeouter).ToolTimeout(ctx, id, d) }
+	llm := func(ctx context.Context, id string, e arena.LLMErrorType) error {
+		return rt.(arena.LLMFailer).InjectLLMFailure(ctx, id, e)
+	}
+	all := map[string]call{
+		`StopAgent(ctx, "")`:              {arena.ActionKillAgent, func() error { return stop(ctx, "") }},
+		`PauseAgent(ctx, "")`:             {arena.ActionPauseAgent, func() error { return pause(ctx, "") }},
+		`ResumeAgent(ctx, "")`:            {arena.ActionResumeAgent, func() error { return rt.(arena.Pauser).ResumeAgent(ctx, "") }},
+		`SlowAgent(ctx, "", 1s)`:          {arena.ActionSlowAgent, func() error { return slow("", time.Second) }},
+		`SlowAgent(ctx, id, 0)`:           {arena.ActionSlowAgent, func() error { return slow(id, 0) }},
+		`SlowAgent(ctx, id, -1s)`:         {arena.ActionSlowAgent, func() error { return slow(id, -time.Second) }},
+		`PartitionNetwork(ctx, "")`:       {arena.ActionNetworkPartition, func() error { return rt.(arena.Partitioner).PartitionNetwork(ctx, "") }},
+		`ToolTimeout(ctx, id, 0)`:         {arena.ActionToolTimeout, func() error { return tool(0) }},
+		`ToolTimeout(ctx, id, -1s)`:       {arena.ActionToolTimeout, func() error { return tool(-time.Second) }},
+		`CorruptMemory(ctx, "")`:          {arena.ActionMemoryCorrupt, func() error { return rt.(arena.MemoryCorrupter).CorruptMemory(ctx, "") }},
+		`DisconnectMCP(ctx, "")`:          {arena.ActionMCPDisconnect, func() error { return rt.(arena.MCPDisconnecter).DisconnectMCP(ctx, "") }},
+		`InjectLLMFailure(ctx, id, "?")`:  {arena.ActionLLMFailure, func() error { return llm(ctx, id, "nonsense") }},
+		`InjectLLMFailure(ctx, "", "")`:   {arena.ActionLLMFailure, func() error { return llm(ctx, "", "") }},
+		`ListAgents(cancelled)`:           {"", func() error { _, err := rt.ListAgents(cancelled); return err }},
+		`StopAgent(cancelled, id)`:        {arena.ActionKillAgent, func() error { return stop(cancelled, id) }},
+		`PauseAgent(cancelled, id)`:       {arena.ActionPauseAgent, func() error { return pause(cancelled, id) }},
+		`InjectLLMFailure(cancelled, id)`: {arena.ActionLLMFailure, func() error { return llm(cancelled, id, arena.LLMTimeout) }},
+	}
+	in := arena.NewInjectorFor(rt)
+	calls := map[string]func() error{}
+	for name, c := range all {
+		if c.kind == "" || in.Supports(c.kind) {
+			calls[name] = c.fn
+		}
 	}
 	if l, ok := rt.(arena.FaultLifter); ok {
 		calls[`LiftFault(ctx, "bogus", id)`] = func() error { return l.LiftFault(ctx, "bogus", id) }

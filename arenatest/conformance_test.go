@@ -30,6 +30,58 @@ func TestRuntimeFakes(t *testing.T) {
 	})
 }
 
+// killPause is a runtime that can only list, kill, pause and resume: the
+// suite checks those and skips the rest, saying so.
+type killPause struct{ c *fakes.Cluster }
+
+func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	return k.c.ListAgents(ctx)
+}
+func (k killPause) StopAgent(ctx context.Context, id string) error   { return k.c.StopAgent(ctx, id) }
+func (k killPause) PauseAgent(ctx context.Context, id string) error  { return k.c.PauseAgent(ctx, id) }
+func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
+
+// TestPartialRuntimeDemo is run by TestRuntimePartial, in a child process,
+// so that its verbose output can be read.
+func TestPartialRuntimeDemo(t *testing.T) {
+	if os.Getenv("ARENATEST_PARTIAL_DEMO") == "" {
+		t.Skip("run by TestRuntimePartial")
+	}
+	arenatest.TestRuntime(t, func(t *testing.T) killPause { return killPause{fakes.NewCluster()} })
+}
+
+// TestRuntimePartial: a runtime with only some capabilities passes the
+// checks of those, and the suite says which it skipped and why.
+func TestRuntimePartial(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPartialRuntimeDemo$", "-test.v")
+	cmd.Env = append(os.Environ(), "ARENATEST_PARTIAL_DEMO=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the kill-and-pause runtime failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"skipping the checks of the faults the runtime cannot land: slow_agent is not supported by this runtime (it does not implement arena.Slower)",
+		"mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)",
+		"--- PASS: TestPartialRuntimeDemo/Faults/StopAgent",
+		"--- PASS: TestPartialRuntimeDemo/Faults/PauseAgent",
+		"--- SKIP: TestPartialRuntimeDemo/Faults/SlowAgent",
+		"--- SKIP: TestPartialRuntimeDemo/Faults/InjectLLMFailure",
+		"--- PASS: TestPartialRuntimeDemo/UnknownAgent",
+		"--- PASS: TestPartialRuntimeDemo/StopAgent",
+		"--- PASS: TestPartialRuntimeDemo/PauseResume",
+		"--- SKIP: TestPartialRuntimeDemo/FaultLifter",
+		"--- PASS: TestPartialRuntimeDemo/Concurrency",
+		"--- PASS: TestPartialRuntimeDemo/NoPanics",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}
+
 // broken is a fake cluster with the bugs a runtime might have.
 type broken struct{ *fakes.Cluster }
 

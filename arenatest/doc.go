@@ -32,6 +32,14 @@
 // time, unless the runtime follows an *arena.VirtualClock; asking Virtual()
 // of a real-time runtime is an error, not a silent switch.
 //
+// Faults do not outlive the test: a run lifts the faults it still has in
+// place when it ends, and Run and Survive lift whatever is left at the
+// test's cleanup, also when it ends by t.Fatal in the middle of a run.
+// WithAbortWhen stops a run that goes wrong (the system unhealthy too
+// long, a check failed, the score too low), which fails the test with the
+// reason; a run does not start injecting into an unhealthy system unless
+// AllowUnhealthyStart is given.
+//
 // # Failures and seeds
 //
 // A failing run reports the score and grade, the gate's reasons, the worst
@@ -78,19 +86,24 @@
 //
 // # Conformance
 //
-// TestRuntime checks that a RuntimeProvider keeps the engine's contract;
-// the fakes pass it, and so should your runtime:
+// TestRuntime checks that a runtime keeps the engine's contract; the fakes
+// pass it, and so should your runtime:
 //
 //	func TestMyRuntime(t *testing.T) {
 //		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return myruntime.New(t) })
 //	}
 //
+// A runtime with only some capabilities (an arena.AgentLister that is,
+// say, an arena.AgentStopper and an arena.Pauser) is checked for those:
+// the factory returns its own type, and the checks of the faults it cannot
+// land are skipped, with a log line that names them.
+//
 // # Index
 //
 //   - Helpers: Run, Survive, Compare, TestRuntime, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithDAG, WithFaults, WithCluster, Virtual, RealTime,
-//     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithScorer,
-//     WithExperiment, WantVerdicts, NoRegression.
+//     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithAbortWhen,
+//     AllowUnhealthyStart, WithScorer, WithExperiment, WantVerdicts, NoRegression.
 //   - Seeds and reports: SeedFlag, SeedEnv, SeedOverride, ReportDirEnv,
 //     Entry, Entries.
 //   - A/B tests: DefaultExperiment, DefaultScenario.

@@ -32,7 +32,11 @@ type options struct {
 	probe     arena.Probe
 	checks    []arena.Check
 	hasChecks bool
+	roles     arena.RoleResolver
+	observe   arena.ObserveOptions
 	gate      *arena.Gate
+	abort     *arena.AbortWhen
+	unhealthy bool // AllowUnhealthyStart
 
 	scorer     arena.Scorer
 	experiment fakes.Experiment
@@ -170,6 +174,25 @@ func (o checksOption) apply(c *options) {
 // and at the end.
 func WithChecks(checks ...arena.Check) Option { return checksOption{slices.Clone(checks)} }
 
+type rolesOption struct{ r arena.RoleResolver }
+
+func (o rolesOption) apply(c *options) { c.given = append(c.given, "WithRoles"); c.roles = o.r }
+
+// WithRoles resolves the agents' roles live with r at every target
+// selection (see arena.RoleResolver): kill_leader, type:leader and the
+// survival mix follow the system's current leader, not the types listed at
+// start.
+func WithRoles(r arena.RoleResolver) Option { return rolesOption{r} }
+
+type observeOption struct{ o arena.ObserveOptions }
+
+func (o observeOption) apply(c *options) { c.given = append(c.given, "WithObserve"); c.observe = o.o }
+
+// WithObserve sets how the run is observed (probe interval and timeout,
+// settle time, stable samples, recovery deadline…; zero fields keep their
+// defaults). A scenario's config.observe overrides it field by field.
+func WithObserve(o arena.ObserveOptions) Option { return observeOption{o} }
+
 type gateOption struct{ g arena.Gate }
 
 func (o gateOption) apply(c *options) {
@@ -187,6 +210,32 @@ func (o gateOption) apply(c *options) {
 // which is otherwise empty: a survival run then fails only when it cannot
 // be run, and its grade is yours to judge (matchers.SurviveWithGrade).
 func WithGate(g arena.Gate) Option { return gateOption{g} }
+
+type abortOption struct{ a arena.AbortWhen }
+
+func (o abortOption) apply(c *options) {
+	c.given = append(c.given, "WithAbortWhen")
+	a := o.a
+	c.abort = &a
+}
+
+// WithAbortWhen sets the run's stop conditions (arena.AbortWhen), for Run in
+// place of the scenario's config.abort_when, for Survive in place of the
+// config's: when one is met the run stops injecting, its faults are lifted,
+// and it ends aborted, which fails the test with the reason.
+func WithAbortWhen(a arena.AbortWhen) Option { return abortOption{a} }
+
+type unhealthyStartOption struct{}
+
+func (unhealthyStartOption) apply(c *options) {
+	c.given = append(c.given, "AllowUnhealthyStart()")
+	c.unhealthy = true
+}
+
+// AllowUnhealthyStart injects even when the system is not healthy when the
+// first fault is due (the end of a scenario's warmup, survival's first
+// tick); by default the run is then aborted before it injects anything.
+func AllowUnhealthyStart() Option { return unhealthyStartOption{} }
 
 type scorerOption struct{ s arena.Scorer }
 

@@ -8,7 +8,7 @@ import (
 )
 
 var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster", "Virtual()", "RealTime()",
-	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithGate"}
+	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithObserve", "WithGate", "WithAbortWhen", "AllowUnhealthyStart()"}
 
 // Run plays a scenario against a fresh system and fails t when the
 // scenario's gate fails (a step missed its expectation, the run did not
@@ -47,10 +47,15 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if o.gate != nil {
 		sc.Expect = stricter(sc.Expect, *o.gate)
 	}
+	if o.abort != nil {
+		sc.Config.AbortWhen = *o.abort
+	}
+	sc.Config.AllowUnhealthyStart = sc.Config.AllowUnhealthyStart || o.unhealthy
 	svc, err := newSystem(o, seed)
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
+	rollbackAtCleanup(t, svc)
 	rep, runErr := arena.RunScenarioReport(testContext(t), svc, sc)
 	if rep == nil {
 		return stop[arena.ScenarioReport](t, "Run", runErr)

@@ -98,7 +98,7 @@ rerun: go test -run '^TestEverything$/^no retries$' -arena.seed=3
 
 // TestRunErrors: what cannot be run is reported and stops the test.
 func TestRunErrors(t *testing.T) {
-	names := "cascading-failure, dag-surgery, everything-at-once, leader-failover, llm-brownout, mcp-flap, memory-corruption, network-split, orchestrator-loss, rolling-kills, slow-tools"
+	names := "cascading-failure, dag-surgery, everything-at-once, flaky-network, leader-failover, llm-brownout, mcp-flap, memory-corruption, network-split, orchestrator-loss, rolling-kills, slow-network, slow-tools"
 	realCluster := fakes.NewCluster()
 	for _, tc := range []struct {
 		name     string

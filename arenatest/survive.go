@@ -11,8 +11,8 @@ var surviveOptions = runOptions
 
 // Survive makes a survival run (seeded random chaos for cfg.Duration, see
 // arena.SurvivalConfig) against a fresh system and returns its report.
-// It fails t when the gate of WithGate does not hold, or when the run did
-// not finish, with the same kind of message as Run. Without WithGate the
+// It fails t when the gate of WithGate does not hold, when the run was
+// aborted (WithAbortWhen, or an unhealthy start), or when it did not finish, with the same kind of message as Run. Without WithGate the
 // grade is the caller's to judge (matchers.SurviveWithGrade, or
 // rep.Score.Grade.AtLeast).
 //
@@ -33,10 +33,15 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
 	cfg.Seed = seed
+	if o.abort != nil {
+		cfg.AbortWhen = *o.abort
+	}
+	cfg.AllowUnhealthyStart = cfg.AllowUnhealthyStart || o.unhealthy
 	svc, err := newSystem(o, seed)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
+	rollbackAtCleanup(t, svc)
 	rep, runErr := svc.RunSurvival(testContext(t), cfg)
 	if rep == nil {
 		return stop[arena.SurvivalReport](t, "Survive", runErr)
@@ -45,6 +50,9 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 	var gate []arena.GateCheck
 	if o.gate != nil {
 		gate = o.gate.Check(rep.Report)
+	}
+	if rep.Ending == arena.SurvivalAborted { // a stop condition fails the test, gate or not
+		gate = append([]arena.GateCheck{{Name: "run", Want: "not aborted", Got: string(rep.Ending), Reason: "aborted: " + rep.Reason}}, gate...)
 	}
 	var reasons []string
 	for _, c := range gate {

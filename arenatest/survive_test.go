@@ -27,11 +27,11 @@ func TestSurvivePasses(t *testing.T) {
 	if r.failed() {
 		t.Fatal(r.errorText())
 	}
-	want := []string{"arena: survival run of 10m0s: score 97.3, grade A+, 59 faults landed, 0 unrecovered (seed 7)"}
+	want := []string{"arena: survival run of 10m0s: score 96.2, grade A+, 59 faults landed, 0 unrecovered (seed 7)"}
 	if diff := cmp.Diff(want, r.logs); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
-	if want := []string{"arena.score=97.3", "arena.grade=A+", "arena.mttr=666ms", "arena.unrecovered=0", "arena.seed=7"}; !cmp.Equal(want, r.attrs) {
+	if want := []string{"arena.score=96.2", "arena.grade=A+", "arena.mttr=959ms", "arena.unrecovered=0", "arena.seed=7"}; !cmp.Equal(want, r.attrs) {
 		t.Errorf("attrs %q, want %q", r.attrs, want)
 	}
 	// Without a gate, nothing fails: the grade is the caller's to judge.
@@ -52,13 +52,13 @@ func TestSurviveFails(t *testing.T) {
 			t.Errorf("Survive returned no report")
 		}
 	})
-	want := `arena: survival run failed its gate: score 20.7, grade F
-  - grade F (20.7) is below the minimum B
-faults: 14 landed, 0 recovered, 14 unrecovered
+	want := `arena: survival run failed its gate: score 33.6, grade F
+  - grade F (33.6) is below the minimum B
+faults: 43 landed, 4 recovered, 39 unrecovered; MTTR 1.525s, p95 6.1s, max 6.1s
 worst faults:
-  - kill_agent on leader-0 at 10s: unrecovered
-  - remove_node on worker-1 at 20s: unrecovered
-  - tool_timeout on worker-1 at 30s: unrecovered
+  - remove_node on leader-0 at 50s: unrecovered
+  - network_bandwidth on orchestrator-0 at 1m0s: unrecovered
+  - kill_agent on leader-0 at 1m10s: unrecovered
 seed: 7
 rerun: go test -run '^TestSurvive$' -arena.seed=7
    or: ARENA_SEED=7 go test -run '^TestSurvive$'
@@ -90,11 +90,11 @@ report: ` + filepath.Join(dir, "TestSurvive") + `.json (and .xml, .txt)`
 		t.Fatal(err)
 	}
 	if doc.Tests != 2 || doc.Failures != 2 || doc.Suites[0].Cases[1].Name != "gate min_grade" ||
-		doc.Suites[0].Cases[0].Failure.Message != "grade F (20.7) is below the minimum B" {
+		doc.Suites[0].Cases[0].Failure.Message != "grade F (33.6) is below the minimum B" {
 		t.Errorf("JUnit report: %+v", doc)
 	}
 	text, err := os.ReadFile(filepath.Join(dir, "TestSurvive.txt"))
-	if err != nil || !strings.HasPrefix(string(text), "gate\n  FAIL min_grade: want B, got F (20.7)\n\nsurvival: 10m0s of chaos every 10s, completed;") {
+	if err != nil || !strings.HasPrefix(string(text), "gate\n  FAIL min_grade: want B, got F (33.6)\n\nsurvival: 10m0s of chaos every 10s, completed;") {
 		t.Errorf("text report: %v\n%.200s", err, text)
 	}
 }

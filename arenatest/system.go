@@ -71,11 +71,11 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			checks = c.Checks()
 		}
 	}
-	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...)}
+	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...), arena.WithObserveOptions(o.observe)}
 	if probe != nil {
 		svcOpts = append(svcOpts, arena.WithProbe(probe))
 	}
-	injOpts := []arena.InjectorOption{arena.WithDAG(dag)}
+	injOpts := []arena.InjectorOption{arena.WithDAG(dag), arena.WithRoles(o.roles)}
 	seen := map[arena.ActionType]bool{}
 	for _, f := range o.faults {
 		if err := f.Check(); err != nil {
@@ -116,4 +116,18 @@ func loadScenario(scenario any, faults []arena.FaultSpec) (*arena.Scenario, stri
 		return sc, v, err
 	}
 	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)
+}
+
+// rollbackAtCleanup lifts, when the test ends however it ends (passed,
+// failed, t.Fatal, a panic), every fault still in place on svc. A run
+// rolls back its own faults when it ends; this covers a test that stops
+// in the middle of one, or lands faults of its own.
+func rollbackAtCleanup(t TB, svc *arena.Service) {
+	t.Cleanup(func() {
+		for _, rb := range svc.Rollback(context.Background()) {
+			if rb.Outcome != arena.RollbackLifted {
+				t.Logf("arena: rollback at cleanup: %s %s %s: %s", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
+			}
+		}
+	})
 }

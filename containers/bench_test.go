@@ -41,18 +41,26 @@ func BenchmarkInjection(b *testing.B) {
 			}
 		}
 	}
-	waitRunning := func(b *testing.B) {
-		for {
+	// waitState waits until Docker reports the container running, and
+	// paused or not: a pause or unpause that returned is not always what
+	// the next call sees yet, and a fresh agent may still be starting (the
+	// first pause/unpause used to fail "is not paused", "already paused").
+	waitState := func(b *testing.B, paused bool) {
+		for deadline := time.Now().Add(30 * time.Second); ; {
 			res, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if res.Container.State.Running && !res.Container.State.Restarting {
+			if st := res.Container.State; st.Running && !st.Restarting && st.Paused == paused {
 				return
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("container state %+v, want running and paused=%v", res.Container.State, paused)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+	waitRunning := func(b *testing.B) { waitState(b, false) }
 	start := func(b *testing.B) {
 		must(b)(cli.ContainerStart(ctx, id, client.ContainerStartOptions{}))
 		waitRunning(b)
@@ -60,7 +68,11 @@ func BenchmarkInjection(b *testing.B) {
 	reconnect := func(b *testing.B) {
 		must(b)(cli.NetworkConnect(ctx, net, client.NetworkConnectOptions{Container: id, EndpointConfig: &network.EndpointSettings{Aliases: []string{"worker-1"}}}))
 	}
-	unpause := func(b *testing.B) { must(b)(cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{})) }
+	unpause := func(b *testing.B) {
+		waitState(b, true)
+		must(b)(cli.ContainerUnpause(ctx, id, client.ContainerUnpauseOptions{}))
+		waitRunning(b)
+	}
 
 	for _, bc := range []struct {
 		name   string
@@ -88,6 +100,9 @@ func BenchmarkInjection(b *testing.B) {
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			b.StopTimer()
+			waitRunning(b)
+			b.StartTimer()
 			for i := 0; i < b.N; i++ {
 				bc.inject(b)
 				b.StopTimer()

@@ -1,6 +1,7 @@
 package containers_test
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -114,5 +115,60 @@ func TestSweepStale(t *testing.T) {
 	}
 	if err := rt.Close(ctx); err != nil {
 		t.Errorf("Close after a sweep: %v", err)
+	}
+}
+
+// A test binary SIGKILLed while its containers run (no cleanup, no guard)
+// leaves them; the next SweepStale removes them at once, since their owner
+// is gone from this host, without waiting for the age.
+func TestSweepStaleRemovesAKilledOwnersLeftovers(t *testing.T) {
+	containers.RequireDocker(t)
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := testProject + "-killed"
+	cmd := exec.Command(exe, "-test.run=^TestHelperHanging$", "-test.v", "-test.timeout=5m")
+	cmd.Env = append(os.Environ(), helperProjectEnv+"="+project)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	running := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "running: [container ") {
+				running <- sc.Text()
+			}
+		}
+		close(running)
+	}()
+	line, ok := <-running
+	if !ok {
+		_ = cmd.Wait()
+		t.Fatal("the child ended before its containers ran")
+	}
+	_ = cmd.Process.Kill() // SIGKILL: no cleanup runs
+	_ = cmd.Wait()
+	for range running {
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	left, err := containers.Leftovers(ctx, project)
+	if err != nil || len(left) == 0 {
+		t.Fatalf("after SIGKILL: %v, %v; want the child's containers left (it said %q)", left, err, line)
+	}
+	t.Logf("left by the killed child: %v", left)
+	if err := containers.SweepStale(ctx, project, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := containers.Leftovers(ctx, project); err != nil || len(left) > 0 {
+		t.Errorf("after SweepStale: %v, %v; want nothing left", left, err)
+		_ = containers.Sweep(ctx, project)
 	}
 }

@@ -100,7 +100,7 @@ func (r *Runtime) State(ctx context.Context, agentID string) (agentapi.State, er
 // 503 answer is a verdict (a body that is not JSON reads as its status); any
 // other outcome is an error.
 func (r *Runtime) health(ctx context.Context, a *Agent) (agentapi.Health, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.endpoint+agentapi.PathHealth, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.endpoint+a.health, nil)
 	if err != nil {
 		return agentapi.Health{}, err
 	}

@@ -68,6 +68,16 @@
 // partition cuts the container off its network, and with it off its
 // published ports: from the host, as from its peers, it is unreachable.
 //
+// # Network faults
+//
+// NewProxied(rt) puts a Toxiproxy proxy (the Toxiproxy library, in this
+// process) in front of each agent's control port and routes the probe
+// through them; the Proxied runtime it returns also lands network_latency,
+// network_bandwidth and connection_reset as toxics, lifted by removing them
+// and all gone when it closes. ProxyEndpoint is an agent's address through
+// its proxy, for clients of your own. Links between agents are not proxied
+// yet: a latency with a peer is ErrPeerNotProxied.
+//
 // # Probe and checks
 //
 // Probe asks every agent's GET /health through its mapped port within
@@ -81,13 +91,15 @@
 // # Cleanup
 //
 // Everything the runtime creates (containers, their volumes, the network)
-// carries the labels arena.project (WithProject, default "arena") and
-// arena.run (one per Runtime). Close removes it all and then sweeps
+// carries the labels arena.project (WithProject, default "arena"),
+// arena.run (one per Runtime) and arena.owner (host, PID and start time of
+// the process that created it). Close removes it all and then sweeps
 // whatever still carries its arena.run label. ForTest closes in t.Cleanup,
 // so a failed test cleans up too, and closes 20s before the test binary's
 // deadline, since a timed-out test binary panics without running cleanups.
-// SweepStale removes what killed processes left behind, by project prefix
-// and age, without touching runs still going: test binaries of one package
+// SweepStale removes what killed processes left behind, by project prefix:
+// at once when the owner is a process of this host that has ended, else by
+// age; it never touches runs still going. Test binaries of one package
 // may share a daemon (two engineers, two CI jobs), so give each process a
 // project of its own under the package's prefix and call SweepStale in
 // TestMain. Sweep removes everything of one project; Leftovers lists it.

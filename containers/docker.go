@@ -76,11 +76,14 @@ func Sweep(ctx context.Context, project string) error {
 }
 
 // SweepStale removes the containers, networks and volumes whose arena.project
-// label starts with prefix and that were created more than age ago: what
+// label starts with prefix and that were created more than age ago, or
+// whose owner (LabelOwner) is a process of this host that has ended: what
 // killed runs left behind, but not what runs still going use. Test binaries
 // of one package may run at the same time on one daemon (two CI jobs, two
 // people): give each process a project of its own under a common prefix, and
 // call SweepStale with the prefix and an age longer than a run, in TestMain.
+// A killed process's leftovers on this host then go at the next sweep; the
+// age is for those of other hosts (and of owners that cannot be checked).
 func SweepStale(ctx context.Context, prefix string, age time.Duration) error {
 	cli, err := dockerClient(ctx)
 	if err != nil {
@@ -90,7 +93,7 @@ func SweepStale(ctx context.Context, prefix string, age time.Duration) error {
 	before := time.Now().Add(-age)
 	stale := func(labels map[string]string, created time.Time) bool {
 		p, ok := labels[LabelProject]
-		return ok && strings.HasPrefix(p, prefix) && created.Before(before)
+		return ok && strings.HasPrefix(p, prefix) && (created.Before(before) || ownerGone(labels[LabelOwner]))
 	}
 	return sweepWhere(ctx, cli, labelFilter(LabelProject), stale)
 }

@@ -282,8 +282,9 @@ func cmpOr(v, def int64) int64 {
 
 // PartitionNetwork disconnects the agent from the agents' network: its
 // peers cannot reach it, nor can the probe (its published ports go with the
-// network). The network heals after WithPartitionHealing (3s), or when
-// LiftFault reconnects it first.
+// network). It lasts until LiftFault reconnects it (arena does when the
+// fault's duration is up) or until partition healing (WithPartitionHealing,
+// 3s) reconnects it first, which the report then says.
 func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 	a, err := r.agent(agentID)
 	if err != nil {
@@ -309,8 +310,16 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 		r.mu.Lock()
 		if !r.closed {
 			r.bg.Go(func() {
-				if sleepCtx(r.bgCtx, heal) {
-					r.reconnect(r.bgCtx, a, gen, 0)
+				if !sleepCtx(r.bgCtx, heal) {
+					return
+				}
+				r.mu.Lock()
+				current := l.partitioned && l.partGen == gen
+				r.mu.Unlock()
+				if current && r.reconnect(r.bgCtx, a, gen, 0) == nil {
+					r.mu.Lock()
+					l.healed = time.Now()
+					r.mu.Unlock()
 				}
 			})
 		}
@@ -368,6 +377,22 @@ func (r *Runtime) healLater(a *Agent, gen int) {
 		return
 	}
 	r.bg.Go(func() { r.reconnect(r.bgCtx, a, gen, 0) })
+}
+
+// HealedAt reports when partition healing (WithPartitionHealing) reconnected
+// the agent after a partition that landed at since, if it did: arena then
+// reports the partition healed by the runtime then, before it lifted it.
+func (r *Runtime) HealedAt(kind arena.ActionType, agentID string, since time.Time) (time.Time, bool) {
+	if kind != arena.ActionNetworkPartition {
+		return time.Time{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l, ok := r.live[agentID]
+	if !ok || l.healed.Before(since) {
+		return time.Time{}, false
+	}
+	return l.healed, true
 }
 
 // Partitioned reports whether the agent is cut off the network now.

@@ -16,7 +16,7 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// TestFaults lands each of the thirteen faults on a reference cluster
+// TestFaults lands each of the thirteen original faults on a reference cluster
 // through an arena service, and observes its effect from outside: through
 // the Docker API, the agents' mapped ports, and what the agents report.
 // The subtests share the cluster and run in order; each leaves it healthy.

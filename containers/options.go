@@ -45,6 +45,8 @@ type options struct {
 	slowRef       time.Duration
 	hooks         map[arena.ActionType]FaultHook
 	logger        tclog.Logger
+	roles         arena.RoleResolver
+	quorum        bool
 }
 
 func defaultOptions() options {
@@ -69,6 +71,7 @@ type agentSpec struct {
 	routes    []string
 	port      string // control port, "8080/tcp"
 	volume    string // where a data volume is mounted ("" none)
+	health    string // health path ("" agentapi.PathHealth)
 	reference bool
 }
 
@@ -115,6 +118,16 @@ func (p agentPort) applyAgent(s *agentSpec) { s.port = string(p) }
 // AgentControlPort sets the port of the agent's health and fault-control
 // endpoints, such as "8080/tcp".
 func AgentControlPort(port string) AgentOption { return agentPort(port) }
+
+type agentHealth string
+
+func (p agentHealth) applyAgent(s *agentSpec) { s.health = string(p) }
+
+// AgentHealthPath sets the path of the agent's health endpoint on its
+// control port (default agentapi.PathHealth, "/health"): the probe and the
+// start wait GET it, and any 200 is healthy. A NATS server, for one, answers
+// on its monitoring port's "/healthz".
+func AgentHealthPath(path string) AgentOption { return agentHealth(path) }
 
 type agentVolume string
 
@@ -184,10 +197,12 @@ type partitionHealing time.Duration
 
 func (d partitionHealing) apply(o *options) { o.partitionHeal = time.Duration(d) }
 
-// WithPartitionHealing sets how long a partition lasts when nothing lifts it:
-// the network heals (the agent is reconnected) after d, as a transient
-// network failure would. 0 turns healing off: partitions last until
-// LiftFault. Default 3s.
+// WithPartitionHealing sets how long a partition lasts when nothing lifts it
+// first: the network heals (the agent is reconnected) after d, as a
+// transient network failure would, even when the fault's duration is
+// longer; the report then says the partition was healed by the runtime, and
+// when (arena.HealReporter). 0 turns healing off: a partition lasts its
+// duration, or until LiftFault. Default 3s.
 func WithPartitionHealing(d time.Duration) Option { return partitionHealing(d) }
 
 type killMode KillMode
@@ -263,6 +278,26 @@ func (h hook) apply(o *options) {
 // llm_failure, memory_corrupt, remove_node, remove_edge) through h instead of
 // the agent's fault-control endpoint.
 func WithFaultHook(kind arena.ActionType, h FaultHook) Option { return hook{kind, h} }
+
+type roles struct{ r arena.RoleResolver }
+
+func (o roles) apply(opts *options) { opts.roles = o.r }
+
+// WithRoles makes ListAgents report each agent's live role as r resolves it
+// from the system (see arena.RoleResolver): in a Raft cluster, the member
+// that leads now is the leader, so kill_leader, type:leader and the survival
+// mix follow it. The types given to WithAgent are what r receives.
+func WithRoles(r arena.RoleResolver) Option { return roles{r} }
+
+type quorumProbe struct{}
+
+func (quorumProbe) apply(o *options) { o.quorum = true }
+
+// WithQuorumProbe makes Probe judge a symmetric cluster (Raft, Paxos): the
+// system is healthy when a majority (⌊N/2⌋+1) of all N agents answers its
+// health endpoint, whatever their types. Without it, every agent that is not
+// a worker must answer.
+func WithQuorumProbe() Option { return quorumProbe{} }
 
 type logger struct{ l tclog.Logger }
 

@@ -15,10 +15,12 @@ import (
 )
 
 // Probe reports whether the system is healthy now: every agent is asked
-// GET /health through its mapped port, in parallel, within the probe timeout
-// (WithProbeTimeout). The system is healthy when every agent that is not a
-// worker (the leader, the orchestrator, your own types) is available, a
-// quorum (⌊N/2⌋+1) of the N workers is, and no agent reports a broken DAG.
+// GET /health (AgentHealthPath) through its mapped port, in parallel, within
+// the probe timeout (WithProbeTimeout). The system is healthy when every
+// agent that is not a worker (the leader, the orchestrator, your own types)
+// is available, a quorum (⌊N/2⌋+1) of the N workers is, and no agent reports
+// a broken DAG. With WithQuorumProbe it is healthy when a quorum of all the
+// agents is available, whatever their types (a symmetric cluster).
 // An agent is available when it answers 200, or 503 for a broken DAG only.
 // The error names the first reason found, in that order:
 //
@@ -47,6 +49,21 @@ func (r *Runtime) Probe(ctx context.Context) error {
 			return vs[i].err.Error()
 		}
 		return vs[i].h.Reason
+	}
+	if r.opts.quorum {
+		up := 0
+		var down []string
+		for i, a := range r.agents {
+			if avail(i) {
+				up++
+			} else {
+				down = append(down, a.ID+": "+why(i))
+			}
+		}
+		if up < len(r.agents)/2+1 {
+			return fmt.Errorf("quorum lost: %d of %d agents available (%s)", up, len(r.agents), strings.Join(down, "; "))
+		}
+		return nil
 	}
 	order := make([]int, 0, len(r.agents))
 	for i := range r.agents {
@@ -90,7 +107,8 @@ func (r *Runtime) Probe(ctx context.Context) error {
 }
 
 // Checks returns the consistency checks, which read GET /state of the agents
-// that have one (agents answering 404 are left out):
+// that have one (agents answering 404 are left out; when no agent's state
+// could be read, a check returns arena.ErrNotApplicable and is not measured):
 //
 //   - "tasks": no task lost. Every task an agent handed on is in the ledger
 //     of the agent it was handed to.
@@ -107,11 +125,14 @@ func (r *Runtime) Checks() []arena.Check {
 	}
 }
 
-// states reads the state of every agent that can answer.
+// states reads the state of every agent that can answer. When none could
+// (no agent serves GET /state, or every one that does is out of reach), the
+// error wraps arena.ErrNotApplicable: the check had nothing to look at.
 func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error) {
 	out := map[string]agentapi.State{}
 	var mu sync.Mutex
 	var errs []error
+	unsupported, skipped := 0, 0
 	var wg sync.WaitGroup
 	for _, a := range r.agents {
 		wg.Go(func() {
@@ -119,7 +140,10 @@ func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
-			case errors.Is(err, errSkip), errors.Is(err, ErrUnsupported):
+			case errors.Is(err, errSkip):
+				skipped++
+			case errors.Is(err, ErrUnsupported):
+				unsupported++
 			case err != nil:
 				errs = append(errs, err)
 			default:
@@ -128,6 +152,10 @@ func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error)
 		})
 	}
 	wg.Wait()
+	if len(errs) == 0 && len(out) == 0 {
+		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
+			arena.ErrNotApplicable, unsupported, len(r.agents), agentapi.PathState, skipped)
+	}
 	return out, errors.Join(errs...)
 }
 

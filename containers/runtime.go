@@ -32,6 +32,7 @@ import (
 var (
 	_ arena.RuntimeProvider = (*Runtime)(nil)
 	_ arena.FaultLifter     = (*Runtime)(nil)
+	_ arena.HealReporter    = (*Runtime)(nil)
 	_ arena.DAGProvider     = (*Runtime)(nil)
 )
 
@@ -85,6 +86,7 @@ type Runtime struct {
 type agentLive struct {
 	partitioned bool
 	partGen     int
+	healed      time.Time // when partition healing last reconnected it
 	healTimer   *time.Timer
 	slowed      *cpuLimits // the limits before slow_agent, to restore
 	supervised  int        // restarts by the supervisor (KillAPI)
@@ -102,6 +104,7 @@ type Agent struct {
 
 	port     string // control port, "8080/tcp"
 	endpoint string // base URL of the control port through its mapped host port
+	health   string // health path on the control port
 }
 
 // ContainerID returns the agent's Docker container ID.
@@ -133,7 +136,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 	if r.labels == nil {
 		r.labels = map[string]string{}
 	}
-	r.labels[LabelProject], r.labels[LabelRun] = o.project, r.runID
+	r.labels[LabelProject], r.labels[LabelRun], r.labels[LabelOwner] = o.project, r.runID, processOwner
 	r.probeC = &http.Client{Timeout: o.probeTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 5 * time.Second}}
 	r.ctlC = &http.Client{Timeout: o.ctlTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 5 * time.Second}}
 	defer func() {
@@ -374,8 +377,9 @@ func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
 		r.volumes = append(r.volumes, volume)
 		r.mu.Unlock()
 	}
+	health := cmp.Or(s.health, agentapi.PathHealth)
 	if req.WaitingFor == nil {
-		req.WaitingFor = wait.ForHTTP(agentapi.PathHealth).WithPort(ctlPort.String()).
+		req.WaitingFor = wait.ForHTTP(health).WithPort(ctlPort.String()).
 			WithStartupTimeout(r.opts.startTimeout).WithPollInterval(50 * time.Millisecond)
 	}
 
@@ -389,6 +393,7 @@ func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
 	}
 	if err != nil {
 		if c != nil && !isNil(c) {
+			err = fmt.Errorf("%w%s", err, startDiagnosis(ctx, c, name))
 			// Make room for a retry under the same name.
 			c.Terminate(context.WithoutCancel(ctx), testcontainers.StopTimeout(0))
 		}
@@ -396,7 +401,7 @@ func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
 	}
 	return &Agent{
 		ID: s.id, Type: s.typ, Routes: slices.Clone(s.routes), Reference: s.reference, Container: c, Volume: volume,
-		port: ctlPort.String(), endpoint: "http://" + net.JoinHostPort(r.host, strconv.Itoa(ctlHost)),
+		port: ctlPort.String(), endpoint: "http://" + net.JoinHostPort(r.host, strconv.Itoa(ctlHost)), health: health,
 	}, nil
 }
 
@@ -542,6 +547,13 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if r.opts.roles != nil {
+		resolved, err := r.opts.roles(ctx, out)
+		if err != nil {
+			return nil, fmt.Errorf("containers: resolve roles: %w", err)
+		}
+		return resolved, nil
 	}
 	return out, nil
 }

@@ -13,6 +13,10 @@
 //   - Sequence counts events across the whole store. It is the one total order
 //     that every reader sees: the order in which appends committed.
 //
+// Append takes ownership of the events' Data and Metadata: the store keeps
+// them without copying, so a writer encodes each payload afresh and does not
+// touch it after the call.
+//
 // Event.Time is stored exactly as the caller gave it. Callers stamp events
 // from the run's (usually virtual) clock; the store never reads the wall
 // clock, so a replayed seeded run produces byte-identical events.
@@ -31,7 +35,8 @@
 // # Retention
 //
 // The store keeps at most the last [WithRetention] events in memory (default
-// [DefaultRetention]) in a ring, so a long run uses bounded memory. Dropping
+// [DefaultRetention]) in a ring, and at most [WithRetentionBytes] bytes of
+// them (default [DefaultRetentionBytes]), so a long run uses bounded memory. Dropping
 // old events never resets versions or sequences; [MemoryStore.Stats] reports
 // how many were dropped. Retained events always form one contiguous range of
 // sequences, Stats().Dropped+1 through Stats().Events, so a reader that asks
@@ -41,7 +46,7 @@
 //
 // Writing and reading:
 //
-//   - [NewMemoryStore] with [WithRetention] and [WithSubscriberBuffer]
+//   - [NewMemoryStore] with [WithRetention], [WithRetentionBytes] and [WithSubscriberBuffer]
 //   - [MemoryStore.Append], [AnyVersion], [ErrConflict], [ConflictError]
 //   - [MemoryStore.StreamVersion], [MemoryStore.Read], [MemoryStore.Stats]
 //   - [MemoryStore.Close], [ErrClosed]

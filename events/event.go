@@ -6,8 +6,9 @@ import (
 )
 
 // Event is one fact recorded by the store. Once appended it is immutable: the
-// store keeps its own copy of Data and Metadata, and readers must treat the
-// events they receive as read-only because they share those with the store.
+// store owns Data and Metadata from the moment [MemoryStore.Append] is
+// called (it keeps them without copying), and readers must treat the events
+// they receive as read-only because they share those with the store.
 type Event struct {
 	// ID identifies the event. When empty the store fills it with
 	// "<stream>-<version>", which no other store-assigned ID can repeat.

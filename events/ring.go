@@ -1,27 +1,49 @@
 package events
 
+import "unsafe"
+
 // ring holds the retained events, oldest first. It grows by doubling up to
 // limit and from then on overwrites the oldest slot, so a push is amortized
 // O(1), memory never exceeds limit events, and a small store stays small.
+// With limitBytes set it also drops the oldest events while the retained
+// events' size is above it (always keeping the newest).
 type ring struct {
-	buf   []Event
-	head  int // index in buf of the oldest event
-	n     int // events held
-	limit int
+	buf        []Event
+	head       int // index in buf of the oldest event
+	n          int // events held
+	limit      int
+	limitBytes int64 // 0: no limit
+	bytes      int64 // size of the events held, as eventSize counts it
 }
 
 // push adds e as the newest event, dropping the oldest when full.
 func (r *ring) push(e Event) {
+	if r.limitBytes > 0 {
+		r.bytes += eventSize(&e)
+		for r.n > 0 && r.bytes > r.limitBytes {
+			r.dropOldest()
+		}
+	}
 	if r.n == len(r.buf) {
 		if len(r.buf) == r.limit {
-			r.buf[r.head] = e
-			r.head = (r.head + 1) % len(r.buf)
-			return
+			r.dropOldest()
+		} else {
+			r.grow()
 		}
-		r.grow()
 	}
 	r.buf[(r.head+r.n)%len(r.buf)] = e
 	r.n++
+}
+
+// dropOldest forgets the oldest event, releasing its memory. r.n > 0.
+func (r *ring) dropOldest() {
+	old := &r.buf[r.head]
+	if r.limitBytes > 0 {
+		r.bytes -= eventSize(old)
+	}
+	*old = Event{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
 }
 
 // grow is only called when the ring is full, so buf[head:] then buf[:head]
@@ -35,3 +57,13 @@ func (r *ring) grow() {
 
 // at returns the i-th oldest event, 0 <= i < r.n.
 func (r *ring) at(i int) *Event { return &r.buf[(r.head+i)%len(r.buf)] }
+
+// eventSize is what [WithRetentionBytes] counts for e: the Event value and
+// the bytes of its strings, payload and metadata (map overhead excluded).
+func eventSize(e *Event) int64 {
+	n := int(unsafe.Sizeof(*e)) + len(e.ID) + len(e.Stream) + len(e.Type) + len(e.Data)
+	for k, v := range e.Metadata {
+		n += len(k) + len(v)
+	}
+	return int64(n)
+}

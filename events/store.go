@@ -1,11 +1,9 @@
 package events
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"sync"
 )
@@ -74,11 +72,11 @@ type MemoryStore struct {
 
 // NewMemoryStore returns an empty store.
 func NewMemoryStore(opts ...Option) *MemoryStore {
-	o := options{retention: DefaultRetention, subscriberBuffer: DefaultSubscriberBuffer}
+	o := options{retention: DefaultRetention, retentionBytes: DefaultRetentionBytes, subscriberBuffer: DefaultSubscriberBuffer}
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	return &MemoryStore{opts: o, versions: make(map[string]uint64), log: ring{limit: o.retention}}
+	return &MemoryStore{opts: o, versions: make(map[string]uint64), log: ring{limit: o.retention, limitBytes: o.retentionBytes}}
 }
 
 // Append appends evs to stream, all or none, provided the stream's current
@@ -90,6 +88,10 @@ func NewMemoryStore(opts ...Option) *MemoryStore {
 // A version mismatch returns a [*ConflictError]. Subscribers whose buffers
 // are full are dropped rather than waited for, so Append never blocks on
 // them.
+//
+// Append takes ownership of each event's Data and Metadata: the store keeps
+// them as they are, without copying, and the caller must not modify them
+// afterwards (encode a fresh payload per event). It never writes into evs.
 func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, expectedVersion uint64) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -115,11 +117,8 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 		s.total++
 		e.Stream, e.Version, e.Sequence = stream, version, s.total
 		if e.ID == "" {
-			e.ID = stream + "-" + strconv.FormatUint(version, 10)
+			e.ID = storeID(stream, version)
 		}
-		// Own copies, so the caller reusing its buffers cannot rewrite history.
-		e.Data = bytes.Clone(e.Data)
-		e.Metadata = maps.Clone(e.Metadata)
 		s.log.push(e)
 		// Deliver from e, not from the ring: with a batch larger than the
 		// retention the ring may already have dropped it.
@@ -127,6 +126,14 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 	}
 	s.versions[stream] = version
 	return version, nil
+}
+
+// storeID is "<stream>-<version>", made with one allocation.
+func storeID(stream string, version uint64) string {
+	var buf [64]byte
+	b := append(buf[:0], stream...)
+	b = append(b, '-')
+	return string(strconv.AppendUint(b, version, 10))
 }
 
 // validate checks everything that can fail before the lock is taken, so an

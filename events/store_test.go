@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,7 +63,9 @@ func TestAppendAssignsVersionsPerStream(t *testing.T) {
 	}
 }
 
-func TestAppendDoesNotShareCallerMemory(t *testing.T) {
+// Append owns Data and Metadata (it keeps them without copying) but never
+// writes into the caller's slice of events.
+func TestAppendDoesNotWriteCallerSlice(t *testing.T) {
 	ctx := context.Background()
 	s := NewMemoryStore()
 	defer s.Close()
@@ -70,15 +73,57 @@ func TestAppendDoesNotShareCallerMemory(t *testing.T) {
 	if _, err := s.Append(ctx, "arena", evs, 0); err != nil {
 		t.Fatal(err)
 	}
-	evs[0].Data[5] = '9'
-	evs[0].Metadata["k"] = "changed"
-	got, _ := s.Read(ctx, Filter{}, 0)
-	if string(got[0].Data) != `{"n":1}` || got[0].Metadata["k"] != "v" {
-		t.Errorf("stored event changed with the caller's buffers: %+v", got[0])
-	}
-	if evs[0].Version != 0 || evs[0].ID != "" {
+	if evs[0].Version != 0 || evs[0].ID != "" || evs[0].Stream != "" || evs[0].Sequence != 0 {
 		t.Errorf("Append wrote into the caller's slice: %+v", evs[0])
 	}
+	got, _ := s.Read(ctx, Filter{}, 0)
+	if string(got[0].Data) != `{"n":1}` || got[0].Metadata["k"] != "v" || got[0].Version != 1 {
+		t.Errorf("stored %+v", got[0])
+	}
+}
+
+func TestRetentionBytes(t *testing.T) {
+	ctx := context.Background()
+	one := Event{Type: "t", Data: json.RawMessage(`"` + strings.Repeat("x", 998) + `"`)}
+	size := eventSize(&Event{ID: "s-1", Stream: "s", Type: one.Type, Data: one.Data})
+	tests := []struct {
+		name         string
+		opts         []Option
+		appends      int
+		wantRetained int
+	}{
+		{"room for three", []Option{WithRetentionBytes(3*size + size/2)}, 10, 3},
+		{"newest always kept", []Option{WithRetentionBytes(1)}, 4, 1},
+		{"count tighter than bytes", []Option{WithRetention(2), WithRetentionBytes(100 * size)}, 10, 2},
+		{"bytes tighter than count", []Option{WithRetention(8), WithRetentionBytes(5*size + size/2)}, 10, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewMemoryStore(tt.opts...)
+			defer s.Close()
+			for range tt.appends {
+				// IDs "s-1" … "s-10" differ in length by at most one byte.
+				if _, err := s.Append(ctx, "s", []Event{one}, AnyVersion); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := s.Stats()
+			if st.Retained != tt.wantRetained || st.Dropped != uint64(tt.appends-tt.wantRetained) {
+				t.Errorf("Stats() = %+v, want %d retained of %d", st, tt.wantRetained, tt.appends)
+			}
+			got, _ := s.Read(ctx, Filter{}, 0)
+			if len(got) != tt.wantRetained || got[len(got)-1].Sequence != uint64(tt.appends) ||
+				got[0].Sequence != uint64(tt.appends-tt.wantRetained+1) {
+				t.Errorf("Read = %d events, first %d, last %d", len(got), got[0].Sequence, got[len(got)-1].Sequence)
+			}
+		})
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("WithRetentionBytes(0) did not panic")
+		}
+	}()
+	WithRetentionBytes(0)
 }
 
 func TestAppendConflict(t *testing.T) {

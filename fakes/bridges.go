@@ -9,12 +9,18 @@ import (
 	"github.com/ares-arena/arena"
 )
 
-// FlightRecorder records the timeline events and diagnostics it receives.
-// Set Err to make every call fail (to test the service's bridge error path).
+// DefaultFlightCapacity is how many timeline events, and how many
+// diagnostics, a FlightRecorder keeps by default.
+const DefaultFlightCapacity = 10_000
+
+// FlightRecorder records the timeline events and diagnostics it receives,
+// the last WithFlightCapacity of each in a ring (a long-running server's
+// memory stays bounded). Set Err to make every call fail (to test the
+// service's bridge error path).
 type FlightRecorder struct {
 	mu          sync.Mutex
-	events      []arena.FlightEvent
-	diagnostics []arena.Diagnostic
+	events      boundedRing[arena.FlightEvent]
+	diagnostics boundedRing[arena.Diagnostic]
 	Err         error
 }
 
@@ -23,14 +29,39 @@ var (
 	_ arena.FlightReader   = (*FlightRecorder)(nil)
 )
 
+// FlightOption configures a FlightRecorder.
+type FlightOption interface{ applyFlight(*FlightRecorder) }
+
+type flightCapacityOption int
+
+func (o flightCapacityOption) applyFlight(f *FlightRecorder) {
+	f.events.cap, f.diagnostics.cap = int(o), int(o)
+}
+
+// WithFlightCapacity keeps the last n events and the last n diagnostics
+// (default DefaultFlightCapacity); older ones are dropped.
+func WithFlightCapacity(n int) FlightOption {
+	if n <= 0 {
+		panic("arena: fakes.WithFlightCapacity: capacity must be positive")
+	}
+	return flightCapacityOption(n)
+}
+
 // NewFlightRecorder returns an empty recorder.
-func NewFlightRecorder() *FlightRecorder { return &FlightRecorder{} }
+func NewFlightRecorder(opts ...FlightOption) *FlightRecorder {
+	f := &FlightRecorder{}
+	WithFlightCapacity(DefaultFlightCapacity).applyFlight(f)
+	for _, o := range opts {
+		o.applyFlight(f)
+	}
+	return f
+}
 
 // RecordEvent records e.
 func (f *FlightRecorder) RecordEvent(_ context.Context, e arena.FlightEvent) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.events = append(f.events, e)
+	f.events.add(e)
 	return f.Err
 }
 
@@ -38,22 +69,51 @@ func (f *FlightRecorder) RecordEvent(_ context.Context, e arena.FlightEvent) err
 func (f *FlightRecorder) RecordDiagnostic(_ context.Context, d arena.Diagnostic) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.diagnostics = append(f.diagnostics, d)
+	f.diagnostics.add(d)
 	return f.Err
 }
 
-// Timeline returns the recorded events in order.
+// Timeline returns the retained events in order.
 func (f *FlightRecorder) Timeline(context.Context) ([]arena.FlightEvent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.events), nil
+	items, _ := f.events.last(0)
+	return items, nil
 }
 
-// Diagnostics returns the recorded diagnostics in order.
+// Diagnostics returns the retained diagnostics in order.
 func (f *FlightRecorder) Diagnostics(context.Context) ([]arena.Diagnostic, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.diagnostics), nil
+	items, _ := f.diagnostics.last(0)
+	return items, nil
+}
+
+// TimelinePage returns at most limit events, copying only those: with after
+// > 0 the ones numbered after it (each event is numbered by its position
+// among all ever recorded, from 1), oldest first; with after == 0 the
+// newest limit. first is the number of the first event returned, dropped
+// how many fell out of the ring. limit <= 0 means no limit.
+func (f *FlightRecorder) TimelinePage(_ context.Context, after uint64, limit int) (items []arena.FlightEvent, first, dropped uint64, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	items, first = pageOf(&f.events, after, limit)
+	return items, first, f.events.dropped(), nil
+}
+
+// DiagnosticsPage is TimelinePage for the diagnostics.
+func (f *FlightRecorder) DiagnosticsPage(_ context.Context, after uint64, limit int) (items []arena.Diagnostic, first, dropped uint64, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	items, first = pageOf(&f.diagnostics, after, limit)
+	return items, first, f.diagnostics.dropped(), nil
+}
+
+func pageOf[T any](r *boundedRing[T], after uint64, limit int) ([]T, uint64) {
+	if after == 0 {
+		return r.last(limit)
+	}
+	return r.page(after, limit)
 }
 
 // EvolutionCoordinator records the proposals it receives. EmergencyDelay

@@ -28,8 +28,9 @@
 // waits in a queue of at most 1000 tasks (an arrival beyond that fails
 // terminally, so a cluster that never heals stays bounded). An attempt takes
 // [WithTaskDuration] (200ms ±25%) plus the worker's slow delay, or, with a
-// tool timeout, the timeout plus the slow delay; past [WithTaskTimeout] (3s)
-// it fails at the timeout. It fails too if the worker has a tool timeout, an
+// tool timeout, the timeout plus the slow delay, plus what the network faults
+// on the link between the worker and the orchestrator add (see Network
+// faults); past [WithTaskTimeout] (3s) it fails at the timeout. It fails too if the worker has a tool timeout, an
 // LLM failure, a disconnected MCP session, corrupted memory or a partition
 // (its result cannot be delivered) when it starts or ends, or if one of
 // those lands while it runs. A failed attempt is retried on the same worker
@@ -67,15 +68,16 @@
 //
 // # Health
 //
-// An agent is available when it is running, not partitioned and not slowed
-// by more than ElectionTimeout. The probe is healthy when the leader and the
+// An agent is available when it is running, not partitioned, and neither
+// slowed nor behind a network latency of more than ElectionTimeout. The probe is healthy when the leader and the
 // orchestrator are available, a quorum (⌊N/2⌋+1) of the N workers is
 // available, the DAG is intact and the error rate (terminal failures over
 // finished tasks within [WithErrorWindow], 2s; 0 when none finished; lost
 // tasks are not finished) is at most [WithErrorThreshold], 0.2. Otherwise
 // its error names the first reason found, in that order:
 //
-//	leader unavailable: leader-0 stopped        (or paused, partitioned, slowed by 5s)
+//	leader unavailable: leader-0 stopped        (or paused, partitioned, slowed by 5s,
+//	                                             behind a latency of 2s)
 //	orchestrator unavailable: worker-1 paused
 //	quorum lost: 1 of 3 workers available
 //	dag broken: missing node worker-2           (nodes before edges, in canonical order)
@@ -122,12 +124,35 @@
 //	remove_node        "dag broken"; the node's worker, or every     repair (DAGRepair, 1s)
 //	                   worker below a role node, gets no tasks
 //	remove_edge        "dag broken"; the edge's target gets no tasks repair (DAGRepair, 1s)
+//	network_latency    attempts over its links take latency ± jitter retries, reroutes (Retries); election
+//	                   longer, fail past TaskTimeout; unavailable    (Failover); LiftFault
+//	                   beyond ElectionTimeout
+//	network_bandwidth  attempts over its links take 32 kB / rate     retries, reroutes (Retries); LiftFault
+//	                   longer, fail past TaskTimeout
+//	connection_reset   attempts over its links fail at once, or      retries (a fresh connection may get
+//	                   when they have run for after                  through), reroutes (Retries); LiftFault
 //
 // [Cluster.LiftFault] ends pause_agent, slow_agent, network_partition,
-// tool_timeout, mcp_disconnect and llm_failure; lifting a fault that is not
-// active does nothing, other kinds are [ErrNotLiftable]. Pause, slowness,
-// tool timeouts and LLM failures stay until lifted: a healthy cluster heals
-// them by routing around them, which keeps its error rate low.
+// tool_timeout, mcp_disconnect, llm_failure and the network faults; lifting
+// a fault that is not active does nothing, other kinds are
+// [ErrNotLiftable]. Pause, slowness, tool timeouts, LLM failures and the
+// network faults stay until lifted: a healthy cluster heals them by routing
+// around them, which keeps its error rate low.
+//
+// # Network faults
+//
+// Tasks travel over the link between the orchestrator and a worker; a
+// network fault on either end ([Cluster.InjectLatency],
+// [Cluster.LimitBandwidth], [Cluster.ResetConnections]) acts on each attempt
+// over it, decided when the attempt starts. A latency adds latency plus a
+// uniform draw in [−jitter, +jitter] (never below zero; drawn from a seeded
+// stream of its own) once per attempt, whatever its direction, and only on
+// the link to its peer when it has one; two latencies on the two ends add
+// up. A bandwidth cap adds the time to move 32 kB at the lower of the two
+// ends' rates. A reset fails the attempt at once, or when it has run for
+// after if it would run longer; the failure is retryable. The leader has no
+// task links: a latency beyond ElectionTimeout makes it (like any agent)
+// unavailable, which election heals.
 package fakes
 
 import (
@@ -184,7 +209,7 @@ type Cluster struct {
 
 	// One stream per purpose, so that faults (which draw election jitter and
 	// corruption masks) do not shift the workload's arrivals.
-	rngArrival, rngDuration, rngElection, rngMemory *rand.Rand
+	rngArrival, rngDuration, rngElection, rngMemory, rngNetwork *rand.Rand
 }
 
 // AgentState is a snapshot of one agent, faults included.
@@ -199,6 +224,9 @@ type AgentState struct {
 	MCPDisconnected bool
 	LLMFailure      arena.LLMErrorType // "": none
 	MemoryCorrupted bool
+	Latency         arena.Latency // Latency.Latency 0: none
+	Bandwidth       int64         // bytes per second; 0: no cap
+	Resetting       bool          // connection_reset is active
 }
 
 type agent struct {
@@ -211,6 +239,7 @@ type agent struct {
 	toolTimeout time.Duration
 	mcpDown     bool
 	llm         arena.LLMErrorType
+	net         netFaults
 
 	mem     uint64 // memory contents
 	ckpt    uint64 // contents at the last good checkpoint
@@ -256,6 +285,7 @@ func NewCluster(opts ...Option) *Cluster {
 		rngDuration: rand.New(rand.NewPCG(o.seed, 0xbf58476d1ce4e5b9)),
 		rngElection: rand.New(rand.NewPCG(o.seed, 0x94d049bb133111eb)),
 		rngMemory:   rand.New(rand.NewPCG(o.seed, 0xd6e8feb86659fd93)),
+		rngNetwork:  rand.New(rand.NewPCG(o.seed, 0xa0761d6478bd642f)),
 	}
 	// IDs sort as strings: worker-10 comes before worker-2.
 	ids := []string{"leader-0", "orchestrator-0"}
@@ -314,7 +344,8 @@ func (c *Cluster) lookup(id string) (int, error) {
 // slowed beyond the election timeout.
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
-	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout
+	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
+		a.net.latency.Latency <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
@@ -330,6 +361,8 @@ func (c *Cluster) unavailableReason(i int) string {
 		return a.id + " " + string(a.status)
 	case a.partitioned:
 		return a.id + " partitioned"
+	case a.net.latency.Latency > c.opts.healing.ElectionTimeout:
+		return a.id + " behind a latency of " + a.net.latency.Latency.String()
 	default:
 		return a.id + " slowed by " + a.slow.String()
 	}
@@ -365,6 +398,7 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
 		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
 		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
+		Latency: a.net.latency, Bandwidth: a.net.rate, Resetting: a.net.resetting,
 	}, true
 }
 
@@ -398,14 +432,8 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
 		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
 	}
-	up := 0
-	for i := range c.agents {
-		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
-			up++
-		}
-	}
-	if n := c.opts.workers; up < n/2+1 {
-		return fmt.Errorf("quorum lost: %d of %d workers available", up, n)
+	if n := c.opts.workers; !c.quorum(n/2 + 1) {
+		return fmt.Errorf("quorum lost: %d of %d workers available", c.availableWorkers(-1), n)
 	}
 	if c.dag.missing > 0 {
 		return errors.New("dag broken: " + c.dag.firstMissing(c))
@@ -414,6 +442,25 @@ func (c *Cluster) Probe(ctx context.Context) error {
 		return fmt.Errorf("error rate %.2f above %.2f", r, c.opts.errorThreshold)
 	}
 	return nil
+}
+
+// quorum reports whether at least need workers are available. It stops
+// counting at need: a probe of a healthy cluster reads half the agents.
+func (c *Cluster) quorum(need int) bool { return c.availableWorkers(need) >= need }
+
+// availableWorkers counts the available workers, stopping at limit (< 0:
+// count all).
+func (c *Cluster) availableWorkers(limit int) int {
+	up := 0
+	for i := range c.agents {
+		if up == limit {
+			break
+		}
+		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
+			up++
+		}
+	}
+	return up
 }
 
 // ProbeFunc returns Probe as an arena.Probe.

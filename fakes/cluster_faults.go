@@ -168,7 +168,8 @@ func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType 
 func (c *Cluster) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
 	switch kind {
 	case arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
-		arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
+		arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
+		arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset:
 	default:
 		return fmt.Errorf("fakes: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
 	}
@@ -194,6 +195,8 @@ func (c *Cluster) LiftFault(ctx context.Context, kind arena.ActionType, agentID 
 			}
 		case arena.ActionLLMFailure:
 			a.llm = ""
+		default:
+			a.liftNet(kind)
 		}
 		return nil
 	})

@@ -193,6 +193,11 @@ func (c *Cluster) startAttempt(s, worker int) {
 		d = a.toolTimeout // the tool call hangs until it times out
 	}
 	d += a.slow
+	extra, resetAt := c.link(worker)
+	d += extra
+	if resetAt >= 0 && d > resetAt {
+		d, fails, retryable = resetAt, true, true // a fresh connection may get through
+	}
 	if d > c.opts.taskTimeout {
 		d, fails = c.opts.taskTimeout, true
 	}

@@ -32,7 +32,7 @@ func ExampleSurviveWithGrade() {
 	exampleGomega.Expect(rep).To(matchers.SurviveWithGrade("B"))
 	// Output:
 	// Expected
-	//     <string>: survival run (seed 7): grade F, score 20.1
+	//     <string>: survival run (seed 7): grade F, score 31.2
 	// to survive with grade at least
 	//     <arena.Grade>: B
 }

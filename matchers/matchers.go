@@ -20,7 +20,7 @@
 // report:
 //
 //	Expected
-//	    <string>: survival run (seed 7): grade F, score 20.7
+//	    <string>: survival run (seed 7): grade F, score 33.6
 //	to survive with grade at least
 //	    <arena.Grade>: B
 //

@@ -12,18 +12,18 @@ func TestSurviveWithGrade(t *testing.T) {
 	good, bad := survival(t, 7), survival(t, 7, fakes.WithoutHealing())
 	t.Run("passes", func(t *testing.T) {
 		check(t, matchers.SurviveWithGrade("B"), good, outcome{match: true,
-			positive: "Expected\n    <string>: survival run (seed 7): grade A+, score 97.3\nto survive with grade at least\n    <arena.Grade>: B",
-			negated:  "Expected\n    <string>: survival run (seed 7): grade A+, score 97.3\nnot to survive with grade at least\n    <arena.Grade>: B",
+			positive: "Expected\n    <string>: survival run (seed 7): grade A+, score 96.2\nto survive with grade at least\n    <arena.Grade>: B",
+			negated:  "Expected\n    <string>: survival run (seed 7): grade A+, score 96.2\nnot to survive with grade at least\n    <arena.Grade>: B",
 		})
 		check(t, matchers.SurviveWithGrade(arena.GradeA), good.Report, outcome{match: true,
-			positive: "Expected\n    <string>: run (seed 7): grade A+, score 97.3\nto survive with grade at least\n    <arena.Grade>: A",
-			negated:  "Expected\n    <string>: run (seed 7): grade A+, score 97.3\nnot to survive with grade at least\n    <arena.Grade>: A",
+			positive: "Expected\n    <string>: run (seed 7): grade A+, score 96.2\nto survive with grade at least\n    <arena.Grade>: A",
+			negated:  "Expected\n    <string>: run (seed 7): grade A+, score 96.2\nnot to survive with grade at least\n    <arena.Grade>: A",
 		})
 	})
 	t.Run("fails", func(t *testing.T) {
 		check(t, matchers.SurviveWithGrade("b"), bad, outcome{
-			positive: "Expected\n    <string>: survival run (seed 7): grade F, score 20.7\nto survive with grade at least\n    <arena.Grade>: B",
-			negated:  "Expected\n    <string>: survival run (seed 7): grade F, score 20.7\nnot to survive with grade at least\n    <arena.Grade>: B",
+			positive: "Expected\n    <string>: survival run (seed 7): grade F, score 33.6\nto survive with grade at least\n    <arena.Grade>: B",
+			negated:  "Expected\n    <string>: survival run (seed 7): grade F, score 33.6\nnot to survive with grade at least\n    <arena.Grade>: B",
 		})
 	})
 	t.Run("errors", func(t *testing.T) {
@@ -39,7 +39,7 @@ func TestSurviveWithGrade(t *testing.T) {
 	})
 	t.Run("through Gomega", func(t *testing.T) {
 		to, notTo := assertion(bad, matchers.SurviveWithGrade("B"))
-		if want := "Expected\n    <string>: survival run (seed 7): grade F, score 20.7\nto survive with grade at least\n    <arena.Grade>: B"; to != want || notTo != "" {
+		if want := "Expected\n    <string>: survival run (seed 7): grade F, score 33.6\nto survive with grade at least\n    <arena.Grade>: B"; to != want || notTo != "" {
 			t.Errorf("To: %q\nNotTo: %q", to, notTo)
 		}
 		to, notTo = assertion("B", matchers.SurviveWithGrade("B"))

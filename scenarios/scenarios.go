@@ -3,8 +3,8 @@
 //
 // Each scenario is a YAML file of this directory (FS), named after its
 // `name`: leader-failover, orchestrator-loss, rolling-kills, network-split,
-// slow-tools, llm-brownout, mcp-flap, memory-corruption, dag-surgery,
-// cascading-failure and everything-at-once. Each has a description, tags and
+// slow-network, flaky-network, slow-tools, llm-brownout, mcp-flap,
+// memory-corruption, dag-surgery, cascading-failure and everything-at-once. Each has a description, tags and
 // a gate (`expect`) that the default fake cluster (fakes.NewCluster with
 // default options) passes for any seed, and that the same cluster with its
 // self-healing switched off (fakes.WithoutHealing) fails.

@@ -26,8 +26,8 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var library = []string{
-	"cascading-failure", "dag-surgery", "everything-at-once", "leader-failover", "llm-brownout", "mcp-flap",
-	"memory-corruption", "network-split", "orchestrator-loss", "rolling-kills", "slow-tools",
+	"cascading-failure", "dag-surgery", "everything-at-once", "flaky-network", "leader-failover", "llm-brownout", "mcp-flap",
+	"memory-corruption", "network-split", "orchestrator-loss", "rolling-kills", "slow-network", "slow-tools",
 }
 
 func TestNames(t *testing.T) {

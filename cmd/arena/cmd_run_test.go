@@ -69,10 +69,10 @@ func TestRunBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "nope"}, `arena: "nope" is neither a built-in scenario (cascading-failure, dag-surgery,`},
-		{[]string{"run", filepath.Join("testdata", "invalid.yaml")}, "testdata/invalid.yaml:3:3: config.paralel_actions: unknown key (want stop_on_error, parallel_actions, max_concurrent, timeout, warmup, cooldown, seed, probe_interval, recovery_deadline)\n" +
+		{[]string{"run", filepath.Join("testdata", "invalid.yaml")}, "testdata/invalid.yaml:3:3: config.paralel_actions: unknown key (want stop_on_error, parallel_actions, max_concurrent, timeout, warmup, cooldown, seed, probe_interval, recovery_deadline, observe, abort_when, allow_unhealthy_start)\n" +
 			"testdata/invalid.yaml:6:18: actions[0].depends_on[0]: unknown label \"b\"\n" +
 			"testdata/invalid.yaml:7:64: actions[0].action.metadata.delay: \"fast\" is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)\n"},
-		{[]string{"run", "leader-failover", "--workers", "0"}, "arena: --workers: want at least 1, got 0\n"},
+		{[]string{"run", "leader-failover", "--workers", "0"}, "arena: --workers: want 1 to 10000, got 0\n"},
 		{[]string{"run", "leader-failover", "--seed", "-1"}, `arena: invalid argument "-1" for "--seed" flag`},
 	}
 	for _, tt := range tests {
@@ -158,5 +158,30 @@ func TestReadmeShowsTheDemo(t *testing.T) {
 		if line != "" && !strings.Contains(line, "…") && !strings.Contains(out, line+"\n") {
 			t.Errorf("README demo line not in the output: %q", line)
 		}
+	}
+}
+
+// TestRunObserveFlags: --probe-interval and friends reach the run, and a bad
+// value is bad input naming the flag.
+func TestRunObserveFlags(t *testing.T) {
+	samples := func(args ...string) int {
+		t.Helper()
+		code, out, errOut := cli(t, append([]string{"run", "leader-failover", "--seed", "7", "--json"}, args...)...)
+		if code != exitPass && code != exitGateFailed {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+		var rep arena.ScenarioReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep.Report.Samples
+	}
+	def, coarse := samples(), samples("--probe-interval", "500ms", "--settle-time", "2s", "--stable-samples", "1")
+	if def != 5*(coarse-1)+1 {
+		t.Errorf("samples: default %d, --probe-interval 500ms %d; want 5:1", def, coarse)
+	}
+	code, _, errOut := cli(t, "run", "leader-failover", "--settle-time", "-1s")
+	if code != exitBadInput || !strings.Contains(errOut, "--settle-time") {
+		t.Errorf("--settle-time -1s: exit %d, stderr %q; want bad input naming the flag", code, errOut)
 	}
 }

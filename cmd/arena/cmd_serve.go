@@ -17,12 +17,13 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
 )
 
 // shutdownGrace bounds how long serve waits for requests in flight when it
-// is told to stop.
-const shutdownGrace = 10 * time.Second
+// is told to stop; within interruptGrace, so that serve ends by itself.
+const shutdownGrace = time.Second
 
 type serveOptions struct {
 	system         systemOptions
@@ -31,7 +32,13 @@ type serveOptions struct {
 	maxScenarioRun time.Duration
 	maxSubscribers int
 	bodyLimit      int64
+	retention      int
+	maxSurvival    time.Duration
 }
+
+// serveRetention is how many events a server keeps for stream replay by
+// default: a server runs for days, so less than a run's store keeps.
+const serveRetention = 10_000
 
 func newServeCmd(e *env) *cobra.Command {
 	var o serveOptions
@@ -47,7 +54,8 @@ func newServeCmd(e *env) *cobra.Command {
 			"Every route requires the API key (--api-key, or the ARENA_API_KEY environment\n" +
 			"variable, which keeps it out of the process list) when one is set, in X-API-Key or\n" +
 			"Authorization: Bearer. Without a key, serve listens on loopback addresses only.\n" +
-			"SIGINT or SIGTERM shuts it down gracefully.",
+			"SIGINT or SIGTERM shuts it down gracefully: runs in progress end and every fault\n" +
+			"still in place is lifted (GET /arena/faults lists them) before it exits.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), e, o) },
 	}
@@ -59,6 +67,8 @@ func newServeCmd(e *env) *cobra.Command {
 	f.DurationVar(&o.maxScenarioRun, "max-scenario-run", arenahttp.DefaultMaxScenarioRun, "longest a scenario run over HTTP may take")
 	f.IntVar(&o.maxSubscribers, "max-streams", arenahttp.DefaultMaxSubscribers, "event streams open at once at most")
 	f.Int64Var(&o.bodyLimit, "body-limit", arenahttp.DefaultBodyLimit, "largest request body in bytes")
+	f.DurationVar(&o.maxSurvival, "max-survival", arenahttp.DefaultMaxSurvival, "longest a survival run started over HTTP may last")
+	f.IntVar(&o.retention, "retention", serveRetention, "events kept in memory for stream replay, and flight recorder entries (each a ring)")
 	return cmd
 }
 
@@ -67,12 +77,16 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		o.apiKey = os.Getenv("ARENA_API_KEY")
 	}
 	switch {
-	case o.maxScenarioRun <= 0:
-		return badInput(fmt.Errorf("--max-scenario-run: want a positive duration, got %s", o.maxScenarioRun))
+	case checkDuration("max-scenario-run", o.maxScenarioRun) != nil:
+		return checkDuration("max-scenario-run", o.maxScenarioRun)
 	case o.maxSubscribers <= 0:
 		return badInput(fmt.Errorf("--max-streams: want a positive count, got %d", o.maxSubscribers))
 	case o.bodyLimit <= 0:
 		return badInput(fmt.Errorf("--body-limit: want a positive size, got %d", o.bodyLimit))
+	case checkDuration("max-survival", o.maxSurvival) != nil:
+		return checkDuration("max-survival", o.maxSurvival)
+	case o.retention <= 0:
+		return badInput(fmt.Errorf("--retention: want a positive count, got %d", o.retention))
 	}
 	loopback, err := isLoopback(o.addr)
 	if err != nil {
@@ -87,8 +101,9 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	flight := fakes.NewFlightRecorder()
+	flight := fakes.NewFlightRecorder(fakes.WithFlightCapacity(o.retention))
 	o.system.options = []arena.Option{arena.WithRegisterer(reg), arena.WithFlightRecorder(flight)}
+	o.system.events = []events.Option{events.WithRetention(o.retention)}
 	sys, err := newSystem(o.system) // real time: o.system.virtual is false
 	if err != nil {
 		return err
@@ -98,6 +113,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		arenahttp.WithAPIKey(o.apiKey), arenahttp.WithEvents(sys.store), arenahttp.WithGatherer(reg),
 		arenahttp.WithFlightRecorder(flight), arenahttp.WithMaxScenarioRun(o.maxScenarioRun),
 		arenahttp.WithMaxSubscribers(o.maxSubscribers), arenahttp.WithBodyLimit(o.bodyLimit),
+		arenahttp.WithMaxSurvival(o.maxSurvival),
 		arenahttp.WithLogger(slog.New(slog.NewTextHandler(e.stderr, nil))))
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -108,8 +124,12 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		// No ReadTimeout or WriteTimeout: event streams and scenario runs
-		// are long by design; the handler bounds both itself.
+		// No server-wide ReadTimeout or WriteTimeout: event streams and
+		// scenario runs are long by design, and a ReadTimeout would end
+		// their contexts. The handler bounds each body's read instead
+		// (arenahttp.WithBodyReadTimeout, after the API key is checked),
+		// closes the connection on 401/408/413, and bounds stream writes.
+		MaxHeaderBytes: 64 << 10,
 	}
 	auth := "no API key (loopback only)"
 	if o.apiKey != "" {
@@ -126,8 +146,12 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(e.stdout, "arena: shutting down")
+	// Faults still in place when the server stops are lifted: a pause sent
+	// without a duration must not outlive the process that sent it.
+	defer rollback(e, sys.svc)
 	// The streams never go idle and a survival run may be going: the
-	// handler ends them first, then the server waits for what is left.
+	// handler ends them first (a run rolls back its own faults), then the
+	// server waits for what is left.
 	h.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
@@ -139,6 +163,14 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return infra(fmt.Errorf("serve: %w", err))
 	}
 	return nil
+}
+
+// rollback lifts every fault the service still holds and says what became
+// of each, within the service's rollback timeout.
+func rollback(e *env, svc *arena.Service) {
+	for _, rb := range svc.Rollback(context.Background()) {
+		fmt.Fprintf(e.stdout, "arena: rollback: %s %s %s: %s\n", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
+	}
 }
 
 // isLoopback reports whether addr (host:port) listens on this machine only:

@@ -69,6 +69,12 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 	if o.minScore < 0 || o.minScore > 100 {
 		return badInput(fmt.Errorf("--min-score: %v is not between 0 and 100", o.minScore))
 	}
+	if err := checkDuration("duration", o.cfg.Duration); err != nil {
+		return err
+	}
+	if err := checkDuration("interval", o.cfg.Interval); err != nil {
+		return err
+	}
 	if o.mix != "" {
 		mix, err := arena.ParseMix(o.mix)
 		if err != nil {
@@ -116,6 +122,9 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 		return infra(fmt.Errorf("survival did not finish: %v (seed %d); rerun with: %s", err, rep.Seed, rerun))
 	}
 	var reasons []string
+	if rep.Ending == arena.SurvivalAborted {
+		reasons = append(reasons, "aborted: "+rep.Reason)
+	}
 	if min != arena.GradeNone && !rep.Score.Grade.AtLeast(min) {
 		reasons = append(reasons, fmt.Sprintf("grade %s is below %s", rep.Score.Grade, min))
 	}

@@ -12,7 +12,8 @@ func newValidateCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate FILE|NAME...",
 		Short: "Check scenario files strictly and report every problem",
-		Long: "Load each scenario (a file, or a built-in name) with the same strict checks as run:\n" +
+		Long: "Load each scenario (a regular file of at most 1 MiB, - for standard input, or a\n" +
+			"built-in name) with the same strict checks as run:\n" +
 			"unknown keys, wrong types, per-type targets and metadata, labels, dependencies and\n" +
 			"cycles, durations, the gate, and that the system's runtime can land every step (a\n" +
 			"runtime without a capability: actions[3].action.type: mcp_disconnect is not supported by\n" +

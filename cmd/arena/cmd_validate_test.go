@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ares-arena/arena/scenarios"
 )
@@ -19,7 +21,7 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 12 || lines[0] != "ok  leader-failover: leader-failover, 2 steps, planned 50s" {
+	if len(lines) != len(files)+1 || lines[0] != "ok  leader-failover: leader-failover, 2 steps, planned 50s" {
 		t.Errorf("stdout:\n%s", out)
 	}
 
@@ -45,5 +47,28 @@ func TestValidate(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
+	}
+}
+
+// Issue 14: one step with 20 unknown keys, aliased 10,000 times (70 KB),
+// prints little.
+func TestValidateAliasAmplification(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: amp\nactions:\n  - &a\n    action: {type: kill_agent, target_id: worker-1}\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "    bogus%02d: 1\n", i)
+	}
+	for range 9_999 {
+		b.WriteString("  - *a\n")
+	}
+	file := filepath.Join(t.TempDir(), "amp.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, out, errOut := cli(t, "validate", file)
+	t.Logf("%d bytes in: %d bytes out in %s", b.Len(), len(out)+len(errOut), time.Since(start))
+	if code != exitBadInput || len(out)+len(errOut) >= 64<<10 || !strings.Contains(errOut, "YAML nodes") {
+		t.Errorf("validate(amp) = exit %d, %d bytes, want exit 2 and under 64 KiB:\n%.500s", code, len(out)+len(errOut), errOut)
 	}
 }

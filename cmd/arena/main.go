@@ -34,11 +34,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func main() {
+func main() { os.Exit(mainCode(os.Args[1:])) }
+
+// mainCode runs the command line args as the process: SIGINT and SIGTERM
+// cancel the command, which then has interruptGrace to end.
+func mainCode(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	watch := exitAfterGrace(ctx, interruptGrace, os.Stderr, os.Exit)
+	defer watch()
+	return run(ctx, args, os.Stdout, os.Stderr)
 }
 
 // env is what every command writes to.

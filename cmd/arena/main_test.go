@@ -12,7 +12,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(childMain()) // this binary re-run as the arena command (child_test.go)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 

@@ -6,9 +6,16 @@ import (
 )
 
 // loadScenario resolves a scenario argument, a built-in name or a file path
-// (scenarios.Resolve). Every failure is bad input.
+// (scenarios.Resolve), or "-" for standard input. Every failure is bad input.
 func loadScenario(arg string) (*arena.Scenario, error) {
-	sc, err := scenarios.Resolve(arg)
+	if arg == stdinArg {
+		sc, err := readStdinScenario()
+		if err != nil {
+			return nil, badInput(err)
+		}
+		return sc, nil
+	}
+	sc, err := scenarios.Resolve(arg) // a file must be a regular one (arena.LoadScenarioFile)
 	if err != nil {
 		return nil, badInput(err)
 	}

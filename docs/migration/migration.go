@@ -89,6 +89,69 @@ func (d DAG) ListEdges(ctx context.Context) ([]arena.Edge, error) {
 	return edges, ctx.Err()
 }
 
+// Pauses is a runtime that lands pauses and nothing else: it implements
+// arena.AgentLister and arena.Pauser, not the seven other methods of
+// RuntimeProvider, which it would otherwise have had to stub.
+type Pauses struct{ Old OldRuntime }
+
+var (
+	_ arena.AgentLister = Pauses{}
+	_ arena.Pauser      = Pauses{}
+)
+
+// ListAgents is Runtime's: every runtime lists its agents.
+func (p Pauses) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	return Runtime{p.Old}.ListAgents(ctx)
+}
+
+// PauseAgent freezes an agent.
+func (p Pauses) PauseAgent(ctx context.Context, agentID string) error {
+	return p.Old.PauseAgent(ctx, agentID)
+}
+
+// ResumeAgent thaws it (resume_agent). Lifting a timed pause is
+// arena.FaultLifter's, which Pauses does not implement.
+func (p Pauses) ResumeAgent(ctx context.Context, agentID string) error {
+	return p.Old.ResumeAgent(ctx, agentID)
+}
+
+// Restart is a fault type of your own, which ares_arena had no way to add:
+// restart_agent, landed by your code.
+func Restart(restart func(ctx context.Context, agentID string) error) arena.FaultSpec {
+	return arena.FaultSpec{
+		Type:   "restart_agent", // its name in YAML, HTTP (POST /arena/fault/restart_agent), events
+		Doc:    "Restarts an agent gracefully.",
+		Target: arena.TargetAgent, // target_id: an agent, "random" or "type:<agent type>"
+		Inject: func(ctx context.Context, a arena.Action, _ arena.Params) error {
+			return restart(ctx, a.TargetID) // a selector is resolved to an agent by now
+		},
+		Fix:        "target a running agent",                      // flight recorder: when it fails to land
+		Priority:   5,                                             // evolution bridge: when the system does not heal it
+		Suggestion: "drain an agent's tasks before restarting it", // and what it proposes
+	}
+}
+
+// NewPartialService is NewService over a runtime that lands only some
+// faults, with a fault of your own registered on its injector (there is no
+// global registry).
+func NewPartialService(rt OldRuntime, restart func(ctx context.Context, agentID string) error, probe arena.Probe, opts ...arena.Option) *arena.Service {
+	in := arena.NewInjectorFor(Pauses{rt}, arena.WithFault(Restart(restart)))
+	return arena.NewService(in, events.NewMemoryStore(), nil, append([]arena.Option{arena.WithProbe(probe)}, opts...)...)
+}
+
+// RunOwnScenario loads a scenario that may use your fault types, and
+// refuses, before anything lands, one with a fault the runtime cannot land.
+func RunOwnScenario(ctx context.Context, svc *arena.Service, data []byte) (*arena.ScenarioReport, error) {
+	sc, err := arena.LoadScenario(data, "my-scenario.yaml", svc.Injector().FaultTypes()...) // your types are known to YAML
+	if err != nil {
+		return nil, err
+	}
+	if err := svc.ValidateScenario(sc); err != nil { // "actions[2].action.type: mcp_disconnect is not supported by this runtime …"
+		return nil, err
+	}
+	return arena.RunScenarioReport(ctx, svc, sc)
+}
+
 // Bridges are what ares_arena attached with setters, now given to
 // NewService. Any of them may be nil.
 type Bridges struct {

@@ -167,6 +167,43 @@ func TestScenarioOverTheOldInterfaces(t *testing.T) {
 	}
 }
 
+// TestPartialRuntimeAndOwnFault: the runtime that lands only pauses runs
+// a scenario of pauses and of the user's own fault; a scenario with an MCP
+// fault is refused naming the step, and nothing of it lands.
+func TestPartialRuntimeAndOwnFault(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(1))
+	var restarted []string
+	restart := func(_ context.Context, id string) error {
+		restarted = append(restarted, id)
+		return nil
+	}
+	svc := migration.NewPartialService(oldCluster{c}, restart, c.Probe, arena.WithClock(clock))
+	ok := "name: own\nactions:\n" +
+		"  - action: {type: pause_agent, target_id: worker-1, metadata: {duration: 2s}}\n" +
+		"  - delay: 5s\n    action: {type: restart_agent, target_id: worker-2}\n"
+	rep, err := migration.RunOwnScenario(context.Background(), svc, []byte(ok))
+	if err != nil {
+		t.Fatalf("RunOwnScenario = %v", err)
+	}
+	if rep.Failed != 0 || rep.Report.Landed != 2 || len(restarted) != 1 || restarted[0] != "worker-2" {
+		t.Errorf("%d steps failed, %d landed, restarted %v; want none failed, 2 landed, worker-2 restarted:\n%s",
+			rep.Failed, rep.Report.Landed, restarted, rep)
+	}
+	if f := rep.Report.Faults; len(f) != 2 || f[1].Action.Type != "restart_agent" {
+		t.Errorf("report faults %+v, want the pause and restart_agent", f)
+	}
+	bad := ok + "  - action: {type: mcp_disconnect, target_id: worker-3}\n"
+	_, err = migration.RunOwnScenario(context.Background(), svc, []byte(bad))
+	want := "actions[2].action.type: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("RunOwnScenario with an MCP fault = %v, want an error containing %q", err, want)
+	}
+	if len(restarted) != 1 {
+		t.Errorf("restarted %v after the refused scenario, want nothing more", restarted)
+	}
+}
+
 func TestSurvival(t *testing.T) {
 	s := migrated(t, 7)
 	if rep, err := migration.StopIfFailing(s.svc, arena.GradeB); rep != nil || err != nil {

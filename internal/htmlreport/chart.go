@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"regexp"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -133,12 +134,15 @@ func health(ok bool) float64 {
 	return 0
 }
 
-var (
-	svgProlog  = regexp.MustCompile(`(?s)^.*?<svg `)
-	svgSize    = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
-	svgXMLNS   = regexp.MustCompile(`\s+xmlns(:\w+)?="[^"]*"`)
-	fontFamily = regexp.MustCompile(`font-family:[^;"]*;?`)
-)
+// svgEdits are inline's expressions, compiled on first use rather than at
+// package init.
+var svgEdits = sync.OnceValue(func() (e struct{ prolog, size, xmlns, fontFamily *regexp.Regexp }) {
+	e.prolog = regexp.MustCompile(`(?s)^.*?<svg `)
+	e.size = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
+	e.xmlns = regexp.MustCompile(`\s+xmlns(:\w+)?="[^"]*"`)
+	e.fontFamily = regexp.MustCompile(`font-family:[^;"]*;?`)
+	return e
+})
 
 // inline turns a standalone SVG document into an element for HTML: no XML
 // prolog or comment, no namespace declarations (an <svg> in HTML is in the
@@ -146,8 +150,9 @@ var (
 // CSS, and its text in the page's font instead of a font the reader may not
 // have.
 func inline(svg []byte) []byte {
-	svg = svgProlog.ReplaceAll(svg, []byte("<svg "))
-	svg = svgSize.ReplaceAll(svg, []byte(`<svg class="chart" role="img" aria-label="probe health over time, with fault injections"`))
-	svg = svgXMLNS.ReplaceAll(svg, nil)
-	return fontFamily.ReplaceAll(svg, nil)
+	re := svgEdits()
+	svg = re.prolog.ReplaceAll(svg, []byte("<svg "))
+	svg = re.size.ReplaceAll(svg, []byte(`<svg class="chart" role="img" aria-label="probe health over time, with fault injections"`))
+	svg = re.xmlns.ReplaceAll(svg, nil)
+	return re.fontFamily.ReplaceAll(svg, nil)
 }

@@ -20,6 +20,7 @@ import (
 	"html/template"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -32,12 +33,16 @@ const MaxRows = 1000
 //go:embed report.html.tmpl
 var pageTemplate string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", v) },
-	"score": func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"ms":    func(d arena.Duration) string { return roundDuration(time.Duration(d)).String() },
-	"rows":  rows,
-}).Parse(pageTemplate))
+// page is parsed on first use, not at package init: every arena command
+// links this package, few write HTML.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", v) },
+		"score": func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"ms":    func(d arena.Duration) string { return roundDuration(time.Duration(d)).String() },
+		"rows":  rows,
+	}).Parse(pageTemplate))
+})
 
 // view is what the template shows.
 type view struct {
@@ -118,7 +123,7 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, v); err != nil {
+	if err := page().Execute(&buf, v); err != nil {
 		return fmt.Errorf("htmlreport: %w", err)
 	}
 	_, err = w.Write(buf.Bytes())

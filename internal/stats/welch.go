@@ -64,8 +64,18 @@ func Welch(x, y Summary, alt Alternative) (TTest, error) {
 		return TTest{}, ErrZeroVariance
 	}
 	t := (x.Mean - y.Mean) / math.Sqrt(se2)
-	df := se2 * se2 / (vx*vx/float64(x.N-1) + vy*vy/float64(y.N-1))
+	df := welchDF(vx, vy, x.N, y.N)
 	return TTest{T: t, DF: df, P: PValue(t, df, alt)}, nil
+}
+
+// welchDF is the Welch–Satterthwaite df with both variance terms divided by
+// the larger first: the ratio does not depend on the scale, and squaring
+// terms near 1 neither overflows (scores beyond ~1e±77 squared to Inf or 0
+// and gave a NaN df) nor underflows.
+func welchDF(vx, vy float64, nx, ny int) float64 {
+	m := max(vx, vy)
+	a, b := vx/m, vy/m
+	return (a + b) * (a + b) / (a*a/float64(nx-1) + b*b/float64(ny-1))
 }
 
 // Student is the pooled-variance two-sample t statistic of x − y with

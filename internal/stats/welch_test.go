@@ -126,3 +126,24 @@ func TestRunningMatchesSummarize(t *testing.T) {
 		t.Errorf("Constant: %v (var %v) for five 0.1s, %v for varied values", c.Constant(), c.Summary().Var, r.Constant())
 	}
 }
+
+// Issue 14 (8b): Welch's test is scale-invariant: the sleep data scaled by
+// 1e±150 gives R's t, df and p (the df once overflowed beyond ~1e±77).
+func TestWelchIsScaleInvariant(t *testing.T) {
+	sleep1 := []float64{0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0}
+	sleep2 := []float64{1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4}
+	want, err := Welch(Summarize(sleep1), Summarize(sleep2), TwoSided)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scale := range []float64{1e150, 1e-150, 1e100, 1e-100} {
+		x, y := make([]float64, len(sleep1)), make([]float64, len(sleep2))
+		for i := range sleep1 {
+			x[i], y[i] = sleep1[i]*scale, sleep2[i]*scale
+		}
+		got, err := Welch(Summarize(x), Summarize(y), TwoSided)
+		if err != nil || math.Abs(got.T-want.T) > 1e-9 || math.Abs(got.DF-want.DF) > 1e-9 || math.Abs(got.P-want.P) > 1e-9 {
+			t.Errorf("Welch(sleep × %g) = %+v, %v; want %+v", scale, got, err, want)
+		}
+	}
+}

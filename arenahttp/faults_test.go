@@ -1,0 +1,123 @@
+package arenahttp
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// TestHTTPFaultsLiftAtDuration: a timed fault sent to an action route is
+// lifted at its duration on the service's clock, and listed until then.
+func TestHTTPFaultsLiftAtDuration(t *testing.T) {
+	on := map[arena.ActionType]func(fakes.AgentState) bool{
+		arena.ActionPauseAgent:       func(a fakes.AgentState) bool { return a.Status == arena.StatusPaused },
+		arena.ActionSlowAgent:        func(a fakes.AgentState) bool { return a.SlowDelay > 0 },
+		arena.ActionNetworkPartition: func(a fakes.AgentState) bool { return a.Partitioned },
+		arena.ActionToolTimeout:      func(a fakes.AgentState) bool { return a.ToolTimeout > 0 },
+		arena.ActionMCPDisconnect:    func(a fakes.AgentState) bool { return a.MCPDisconnected },
+		arena.ActionLLMFailure:       func(a fakes.AgentState) bool { return a.LLMFailure != "" },
+	}
+	for _, spec := range arena.FaultSpecs() {
+		faulted, ok := on[spec.Type]
+		if !ok {
+			continue
+		}
+		t.Run(string(spec.Type), func(t *testing.T) {
+			clock := arena.NewVirtualClock(time.Time{})
+			s := newSystem(t, systemConfig{clock: clock, cluster: []fakes.Option{fakes.WithoutHealing()}})
+			r := s.do(t, request{method: "POST", path: strings.Replace(spec.Route, "{id}", "worker-1", 1), body: `{"id":"f1","metadata":{"duration":"2s"}}`})
+			if res := decode[arena.Result](t, r); r.code != 200 || !res.Success {
+				t.Fatalf("POST = %d %s", r.code, r.body)
+			}
+			list := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"}))
+			if len(list) != 1 || list[0].ID != "f1" || list[0].Origin != arena.OriginExecute || list[0].LiftAt == nil ||
+				!list[0].LiftAt.Equal(arena.VirtualEpoch.Add(2*time.Second)) {
+				t.Fatalf("GET /arena/faults = %+v", list)
+			}
+			clock.Advance(1999 * time.Millisecond)
+			if ag, _ := s.cluster.Agent("worker-1"); !faulted(ag) {
+				t.Fatal("lifted before its duration")
+			}
+			clock.Advance(time.Millisecond)
+			if ag, _ := s.cluster.Agent("worker-1"); faulted(ag) {
+				t.Fatal("not lifted at its duration")
+			}
+			if list := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"})); len(list) != 0 {
+				t.Errorf("GET /arena/faults after the lift = %+v", list)
+			}
+		})
+	}
+}
+
+func TestHTTPFaultLiftAndBounds(t *testing.T) {
+	s := newSystem(t, systemConfig{cluster: []fakes.Option{fakes.WithoutHealing()}})
+	s.do(t, request{method: "POST", path: "/arena/agent/worker-1/partition", body: `{"id":"p1","metadata":{"duration":"30m"}}`})
+	r := s.do(t, request{method: "DELETE", path: "/arena/faults/p1"})
+	if got := decode[FaultLifted](t, r); r.code != 200 || !got.Lifted || got.ID != "p1" {
+		t.Errorf("DELETE = %d %s", r.code, r.body)
+	}
+	if ag, _ := s.cluster.Agent("worker-1"); ag.Partitioned {
+		t.Error("worker-1 still partitioned after DELETE")
+	}
+	if r := s.do(t, request{method: "DELETE", path: "/arena/faults/p1"}); r.code != http.StatusNotFound || errorOf(t, r).Field != "id" {
+		t.Errorf("second DELETE = %d %s, want 404", r.code, r.body)
+	}
+	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"metadata":{"duration":"2562047h"}}`})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "metadata.duration" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
+		t.Errorf("a pause of 2562047h = %d %s, want 400 naming metadata.duration and the limit", r.code, r.body)
+	}
+	if ag, _ := s.cluster.Agent("worker-1"); ag.Status != arena.StatusRunning {
+		t.Error("the refused pause landed")
+	}
+	s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"id":"p2","metadata":{"duration":"30m"}}`})
+	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-2/partition", body: `{"id":"p2"}`})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "id" {
+		t.Errorf("an action reusing an active fault's id = %d %s, want 400 naming id", r.code, r.body)
+	}
+	r = s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"3h","max_lifetime":"2h"}`})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "max_lifetime" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
+		t.Errorf("survival with 2h lifetimes = %d %s, want 400 naming max_lifetime", r.code, r.body)
+	}
+	sc := "name: long\nactions:\n  - action: {type: pause_agent, target_id: worker-1, metadata: {duration: 2h}}\n"
+	r = s.do(t, request{method: "POST", path: "/arena/scenario/run", body: sc})
+	if e := errorOf(t, r); r.code != 400 || e.Field != "actions[0].action.metadata.duration" {
+		t.Errorf("scenario with a 2h pause = %d %s, want 400 naming the duration", r.code, r.body)
+	}
+}
+
+// TestRunsConflict: one run at a time, whoever asks: a scenario while
+// survival runs and survival while a scenario runs are 409s naming the
+// run, and so is an action route.
+func TestRunsConflict(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	if r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1h","interval":"200ms"}`}); r.code != http.StatusAccepted {
+		t.Fatalf("survival = %d %s", r.code, r.body)
+	}
+	r := s.do(t, request{method: "POST", path: "/arena/scenario/run", body: tinyScenario})
+	if e := errorOf(t, r); r.code != http.StatusConflict || !strings.Contains(e.Error, "a survival run (run-1) is running") {
+		t.Errorf("scenario during survival = %d %s, want 409 naming the survival run", r.code, r.body)
+	}
+	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause"})
+	if e := errorOf(t, r); r.code != http.StatusConflict || !strings.Contains(e.Error, "a survival run (run-1) is running") {
+		t.Errorf("pause during survival = %d %s, want 409", r.code, r.body)
+	}
+	if r := s.do(t, request{method: "POST", path: "/arena/survival/stop"}); r.code != 200 {
+		t.Fatalf("stop = %d %s", r.code, r.body)
+	}
+
+	long := strings.Replace(tinyScenario, "cooldown: 300ms", "cooldown: 2s", 1)
+	first := make(chan response, 1)
+	go func() { first <- s.do(t, request{method: "POST", path: "/arena/scenario/run", body: long}) }()
+	waitFor(t, "the scenario to hold the service", func() bool { return s.svc.RunActive() != nil })
+	r = s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1h","interval":"200ms"}`})
+	if e := errorOf(t, r); r.code != http.StatusConflict || !strings.Contains(e.Error, `scenario "tiny"`) {
+		t.Errorf("survival during a scenario = %d %s, want 409 naming the scenario", r.code, r.body)
+	}
+	if r := <-first; r.code != 200 {
+		t.Errorf("scenario = %d %s", r.code, r.body)
+	}
+}

@@ -1,0 +1,238 @@
+package arenahttp
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawRequest opens a connection to s and sends head (request line and
+// headers, without the blank line) and then the first bytes of a body.
+func rawRequest(t *testing.T, s *system, head, body string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, head+"\r\nHost: arena\r\n\r\n"+body); err != nil {
+		t.Fatal(err)
+	}
+	// Generous: the server answers at once or after its own timeout.
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	return c, bufio.NewReader(c)
+}
+
+// wantClosed reads the answer, checks its code and that the server then
+// closes the connection instead of waiting for the rest of the body.
+func wantClosed(t *testing.T, br *bufio.Reader, code int) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != code {
+		t.Fatalf("status = %d, want %d (%s)", resp.StatusCode, code, b)
+	}
+	if !resp.Close {
+		t.Errorf("answer %d does not close the connection (Connection: %q)", code, resp.Header.Get("Connection"))
+	}
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("after the %d answer: read = %v, want EOF (connection closed)", code, err)
+	}
+}
+
+func TestEarlyAnswersCloseTheConnection(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithBodyLimit(1000)}})
+	t.Run("401 without key, slow body", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nContent-Length: 100000", "n")
+		wantClosed(t, br, http.StatusUnauthorized)
+	})
+	t.Run("401 wrong key", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/leader/kill HTTP/1.1\r\nX-API-Key: nope\r\nContent-Length: 500", "{")
+		wantClosed(t, br, http.StatusUnauthorized)
+	})
+	t.Run("413 by Content-Length", func(t *testing.T) {
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100000", "n")
+		wantClosed(t, br, http.StatusRequestEntityTooLarge)
+	})
+	t.Run("413 chunked", func(t *testing.T) {
+		chunk := strings.Repeat("x", 1500)
+		_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nTransfer-Encoding: chunked", "5dc\r\n"+chunk+"\r\n")
+		wantClosed(t, br, http.StatusRequestEntityTooLarge)
+	})
+}
+
+func TestSlowBodyTimesOut(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithBodyReadTimeout(100 * time.Millisecond)}})
+	_, br := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100", "na")
+	wantClosed(t, br, http.StatusRequestTimeout)
+
+	// The deadline covers the body only: a run longer than it (the tiny
+	// scenario cools down for 300ms) is answered in full.
+	r := s.do(t, request{method: "POST", path: "/arena/scenario/run", key: testKey, body: tinyScenario})
+	if r.code != http.StatusOK {
+		t.Fatalf("scenario run = %d %s, want 200", r.code, r.body)
+	}
+}
+
+func TestNotFoundAndMethodNotAllowedAreJSON(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	r := s.do(t, request{method: "GET", path: "/arena/nowhere", key: testKey})
+	if e := errorOf(t, r); r.code != http.StatusNotFound || !strings.Contains(e.Error, "/arena/nowhere") {
+		t.Errorf("GET /arena/nowhere = %d %q, want 404 naming the path", r.code, e.Error)
+	}
+	r = s.do(t, request{method: "GET", path: "/arena/survival", key: testKey})
+	e := errorOf(t, r)
+	if r.code != http.StatusMethodNotAllowed || !strings.Contains(r.header.Get("Allow"), "POST") || !strings.Contains(e.Error, "POST") {
+		t.Errorf("GET /arena/survival = %d %q (Allow %q), want 405 allowing POST", r.code, e.Error, r.header.Get("Allow"))
+	}
+	r = s.do(t, request{method: "DELETE", path: "/arena/stats", key: testKey, body: "x"})
+	if errorOf(t, r); r.code != http.StatusMethodNotAllowed {
+		t.Errorf("DELETE /arena/stats = %d, want 405", r.code)
+	}
+}
+
+func TestConcurrencyCapPerRouteClass(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithMaxConcurrent(1)}})
+	// A scenario request whose body is still coming holds the one slot of
+	// its class.
+	held, _ := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100", "na")
+	var r response
+	for i := 0; i < 200; i++ { // until the server has taken the slot
+		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusServiceUnavailable {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if e := errorOf(t, r); r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(e.Error, "scenario") {
+		t.Fatalf("second scenario request = %d %q (Retry-After %q), want 503 naming the class", r.code, e.Error, r.header.Get("Retry-After"))
+	}
+	// Other classes are not held up.
+	if r := s.do(t, request{method: "GET", path: "/arena/stats", key: testKey}); r.code != http.StatusOK {
+		t.Errorf("GET /arena/stats while scenarios are full = %d, want 200", r.code)
+	}
+	held.Close()
+	for i := 0; i < 200; i++ {
+		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusOK {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.code != http.StatusOK {
+		t.Errorf("after the slot is freed: %d %s, want 200", r.code, r.body)
+	}
+}
+
+// pageOf reads one page and its numbering headers.
+func pageOf(t *testing.T, s *system, path string) (ids []string, first, next, dropped string) {
+	t.Helper()
+	r := s.do(t, request{method: "GET", path: path, key: testKey})
+	if r.code != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", path, r.code, r.body)
+	}
+	for _, e := range decode[[]struct {
+		ActionID string `json:"action_id"`
+		Action   struct {
+			ID string `json:"id"`
+		} `json:"action"`
+	}](t, r) {
+		ids = append(ids, e.ActionID+e.Action.ID)
+	}
+	return ids, r.header.Get(HeaderFirst), r.header.Get(HeaderNextAfter), r.header.Get(HeaderDropped)
+}
+
+func TestPagedReads(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	for i := range 5 {
+		// Failing actions: each is a timeline event, a diagnostic and a result.
+		r := s.do(t, request{method: "POST", path: "/arena/agent/nobody/kill", key: testKey, body: `{"id":"a` + string(rune('1'+i)) + `"}`})
+		if r.code != http.StatusOK {
+			t.Fatalf("kill = %d %s", r.code, r.body)
+		}
+	}
+	for _, route := range []string{"/arena/flight/timeline", "/arena/flight/diagnostics", "/arena/history"} {
+		for _, tc := range []struct {
+			query             string
+			want              string
+			first, next, drop string
+		}{
+			{"", "a1 a2 a3 a4 a5", "1", "5", "0"},
+			{"?limit=2", "a4 a5", "4", "5", "0"},
+			{"?after=1&limit=2", "a2 a3", "2", "3", "0"},
+			{"?after=3", "a4 a5", "4", "5", "0"},
+			{"?after=5", "", "6", "5", "0"},
+		} {
+			ids, first, next, drop := pageOf(t, s, route+tc.query)
+			if got := strings.Join(ids, " "); got != tc.want || first != tc.first || next != tc.next || drop != tc.drop {
+				t.Errorf("GET %s%s = [%s] first %s next %s dropped %s; want [%s] %s %s %s", route, tc.query, got, first, next, drop, tc.want, tc.first, tc.next, tc.drop)
+			}
+		}
+	}
+}
+
+func TestPageSlice(t *testing.T) {
+	all := []int{1, 2, 3, 4, 5}
+	for _, tc := range []struct {
+		after     uint64
+		limit     int
+		want      []int
+		wantFirst uint64
+	}{
+		{0, 2, []int{4, 5}, 4},
+		{0, 10, []int{1, 2, 3, 4, 5}, 1},
+		{2, 2, []int{3, 4}, 3},
+		{5, 2, nil, 6},
+		{9, 2, nil, 10},
+	} {
+		got, first := pageSlice(all, tc.after, tc.limit)
+		if !slices.Equal(got, tc.want) || first != tc.wantFirst {
+			t.Errorf("pageSlice(after %d, limit %d) = %v, %d; want %v, %d", tc.after, tc.limit, got, first, tc.want, tc.wantFirst)
+		}
+	}
+}
+
+func TestSurvivalBoundsOverHTTP(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxSurvival(time.Hour)}})
+	for body, field := range map[string]string{
+		`{"duration":"10000h"}`:                    "duration",
+		`{"duration":"1h","timeline_cap":1000000}`: "timeline_cap",
+	} {
+		r := s.do(t, request{method: "POST", path: "/arena/survival", body: body})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != field || !strings.Contains(e.Error, "maximum") {
+			t.Errorf("POST /arena/survival %s = %d %q, want 400 naming %s and the maximum", body, r.code, e.Error, field)
+		}
+	}
+}
+
+func TestStrictIDsAndKeys(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, tc := range []struct {
+		path, body, field string
+	}{
+		{"/arena/agent/worker-1%E2%80%AE/kill", "", "id"},         // bidi override in the path
+		{"/arena/agent/worker%E2%80%8B1/kill", "", "id"},          // zero-width space
+		{"/arena/agent/worker%FF/kill", "", "id"},                 // invalid UTF-8
+		{"/arena/agent/worker-1/kill", `{"id":"a\u2066b"}`, "id"}, // bidi isolate in the body
+		{"/arena/agent/worker-1/kill", `{"id":"a\ufeffb"}`, "id"},
+		{"/arena/edge/remove", `{"source_id":"orchestrator-0","target_id":"worker-2\u200d"}`, "target_id"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s"},"metadata":{"duration":"9s"}}`, "metadata"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s"},"METADATA":{"duration":"9s"}}`, "METADATA"},
+		{"/arena/agent/worker-1/pause", `{"metadata":{"duration":"1s","duration":"9s"}}`, "metadata.duration"},
+		{"/arena/agent/worker-1/pause", `{"ID":"x"}`, "ID"},
+		{"/arena/survival", `{"duration":"1h","Duration":"2h"}`, "Duration"},
+	} {
+		r := s.do(t, request{method: "POST", path: tc.path, body: tc.body})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != tc.field {
+			t.Errorf("POST %s %s = %d %q, want 400 naming %s", tc.path, tc.body, r.code, e.Error, tc.field)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ares-arena/arena"
+)
+
+// Limits of the command line: a value beyond them is bad input naming the
+// limit, not a run that takes the machine down.
+const (
+	maxWorkers  = 10_000               // --workers
+	maxDuration = 366 * 24 * time.Hour // --duration and the like: a year
+)
+
+// interruptGrace is how long a command has to end after SIGINT or SIGTERM
+// before the process exits anyway: a read from a terminal or a FIFO cannot
+// be cancelled, and a command must never need SIGKILL.
+const interruptGrace = 1500 * time.Millisecond
+
+// stdinArg is the scenario argument that reads standard input.
+const stdinArg = "-"
+
+// readStdinScenario loads a scenario from standard input (the argument
+// "-"), at most arena.MaxScenarioSize bytes of it.
+func readStdinScenario() (*arena.Scenario, error) {
+	data, err := io.ReadAll(io.LimitReader(os.Stdin, arena.MaxScenarioSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	return arena.LoadScenario(data, "<stdin>")
+}
+
+// checkWorkers bounds --workers.
+func checkWorkers(n int) error {
+	if n < 1 || n > maxWorkers {
+		return badInput(fmt.Errorf("--workers: want 1 to %d, got %d", maxWorkers, n))
+	}
+	return nil
+}
+
+// checkDuration bounds a duration flag: positive and at most maxDuration.
+func checkDuration(flag string, d time.Duration) error {
+	if d <= 0 || d > maxDuration {
+		return badInput(fmt.Errorf("--%s: want a duration above 0 and at most %s, got %s", flag, maxDuration, d))
+	}
+	return nil
+}
+
+// exitAfterGrace makes sure an interrupted command ends: once ctx is done
+// (a signal), the command has grace to return before exit is called with
+// the infrastructure code. The returned stop ends the watch.
+func exitAfterGrace(ctx context.Context, grace time.Duration, stderr io.Writer, exit func(int)) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			fmt.Fprintf(stderr, "arena: interrupted; still busy after %s, exiting\n", grace)
+			exit(exitInfra)
+		}
+	}()
+	return func() { close(done) }
+}

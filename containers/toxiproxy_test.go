@@ -1,0 +1,194 @@
+package containers_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/containers/agentapi"
+)
+
+// roundTrip is the median of n GET /health round trips to base, from the
+// host, on one kept-alive connection.
+func roundTrip(t *testing.T, base string, n int) time.Duration {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	defer c.CloseIdleConnections()
+	var ds []time.Duration
+	for range n {
+		start := time.Now()
+		resp, err := c.Get(base + agentapi.PathHealth)
+		if err != nil {
+			t.Fatalf("GET %s: %v", base, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// upload sends a body of size bytes to the agent (refused once read in
+// full: an unknown field) and returns how long the exchange took.
+func upload(t *testing.T, base string, size int) (time.Duration, error) {
+	t.Helper()
+	body := `{"pad":"` + strings.Repeat("x", size-10) + `"}`
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	start := time.Now()
+	resp, err := c.Post(base+agentapi.PathTasks, "application/json", strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(start), nil
+}
+
+// TestNetworkFaultsThroughToxiproxy measures the network faults from a
+// client on the host, through the agent's proxy, as the issue's figures ask:
+// a 200ms latency adds 200ms ± 20ms to a round trip, a bandwidth cap holds
+// throughput within 10%, a reset resets, and each is gone when lifted at its
+// duration (a real-time run) and when the runtime closes.
+func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
+	t.Parallel()
+	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(1))
+	p, err := containers.NewProxied(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	svc := arena.NewService(arena.NewInjectorFor(p, arena.WithDAG(p)), nil, nil, arena.WithProbe(p.Probe))
+	ctx := context.Background()
+	waitHealthy(t, rt, 10*time.Second)
+	base, err := p.ProxyEndpoint("worker-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Probe(ctx); err != nil {
+		t.Fatalf("probe through the proxies: %v", err)
+	}
+	before := roundTrip(t, base, 21)
+
+	t.Run("latency 200ms, lifted at its duration", func(t *testing.T) {
+		done := make(chan *arena.Report, 1)
+		go func() {
+			rep, _ := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 1, Duration: 4 * time.Second},
+				arena.Step{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "200ms", "duration": "3s"}}})
+			done <- rep
+		}()
+		eventually(t, 2*time.Second, "the latency toxics", func() (bool, string) {
+			return len(p.Toxics("worker-1")) == 2, strings.Join(p.Toxics("worker-1"), ",")
+		})
+		during := roundTrip(t, base, 9)
+		added := during - before
+		t.Logf("round trip %s before, %s under network_latency 200ms: +%s", before, during, added)
+		if added < 180*time.Millisecond || added > 220*time.Millisecond {
+			t.Errorf("network_latency 200ms added %s to the round trip, want 200ms ± 20ms", added)
+		}
+		rep := <-done
+		if got := p.Toxics("worker-1"); len(got) != 0 {
+			t.Errorf("after the run: toxics %v, want none (lifted at 3s)", got)
+		}
+		if rep == nil || len(rep.Faults) != 1 || rep.Faults[0].Lifted == nil {
+			t.Errorf("report: %+v, want one fault lifted", rep)
+		}
+		if after := roundTrip(t, base, 9); after > before+20*time.Millisecond {
+			t.Errorf("round trip %s after the lift, want back near %s", after, before)
+		}
+	})
+
+	t.Run("bandwidth 50 kB/s within 10%", func(t *testing.T) {
+		const size = 60_000
+		free, err := upload(t, base, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
+		if !res.Success {
+			t.Fatalf("network_bandwidth did not land: %s", res.Error)
+		}
+		took, err := upload(t, base, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := float64(size) / (took - free).Seconds()
+		t.Logf("%d bytes in %s free, %s under a 50 kB/s cap: %.0f B/s", size, free, took, rate)
+		if rate < 45_000 || rate > 55_000 {
+			t.Errorf("throughput %.0f B/s under a cap of 50000, want within 10%%", rate)
+		}
+		if err := p.LiftFault(ctx, arena.ActionNetworkBandwidth, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := upload(t, base, size); again > free+200*time.Millisecond {
+			t.Errorf("after the lift the upload took %s, want about %s", again, free)
+		}
+	})
+
+	t.Run("connection_reset resets", func(t *testing.T) {
+		res := svc.Execute(ctx, arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-1"})
+		if !res.Success {
+			t.Fatalf("connection_reset did not land: %s", res.Error)
+		}
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		_, err := c.Get(base + agentapi.PathHealth)
+		if !errors.Is(err, syscall.ECONNRESET) && (err == nil || !strings.Contains(err.Error(), "EOF")) {
+			t.Errorf("GET under connection_reset = %v, want a reset", err)
+		}
+		t.Logf("GET under connection_reset: %v", err)
+		if perr := p.Probe(ctx); perr == nil {
+			t.Error("probe healthy under connection_reset of worker-1, want it to see the reset")
+		}
+		if err := p.LiftFault(ctx, arena.ActionConnectionReset, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Get(base + agentapi.PathHealth)
+		if err != nil {
+			t.Fatalf("GET after the lift: %v", err)
+		}
+		resp.Body.Close()
+	})
+
+	t.Run("injection latency: a toxic vs a docker pause", func(t *testing.T) {
+		timeIt := func(a arena.Action) time.Duration {
+			start := time.Now()
+			if res := svc.Execute(ctx, a); !res.Success {
+				t.Fatalf("%s did not land: %s", a.Type, res.Error)
+			}
+			return time.Since(start)
+		}
+		var toxic, pause []time.Duration
+		for range 5 {
+			toxic = append(toxic, timeIt(arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1"}))
+			if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
+				t.Fatal(err)
+			}
+			pause = append(pause, timeIt(arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}))
+			if err := p.LiftFault(ctx, arena.ActionPauseAgent, "worker-1"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(toxic)
+		slices.Sort(pause)
+		t.Logf("injection latency through the service, median of 5: toxic %s, docker pause %s", toxic[2], pause[2])
+	})
+
+	// Rollback on exit: closing the runtime removes every toxic with the
+	// proxies.
+	res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1"})
+	if !res.Success {
+		t.Fatal(res.Error)
+	}
+	p.Close(ctx)
+	if got := p.Toxics("worker-1"); len(got) != 0 {
+		t.Errorf("after Close: toxics %v, want none", got)
+	}
+}

@@ -1,0 +1,200 @@
+package arena
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// appendJSON appends e encoded exactly as json.Marshal encodes it (a test
+// and a fuzz target hold the two equal). Execute encodes one per call, so
+// it skips the reflective encoder and its allocations.
+func (e *ActionEvent) appendJSON(b []byte) []byte {
+	b = append(b, `{"action_id":`...)
+	b = appendJSONString(b, e.ActionID)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, string(e.Type))
+	if e.TargetID != "" {
+		b = append(b, `,"target_id":`...)
+		b = appendJSONString(b, e.TargetID)
+	}
+	if e.SourceID != "" {
+		b = append(b, `,"source_id":`...)
+		b = appendJSONString(b, e.SourceID)
+	}
+	b = append(b, `,"success":`...)
+	b = strconv.AppendBool(b, e.Success)
+	if e.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendJSONString(b, e.Error)
+	}
+	b = append(b, `,"duration":"`...)
+	b = appendDuration(b, time.Duration(e.Duration))
+	return append(b, `"}`...)
+}
+
+// appendJSONString appends s as encoding/json writes a string: HTML
+// characters and control bytes escaped, invalid UTF-8 replaced by U+FFFD,
+// U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendDuration appends d.String() without allocating the string.
+func appendDuration(b []byte, d time.Duration) []byte {
+	var buf [32]byte
+	return append(b, formatDuration(&buf, d)...)
+}
+
+// formatDuration writes d as time.Duration.String does into the end of buf
+// and returns that part (the same algorithm; a test holds them equal).
+func formatDuration(buf *[32]byte, d time.Duration) []byte {
+	w := len(buf)
+	u := uint64(d)
+	neg := d < 0
+	if neg {
+		u = -u
+	}
+	if u < uint64(time.Second) {
+		// Sub-second: one unit, ns, µs or ms, with a fraction.
+		var prec int
+		w--
+		buf[w] = 's'
+		w--
+		switch {
+		case u == 0:
+			buf[w] = '0'
+			return buf[w:]
+		case u < uint64(time.Microsecond):
+			prec = 0
+			buf[w] = 'n'
+		case u < uint64(time.Millisecond):
+			prec = 3
+			// U+00B5 'µ' micro sign == 0xC2 0xB5
+			w-- // need room for two bytes
+			copy(buf[w:], "µ")
+		default:
+			prec = 6
+			buf[w] = 'm'
+		}
+		w, u = fmtFrac(buf[:w], u, prec)
+		w = fmtInt(buf[:w], u)
+	} else {
+		w--
+		buf[w] = 's'
+		w, u = fmtFrac(buf[:w], u, 9)
+		w = fmtInt(buf[:w], u%60) // u is now integer seconds
+		u /= 60
+		if u > 0 {
+			w--
+			buf[w] = 'm'
+			w = fmtInt(buf[:w], u%60)
+			u /= 60
+			if u > 0 {
+				w--
+				buf[w] = 'h'
+				w = fmtInt(buf[:w], u)
+			}
+		}
+	}
+	if neg {
+		w--
+		buf[w] = '-'
+	}
+	return buf[w:]
+}
+
+// fmtFrac formats the fraction of v/10**prec (e.g., ".12345") into the tail
+// of buf, omitting trailing zeros and the point when the fraction is 0. It
+// returns the index where the output begins and v/10**prec.
+func fmtFrac(buf []byte, v uint64, prec int) (nw int, nv uint64) {
+	w := len(buf)
+	print := false
+	for range prec {
+		digit := v % 10
+		print = print || digit != 0
+		if print {
+			w--
+			buf[w] = byte(digit) + '0'
+		}
+		v /= 10
+	}
+	if print {
+		w--
+		buf[w] = '.'
+	}
+	return w, v
+}
+
+// fmtInt formats v into the tail of buf and returns where the output begins.
+func fmtInt(buf []byte, v uint64) int {
+	w := len(buf)
+	if v == 0 {
+		w--
+		buf[w] = '0'
+	} else {
+		for v > 0 {
+			w--
+			buf[w] = byte(v%10) + '0'
+			v /= 10
+		}
+	}
+	return w
+}
+
+// actionID is the ID Execute gives an action without one: "act-" and n,
+// zero-padded to six digits (fmt.Sprintf("act-%06d", n)).
+func actionID(n uint64) string {
+	var buf [24]byte
+	b := append(buf[:0], "act-"...)
+	for p := uint64(100000); p > 1 && n < p; p /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendUint(b, n, 10))
+}

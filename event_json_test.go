@@ -1,0 +1,65 @@
+package arena
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// checkActionEventJSON fails t unless appendJSON encodes e as json.Marshal does.
+func checkActionEventJSON(t *testing.T, e ActionEvent) {
+	t.Helper()
+	want, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.appendJSON(nil); string(got) != string(want) {
+		t.Errorf("appendJSON(%#v)\n = %s\nwant %s", e, got, want)
+	}
+}
+
+func TestActionEventJSONMatchesMarshal(t *testing.T) {
+	strs := []string{"", "worker-3", "a\"b\\c", "<script>&</script>", "tab\tnl\nret\rbs\bff\f", "\x00\x01\x1f\x7f",
+		"ünïcödé µ 日本", "\u2028 and \u2029", "bad \xff utf8 \xc3", "\xed\xa0\x80 surrogate", "emoji 🎉"}
+	durs := []time.Duration{0, 1, 999, time.Microsecond, 1500 * time.Nanosecond, time.Millisecond + 1, 999999999,
+		time.Second, 90 * time.Minute, 1500 * time.Millisecond, -1, -time.Hour - 1, math.MaxInt64, math.MinInt64}
+	for i, s := range strs {
+		for j, d := range durs {
+			checkActionEventJSON(t, ActionEvent{ActionID: s, Type: ActionType(strs[(i+j)%len(strs)]), TargetID: strs[(i+1)%len(strs)],
+				SourceID: strs[(i+j+2)%len(strs)], Success: j%2 == 0, Error: strs[(i+3*j)%len(strs)], Duration: Duration(d)})
+		}
+	}
+}
+
+func TestFormatDurationMatchesTime(t *testing.T) {
+	for _, d := range []time.Duration{0, 1, -1, 999, 1000, 1001, 999999, 1000000, 123456789, 1e9, 61e9, 3601e9 + 5e8,
+		math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		var buf [32]byte
+		if got := string(formatDuration(&buf, d)); got != d.String() {
+			t.Errorf("formatDuration(%d) = %q, want %q", int64(d), got, d.String())
+		}
+	}
+}
+
+func TestActionIDMatchesSprintf(t *testing.T) {
+	for _, n := range []uint64{0, 1, 9, 10, 99999, 100000, 999999, 1000000, 1234567, math.MaxUint64} {
+		if got, want := actionID(n), fmt.Sprintf("act-%06d", n); got != want {
+			t.Errorf("actionID(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func FuzzActionEventJSON(f *testing.F) {
+	f.Add("act-000001", "kill_agent", "worker-1", "", true, "", int64(1500))
+	f.Add("<&>", "\u2028", "\xff", "\x00", false, "boom \"quoted\"", int64(-3600e9))
+	f.Fuzz(func(t *testing.T, id, typ, target, source string, ok bool, errText string, d int64) {
+		checkActionEventJSON(t, ActionEvent{ActionID: id, Type: ActionType(typ), TargetID: target, SourceID: source,
+			Success: ok, Error: errText, Duration: Duration(d)})
+		var buf [32]byte
+		if got := string(formatDuration(&buf, time.Duration(d))); got != time.Duration(d).String() {
+			t.Errorf("formatDuration(%d) = %q, want %q", d, got, time.Duration(d).String())
+		}
+	})
+}

@@ -1,0 +1,574 @@
+package arena_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// liftable is every fault type arena lifts, with the metadata it is given
+// and how to see it on a fake agent.
+var liftable = []struct {
+	typ  arena.ActionType
+	meta map[string]any
+	on   func(fakes.AgentState) bool
+}{
+	{arena.ActionPauseAgent, nil, func(a fakes.AgentState) bool { return a.Status == arena.StatusPaused }},
+	{arena.ActionSlowAgent, map[string]any{"delay": "3s"}, func(a fakes.AgentState) bool { return a.SlowDelay > 0 }},
+	{arena.ActionNetworkPartition, nil, func(a fakes.AgentState) bool { return a.Partitioned }},
+	{arena.ActionToolTimeout, nil, func(a fakes.AgentState) bool { return a.ToolTimeout > 0 }},
+	{arena.ActionMCPDisconnect, nil, func(a fakes.AgentState) bool { return a.MCPDisconnected }},
+	{arena.ActionLLMFailure, map[string]any{"error_type": "overloaded"}, func(a fakes.AgentState) bool { return a.LLMFailure != "" }},
+}
+
+func timed(typ arena.ActionType, meta map[string]any, d string) arena.Action {
+	m := map[string]any{"duration": d}
+	for k, v := range meta {
+		m[k] = v
+	}
+	return arena.Action{Type: typ, TargetID: "worker-1", Metadata: m}
+}
+
+// faulted reports whether worker-1 still carries the fault.
+func (e *engine) faulted(t *testing.T, on func(fakes.AgentState) bool) bool {
+	t.Helper()
+	a, ok := e.cluster.Agent("worker-1")
+	if !ok {
+		t.Fatal("no worker-1")
+	}
+	return on(a)
+}
+
+// TestExecuteLiftsAtDuration: a fault executed outside any run (as the HTTP
+// action routes do) is lifted when its duration has passed on the
+// service's clock, not before, and the lift is an event.
+func TestExecuteLiftsAtDuration(t *testing.T) {
+	for _, c := range liftable {
+		t.Run(string(c.typ), func(t *testing.T) {
+			e := newEngine(fakes.WithoutHealing())
+			start := e.clock.Now()
+			res := e.svc.Execute(context.Background(), timed(c.typ, c.meta, "2s"))
+			if !res.Success {
+				t.Fatalf("Execute = %+v", res)
+			}
+			active := e.svc.ActiveFaults()
+			if len(active) != 1 || active[0].ID != res.Action.ID || active[0].Origin != arena.OriginExecute ||
+				active[0].LiftAt == nil || !active[0].LiftAt.Equal(start.Add(2*time.Second)) {
+				t.Fatalf("ActiveFaults() = %+v, want the fault, lift at +2s", active)
+			}
+			e.clock.Advance(1999 * time.Millisecond)
+			if !e.faulted(t, c.on) {
+				t.Fatal("fault gone before its duration")
+			}
+			e.clock.Advance(time.Millisecond)
+			if e.faulted(t, c.on) {
+				t.Fatal("fault still in place at its duration")
+			}
+			if active := e.svc.ActiveFaults(); len(active) != 0 {
+				t.Errorf("ActiveFaults() after the lift = %+v", active)
+			}
+			lifts := e.events(t, arena.EventFaultLifted)
+			if len(lifts) != 1 || lifts[0]["why"] != "duration" || lifts[0]["action_id"] != res.Action.ID {
+				t.Errorf("lift events = %v", lifts)
+			}
+		})
+	}
+}
+
+func (e *engine) events(t *testing.T, typ string) []map[string]any {
+	t.Helper()
+	evs, err := e.store.Read(context.Background(), events.Filter{Types: []string{typ}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, ev := range evs {
+		if ev.Type != typ {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(ev.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestLiftFaultOnRequest(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	res := e.svc.Execute(context.Background(), arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}) // no duration
+	if active := e.svc.ActiveFaults(); len(active) != 1 || active[0].LiftAt != nil {
+		t.Fatalf("ActiveFaults() = %+v, want the pause without a lift time", active)
+	}
+	if err := e.svc.LiftFault(context.Background(), res.Action.ID); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := e.cluster.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s after LiftFault, want running", a.Status)
+	}
+	if err := e.svc.LiftFault(context.Background(), res.Action.ID); !errors.Is(err, arena.ErrNoActiveFault) {
+		t.Errorf("second LiftFault = %v, want ErrNoActiveFault", err)
+	}
+	// A kill is never in the registry.
+	e.svc.Execute(context.Background(), arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-2"})
+	if active := e.svc.ActiveFaults(); len(active) != 0 {
+		t.Errorf("ActiveFaults() after a kill = %+v", active)
+	}
+}
+
+// TestActiveFaultIDTaken: an action whose ID is already an active fault's
+// (a client reusing "id" over HTTP, a Go caller executing one Action value
+// twice) is refused. Kept, it would replace the first fault in the
+// registry: that fault would never be lifted nor rolled back, and its timer
+// would lift the second one at the first one's time.
+func TestActiveFaultIDTaken(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	a := timed(arena.ActionPauseAgent, nil, "10s")
+	a.ID = "f1"
+	if res := e.svc.Execute(context.Background(), a); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	b := timed(arena.ActionNetworkPartition, nil, "1m")
+	b.ID, b.TargetID = "f1", "worker-2"
+	res := e.svc.Execute(context.Background(), b)
+	var ve *arena.ValidationError
+	if res.Success || !errors.As(res.Err, &ve) || ve.Field != "id" {
+		t.Fatalf("Execute with a taken ID = %+v, want a validation error naming id", res)
+	}
+	if a, _ := e.cluster.Agent("worker-2"); a.Partitioned {
+		t.Error("worker-2 partitioned by the refused action")
+	}
+	if got := e.svc.Rollback(context.Background()); len(got) != 1 || got[0].Type != arena.ActionPauseAgent {
+		t.Errorf("Rollback() = %+v, want the pause of worker-1", got)
+	}
+	if a, _ := e.cluster.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s after the rollback, want running", a.Status)
+	}
+	// Once lifted, the ID is free again.
+	if res := e.svc.Execute(context.Background(), b); !res.Success {
+		t.Errorf("Execute after the lift = %+v", res)
+	}
+}
+
+func TestMaxFaultDuration(t *testing.T) {
+	e := newEngine()
+	res := e.svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "1h0m1s"))
+	var ve *arena.ValidationError
+	if res.Success || !errors.As(res.Err, &ve) || ve.Field != "metadata.duration" {
+		t.Fatalf("Execute over the bound = %+v, want a validation error naming metadata.duration", res)
+	}
+	if want := "metadata.duration: 1h0m1s is over the maximum fault duration 1h0m0s"; res.Error != want {
+		t.Errorf("error = %q, want %q", res.Error, want)
+	}
+	sc := &arena.Scenario{Name: "long", Actions: []arena.ScenarioStep{{Action: timed(arena.ActionPauseAgent, nil, "2h")}}}
+	if _, err := arena.RunScenarioReport(context.Background(), e.svc, sc); err == nil ||
+		err.Error() != `actions[0].action.metadata.duration: 2h0m0s is over the maximum fault duration 1h0m0s` {
+		t.Errorf("scenario over the bound = %v", err)
+	}
+	_, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 3 * time.Hour, MaxLifetime: 2 * time.Hour, Seed: 1})
+	if err == nil || err.Error() != "survival: max_lifetime: 2h0m0s is over the maximum fault duration 1h0m0s" {
+		t.Errorf("survival over the bound = %v", err)
+	}
+}
+
+// TestRunsLiftAtDuration: in a scenario and in survival, every liftable
+// fault is lifted at its duration (the report's Lifted, exactly).
+func TestRunsLiftAtDuration(t *testing.T) {
+	for _, c := range liftable {
+		t.Run("scenario/"+string(c.typ), func(t *testing.T) {
+			e := newEngine(fakes.WithoutHealing())
+			sc := &arena.Scenario{Name: "timed", Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(5 * time.Second)},
+				Actions: []arena.ScenarioStep{{Delay: arena.Duration(time.Second), Action: timed(c.typ, c.meta, "2s")}}}
+			rep, err := arena.RunScenarioReport(context.Background(), e.svc, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := rep.Report.Faults[0]
+			if f.Lifted == nil || f.Lifted.D() != 3*time.Second {
+				t.Errorf("lifted = %v, want at 3s", f.Lifted)
+			}
+			if len(rep.Report.Rollback) != 0 {
+				t.Errorf("rollback = %+v, want nothing left", rep.Report.Rollback)
+			}
+			if e.faulted(t, c.on) {
+				t.Error("fault in place after the run")
+			}
+		})
+	}
+	t.Run("survival", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing())
+		mix := map[arena.ActionType]float64{}
+		for _, c := range liftable {
+			mix[c.typ] = 1
+		}
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 10 * time.Minute, Interval: 5 * time.Second,
+			Seed: 3, Mix: mix, MinLifetime: time.Second, MaxLifetime: 4 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[arena.ActionType]bool{}
+		for i, ev := range rep.Events {
+			if !ev.Success {
+				continue
+			}
+			f := rep.Faults[i]
+			if f.Action.ID != ev.ActionID {
+				t.Fatalf("fault %d is %s, event is %s", i, f.Action.ID, ev.ActionID)
+			}
+			if f.Lifted == nil || f.Lifted.D() != ev.At.D()+ev.Lifetime.D() {
+				t.Errorf("%s %s landed at %s for %s: lifted = %v", ev.ActionID, ev.Type, ev.At, ev.Lifetime, f.Lifted)
+			}
+			seen[ev.Type] = true
+		}
+		if len(seen) != len(liftable) {
+			t.Errorf("types landed = %v, want all %d liftable types", seen, len(liftable))
+		}
+		if len(e.svc.ActiveFaults()) != 0 {
+			t.Errorf("active after survival = %+v", e.svc.ActiveFaults())
+		}
+	})
+}
+
+// noneFaulted fails unless no agent carries a liftable fault.
+func (e *engine) noneFaulted(t *testing.T) {
+	t.Helper()
+	agents, _ := e.cluster.ListAgents(context.Background())
+	for _, ag := range agents {
+		a, _ := e.cluster.Agent(ag.ID)
+		for _, c := range liftable {
+			if c.on(a) {
+				t.Errorf("%s still has %s after the run", a.ID, c.typ)
+			}
+		}
+	}
+	if active := e.svc.ActiveFaults(); len(active) != 0 {
+		t.Errorf("ActiveFaults() = %+v", active)
+	}
+}
+
+// allAtOnce is a scenario landing every liftable fault, on workers 1 to 6,
+// for an hour, then a long cooldown.
+func allAtOnce(e *engine) *arena.Scenario {
+	sc := &arena.Scenario{Name: "everything-for-an-hour", Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(2 * time.Hour)}}
+	for i, c := range liftable {
+		a := timed(c.typ, c.meta, "1h")
+		a.TargetID = fmt.Sprintf("worker-%d", i+1)
+		sc.Actions = append(sc.Actions, arena.ScenarioStep{Delay: arena.Duration(time.Second), Action: a})
+	}
+	return sc
+}
+
+func rolledBack(t *testing.T, rep *arena.Report, n int) {
+	t.Helper()
+	if len(rep.Rollback) != n {
+		t.Fatalf("rollback = %+v, want %d faults", rep.Rollback, n)
+	}
+	for _, rb := range rep.Rollback {
+		if rb.Outcome != arena.RollbackLifted || rb.Detail != "lifted at end" {
+			t.Errorf("rollback %+v, want lifted at end", rb)
+		}
+	}
+}
+
+// TestRollbackOnEveryExit: faults that outlive their run are lifted when
+// it is cancelled, times out, is stopped, or completes.
+func TestRollbackOnEveryExit(t *testing.T) {
+	n := len(liftable)
+	t.Run("cancelled", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		cancelAt := e.clock.Now().Add(time.Minute)
+		probe := func(pctx context.Context) error {
+			if !e.clock.Now().Before(cancelAt) {
+				cancel()
+			}
+			return e.cluster.Probe(pctx)
+		}
+		e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+		rep, err := arena.RunScenarioReport(ctx, e.svc, allAtOnce(e))
+		if !errors.Is(err, context.Canceled) || rep.Outcome != arena.OutcomeCancelled {
+			t.Fatalf("run = %v, %v; want cancelled", rep.Outcome, err)
+		}
+		rolledBack(t, rep.Report, n)
+		e.noneFaulted(t)
+	})
+	t.Run("timed out", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond) // a caller's bound, as the HTTP server's
+		defer cancel()
+		hangAt := e.clock.Now().Add(time.Minute)
+		probe := func(pctx context.Context) error {
+			if !e.clock.Now().Before(hangAt) {
+				<-pctx.Done() // the probe hangs until the deadline
+			}
+			return e.cluster.Probe(pctx)
+		}
+		e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+		rep, err := arena.RunScenarioReport(ctx, e.svc, allAtOnce(e))
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("run = %v, want the deadline", err)
+		}
+		rolledBack(t, rep.Report, n)
+		e.noneFaulted(t)
+	})
+	t.Run("stopped", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		r, err := e.svc.NewRun(arena.RunOptions{Seed: 1, Duration: 2 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range liftable {
+			a := timed(c.typ, c.meta, "1h")
+			a.TargetID = fmt.Sprintf("worker-%d", i+1)
+			r.Schedule(arena.Step{At: time.Second, Action: a})
+		}
+		r.At(time.Minute, arena.KindPhase, func(context.Context) { r.Stop() })
+		rep, err := r.Play(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.End.Sub(rep.Start); got != time.Minute {
+			t.Errorf("run ended after %s, want 1m", got)
+		}
+		rolledBack(t, rep, n)
+		e.noneFaulted(t)
+	})
+	t.Run("panicked", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		r, err := e.svc.NewRun(arena.RunOptions{Seed: 1, Duration: 2 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range liftable {
+			a := timed(c.typ, c.meta, "1h")
+			a.TargetID = fmt.Sprintf("worker-%d", i+1)
+			r.Schedule(arena.Step{At: time.Second, Action: a})
+		}
+		r.At(time.Minute, arena.KindPhase, func(context.Context) { panic("schedule bug") })
+		func() {
+			defer func() {
+				if p := recover(); p != "schedule bug" {
+					t.Errorf("recovered %v, want the event's panic", p)
+				}
+			}()
+			r.Play(context.Background())
+		}()
+		e.noneFaulted(t)
+		if err := e.svc.RunActive(); err != nil {
+			t.Errorf("after the panic: %v", err)
+		}
+	})
+	t.Run("completed without durations", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing(), fakes.WithWorkers(n))
+		var steps []arena.Step
+		for i, c := range liftable {
+			steps = append(steps, arena.Step{At: time.Second, Action: arena.Action{Type: c.typ, TargetID: fmt.Sprintf("worker-%d", i+1), Metadata: c.meta}})
+		}
+		rep := e.run(t, time.Minute, steps...)
+		rolledBack(t, rep, n)
+		e.noneFaulted(t)
+	})
+	t.Run("survival stopped", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing())
+		stopAt := e.clock.Now().Add(10 * time.Minute)
+		stopped := make(chan *arena.SurvivalReport, 1)
+		var once bool
+		probe := func(pctx context.Context) error {
+			if !once && !e.clock.Now().Before(stopAt) {
+				once = true
+				go func() { // StopSurvival waits for the run: not from its own goroutine
+					rep, _ := e.svc.StopSurvival()
+					stopped <- rep
+				}()
+			}
+			return e.cluster.Probe(pctx)
+		}
+		e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+		mix := map[arena.ActionType]float64{}
+		for _, c := range liftable {
+			mix[c.typ] = 1
+		}
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 100000 * time.Hour, Interval: time.Minute, Seed: 5, Mix: mix,
+			MinLifetime: 50 * time.Minute, MaxLifetime: time.Hour, AllowUnhealthyStart: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := <-stopped; got != rep {
+			t.Error("StopSurvival returned another report")
+		}
+		if rep.Ending != arena.SurvivalStopped || !strings.Contains(rep.String(), ", stopped (on request) after ") {
+			t.Errorf("ending %q, headline:\n%s", rep.Ending, rep.String())
+		}
+		if len(rep.Rollback) == 0 {
+			t.Error("nothing rolled back")
+		}
+		rolledBack(t, rep.Report, len(rep.Rollback))
+		e.noneFaulted(t)
+	})
+	t.Run("survival interrupted", func(t *testing.T) {
+		e := newEngine(fakes.WithoutHealing())
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stopAt := e.clock.Now().Add(10 * time.Minute)
+		probe := func(pctx context.Context) error {
+			if !e.clock.Now().Before(stopAt) {
+				cancel()
+			}
+			return e.cluster.Probe(pctx)
+		}
+		e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+		mix := map[arena.ActionType]float64{}
+		for _, c := range liftable {
+			mix[c.typ] = 1
+		}
+		rep, err := e.svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: 24 * time.Hour, Interval: time.Minute, Seed: 5, Mix: mix,
+			MinLifetime: 50 * time.Minute, MaxLifetime: time.Hour})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("survival = %v, want cancelled", err)
+		}
+		if rep.Ending != arena.SurvivalInterrupted || !rep.Stopped {
+			t.Errorf("ending = %q (stopped %v), want interrupted", rep.Ending, rep.Stopped)
+		}
+		if head := strings.SplitN(rep.String(), "\n", 2)[0]; !strings.Contains(head, ", interrupted (context canceled) after 10m0s;") {
+			t.Errorf("headline %q does not say it was interrupted", head)
+		}
+		if len(rep.Rollback) == 0 {
+			t.Error("nothing rolled back")
+		}
+		rolledBack(t, rep.Report, len(rep.Rollback))
+		e.noneFaulted(t)
+	})
+}
+
+// TestOneRunAtATime: a run holds the service; a second run of any kind, and
+// an Execute outside it, are refused naming it.
+func TestOneRunAtATime(t *testing.T) {
+	e := newEngine()
+	var during []error
+	var executed arena.Result
+	sc := &arena.Scenario{Name: "holder", Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(time.Second)},
+		Actions: []arena.ScenarioStep{{Action: arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}}}}
+	probe := func(ctx context.Context) error {
+		if during == nil {
+			_, err := e.svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: time.Minute, Seed: 1})
+			_, err2 := arena.RunScenarioReport(ctx, e.svc, sc)
+			during = []error{err, err2}
+			executed = e.svc.Execute(ctx, arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-2"})
+		}
+		return nil
+	}
+	e.svc = arena.NewService(arena.NewInjector(e.cluster, e.cluster), e.store, nil, arena.WithClock(e.clock), arena.WithProbe(probe))
+	rep, err := arena.RunScenarioReport(context.Background(), e.svc, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `a run is active on this service: scenario "holder" (run-1) is running`
+	for i, err := range during {
+		var rae *arena.RunActiveError
+		if !errors.As(err, &rae) || !errors.Is(err, arena.ErrRunActive) || !stringsHasSuffix(err.Error(), want) {
+			t.Errorf("run %d during the scenario = %v, want %q", i, err, want)
+		}
+		if errors.Is(err, arena.ErrSurvivalRunning) {
+			t.Errorf("%v is ErrSurvivalRunning: no survival run is going", err)
+		}
+	}
+	if executed.Success || !errors.Is(executed.Err, arena.ErrRunActive) {
+		t.Errorf("Execute during the run = %+v, want refused", executed)
+	}
+	if a, _ := e.cluster.Agent("worker-2"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-2 = %s: the refused kill landed", a.Status)
+	}
+	if rep.Report.Landed != 1 || rep.Report.InjectionErrorCount != 0 {
+		t.Errorf("run's report: %d landed, %d injection errors; the outside action must not count", rep.Report.Landed, rep.Report.InjectionErrorCount)
+	}
+}
+
+func stringsHasSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
+}
+
+// slowLifter is the fake cluster with a LiftFault that waits to be let go.
+type slowLifter struct {
+	*fakes.Cluster
+	entered, release chan struct{}
+	finished         atomic.Bool
+}
+
+func (s *slowLifter) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
+	close(s.entered)
+	<-s.release
+	defer s.finished.Store(true)
+	return s.Cluster.LiftFault(ctx, kind, id)
+}
+
+// TestRollbackWaitsForLiftsUnderWay: a fault whose timer fired just before
+// the process ends is out of the registry but not lifted yet. Rollback
+// waits for that lift: when it returns, nothing arena started is still
+// touching the system (arena serve exits right after it).
+func TestRollbackWaitsForLiftsUnderWay(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithoutHealing())
+	rt := &slowLifter{Cluster: c, entered: make(chan struct{}), release: make(chan struct{})}
+	svc := arena.NewService(arena.NewInjector(rt, c), nil, nil, arena.WithClock(clock))
+	if res := svc.Execute(context.Background(), timed(arena.ActionPauseAgent, nil, "2s")); !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	advanced := make(chan struct{})
+	go func() {
+		defer close(advanced)
+		clock.Advance(2 * time.Second) // the timer fires: its lift begins, and waits
+	}()
+	<-rt.entered
+	go close(rt.release)
+	if got := svc.Rollback(context.Background()); len(got) != 0 {
+		t.Errorf("Rollback() = %+v, want nothing of its own to lift", got)
+	}
+	if !rt.finished.Load() {
+		t.Error("Rollback returned while the timer's lift was still under way")
+	}
+	<-advanced
+	if a, _ := c.Agent("worker-1"); a.Status != arena.StatusRunning {
+		t.Errorf("worker-1 = %s, want running", a.Status)
+	}
+}
+
+// TestRunReportsOutsideFaults: a fault landed outside any run and still in
+// place when a run starts is not the run's (not scored as its fault, not
+// rolled back by it), but its report says the system carried it.
+func TestRunReportsOutsideFaults(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	pause := e.svc.Execute(context.Background(), arena.Action{ID: "outside-1", Type: arena.ActionPauseAgent, TargetID: "worker-1"})
+	if !pause.Success {
+		t.Fatalf("Execute = %+v", pause)
+	}
+	rep := e.run(t, 10*time.Second, arena.Step{At: time.Second, Action: timed(arena.ActionSlowAgent, map[string]any{"delay": "1s"}, "2s")})
+	if f := rep.OutsideFaults; len(f) != 1 || f[0].ID != "outside-1" || f[0].Origin != arena.OriginExecute {
+		t.Errorf("OutsideFaults = %+v, want the pause of worker-1", f)
+	}
+	if len(rep.Faults) != 1 || rep.Faults[0].Action.Type != arena.ActionSlowAgent || len(rep.Rollback) != 0 {
+		t.Errorf("faults %+v, rollback %+v: want only the run's slow, nothing rolled back", rep.Faults, rep.Rollback)
+	}
+	if want := "outside fault in place at the start: outside-1 pause_agent worker-1 (execute)"; !strings.Contains(rep.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, rep)
+	}
+	if active := e.svc.ActiveFaults(); len(active) != 1 || active[0].ID != "outside-1" {
+		t.Errorf("ActiveFaults() after the run = %+v, want the outside pause still there", active)
+	}
+	if err := e.svc.LiftFault(context.Background(), "outside-1"); err != nil {
+		t.Fatal(err)
+	}
+	if rep := e.run(t, 5*time.Second); rep.OutsideFaults != nil {
+		t.Errorf("OutsideFaults of a run on a clean system = %+v", rep.OutsideFaults)
+	}
+}

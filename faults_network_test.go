@@ -1,0 +1,73 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// netRecorder has only the network capabilities and records their calls.
+type netRecorder struct{ calls []string }
+
+func (r *netRecorder) ListAgents(context.Context) ([]AgentInfo, error) {
+	return []AgentInfo{{ID: "w", Type: TypeWorker, Status: StatusRunning}}, nil
+}
+
+func (r *netRecorder) InjectLatency(_ context.Context, id string, l Latency) error {
+	r.calls = append(r.calls, fmt.Sprintf("latency(%s, %+v)", id, l))
+	return nil
+}
+
+func (r *netRecorder) LimitBandwidth(_ context.Context, id string, rate int64) error {
+	r.calls = append(r.calls, fmt.Sprintf("bandwidth(%s, %d)", id, rate))
+	return nil
+}
+
+func (r *netRecorder) ResetConnections(_ context.Context, id string, after time.Duration) error {
+	r.calls = append(r.calls, fmt.Sprintf("reset(%s, %s)", id, after))
+	return nil
+}
+
+// TestNetworkFaultsLand: the metadata reaches the capability decoded, with
+// the documented defaults; a runtime with only these capabilities supports
+// exactly the three network types.
+func TestNetworkFaultsLand(t *testing.T) {
+	rt := &netRecorder{}
+	in := NewInjectorFor(rt)
+	for _, a := range []Action{
+		{Type: ActionNetworkLatency, TargetID: "w"},
+		{Type: ActionNetworkLatency, TargetID: "w", Metadata: map[string]any{"latency": "1s", "jitter": 0.25, "direction": "inbound", "peer": "leader-0"}},
+		{Type: ActionNetworkBandwidth, TargetID: "w"},
+		{Type: ActionNetworkBandwidth, TargetID: "w", Metadata: map[string]any{"rate": 1e6}},
+		{Type: ActionConnectionReset, TargetID: "w"},
+		{Type: ActionConnectionReset, TargetID: "w", Metadata: map[string]any{"after": "150ms"}},
+	} {
+		p, err := in.faults.params(a)
+		if err != nil {
+			t.Fatalf("params(%+v) = %v", a, err)
+		}
+		if err := in.Inject(context.Background(), a, p); err != nil {
+			t.Fatalf("Inject(%+v) = %v", a, err)
+		}
+	}
+	want := []string{
+		"latency(w, {Latency:200ms Jitter:0s Direction:both Peer:})",
+		"latency(w, {Latency:1s Jitter:250ms Direction:inbound Peer:leader-0})",
+		"bandwidth(w, 100000)",
+		"bandwidth(w, 1000000)",
+		"reset(w, 0s)",
+		"reset(w, 150ms)",
+	}
+	if diff := cmp.Diff(want, rt.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	for _, typ := range ActionTypes() {
+		net := typ == ActionNetworkLatency || typ == ActionNetworkBandwidth || typ == ActionConnectionReset
+		if got := in.Supports(typ); got != net {
+			t.Errorf("Supports(%s) = %v, want %v", typ, got, net)
+		}
+	}
+}

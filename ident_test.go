@@ -1,0 +1,52 @@
+package arena_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ares-arena/arena"
+)
+
+func TestIdentifiersRefuseHiddenCharacters(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"worker-1", ""},
+		{"wörker-1", ""}, // letters of any script are fine
+		{"worker 1", "contains white space or control characters"},
+		{"worker\x1b[31m", "contains white space or control characters"},
+		{"worker\xff", "is not valid UTF-8"},
+		{"worker\u202e1", "contains U+202E, a bidirectional control"},
+		{"worker\u20661", "contains U+2066, a bidirectional control"},
+		{"worker\u200f1", "contains U+200F, a bidirectional control"},
+		{"worker\u200b1", "contains U+200B, an invisible character"},
+		{"worker\ufeff1", "contains U+FEFF, an invisible character"},
+		{"worker\u20601", "contains U+2060, an invisible character"},
+		{"worker\u00ad1", "contains U+00AD, a format character"},
+	} {
+		if got := arena.IdentifierProblem(tc.id); got != tc.want {
+			t.Errorf("IdentifierProblem(%q) = %q, want %q", tc.id, got, tc.want)
+		}
+		err := arena.Action{Type: arena.ActionKillAgent, TargetID: tc.id}.Validate()
+		var ve *arena.ValidationError
+		if tc.want == "" && err != nil || tc.want != "" && (!errors.As(err, &ve) || ve.Field != "target_id" || !strings.Contains(ve.Msg, tc.want)) {
+			t.Errorf("Validate(target_id %q) = %v, want %q", tc.id, err, tc.want)
+		}
+	}
+}
+
+func TestScenarioNamesAreOneLineOfText(t *testing.T) {
+	for name, want := range map[string]string{
+		`"x\n\e[31mPASSED"`: `n.yaml:1:1: name: "x\n\x1b[31mPASSED" contains the control character U+000A`,
+		`"x\e[31m"`:         `contains the control character U+001B`,
+		`"a\u202eb"`:        `contains U+202E, a bidirectional control`,
+		`"a\u2028b"`:        `contains the control character U+2028`,
+	} {
+		_, err := arena.LoadScenario([]byte("name: "+name+"\nactions:\n  - action: {type: kill_leader}\n"), "n.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadScenario(name %s) = %v, want %q", name, err, want)
+		}
+	}
+	if _, err := arena.LoadScenario([]byte("name: leader failover — día 2\nactions:\n  - action: {type: kill_leader}\n"), "n.yaml"); err != nil {
+		t.Errorf("a name with spaces and accents: %v", err)
+	}
+}

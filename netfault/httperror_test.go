@@ -1,0 +1,44 @@
+package netfault
+
+import (
+	"context"
+	"testing"
+
+	"github.com/ares-arena/arena"
+)
+
+func TestHTTPErrorFault(t *testing.T) {
+	n, _ := virtual(t, WithAgent("api", "service"))
+	in := arena.NewInjectorFor(n, arena.WithFault(HTTPErrorFault(n)))
+	for _, tc := range []struct {
+		meta map[string]any
+		want string
+	}{
+		{map[string]any{"status": 600}, "metadata.status: want a whole number from 400 to 599"},
+		{map[string]any{"status": 502.5}, "metadata.status: want a whole number from 400 to 599"},
+		{map[string]any{"route": "q"}, `metadata.route: want a path starting with "/", without spaces, query or fragment`},
+		{map[string]any{"route": "/q?x=1"}, `metadata.route: want a path starting with "/", without spaces, query or fragment`},
+		{map[string]any{"code": 500}, "metadata.code: unknown key for http_error (want status, route, duration)"},
+	} {
+		err := in.Validate(arena.Action{Type: ActionHTTPError, TargetID: "api", Metadata: tc.meta})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Validate(%v) = %v, want %q", tc.meta, err, tc.want)
+		}
+	}
+	for _, typ := range []arena.ActionType{arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset, ActionHTTPError} {
+		if !in.Supports(typ) || !in.CanLift(typ) {
+			t.Errorf("%s: Supports %v, CanLift %v, want both", typ, in.Supports(typ), in.CanLift(typ))
+		}
+	}
+	if in.Supports(arena.ActionKillAgent) {
+		t.Error("Supports(kill_agent) = true, want false: the network kills nothing")
+	}
+	svc := arena.NewService(in, nil, nil)
+	res := svc.Execute(context.Background(), arena.Action{Type: ActionHTTPError, TargetID: "api", Metadata: map[string]any{"status": 502, "route": "/q"}})
+	if !res.Success {
+		t.Fatalf("Execute(http_error) = %+v", res)
+	}
+	if p := n.plan("client", "api", "/q/1"); p.status != 502 {
+		t.Errorf("plan(/q/1).status = %d, want 502", p.status)
+	}
+}

@@ -1,0 +1,207 @@
+package netfault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/google/go-cmp/cmp"
+)
+
+// httpSystem is a client agent and a server agent on a virtual network; the
+// server answers its path and records when it saw each request.
+type httpSystem struct {
+	n      *Network
+	clock  *arena.VirtualClock
+	client *http.Client
+	seen   []string
+}
+
+func newHTTPSystem(t *testing.T, opts ...Option) *httpSystem {
+	t.Helper()
+	s := &httpSystem{}
+	s.n, s.clock = virtual(t, append([]Option{WithAgent("client", "client"), WithAgent("api", "service", "api.local")}, opts...)...)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.seen = append(s.seen, r.URL.Path+"@"+at(s.n).String())
+		io.WriteString(w, strings.Repeat("x", 10_000))
+	})
+	s.client = &http.Client{Transport: s.n.Transport("client", HandlerTransport(h))}
+	return s
+}
+
+// call makes one request in a simulated goroutine and returns what
+// happened, with the virtual instants it started and ended.
+func (s *httpSystem) call(t *testing.T, url string, timeout time.Duration) string {
+	t.Helper()
+	var out string
+	s.n.Go(func(ctx context.Context) {
+		start := at(s.n)
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = s.n.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := s.client.Do(req)
+		switch {
+		case errors.Is(err, syscall.ECONNRESET):
+			out = "reset"
+		case errors.Is(err, context.DeadlineExceeded):
+			out = "timeout"
+		case err != nil:
+			out = err.Error()
+		default:
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			out = fmt.Sprintf("%d %dB", resp.StatusCode, len(b))
+		}
+		out += fmt.Sprintf(" %s..%s", start, at(s.n))
+	})
+	s.clock.Advance(time.Minute)
+	s.n.Advance()
+	return out
+}
+
+func TestTransport(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		fault  func(n *Network) error
+		url    string
+		tmo    time.Duration
+		want   string
+		served string // when the server saw it; "" = never
+	}{
+		{"no fault", func(*Network) error { return nil }, "http://api.local/q", 0, "200 10000B 0s..0s", "/q@0s"},
+		{"latency both ways: half on each leg",
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond})
+			},
+			"http://api.local:8080/q", 0, "200 10000B 0s..200ms", "/q@100ms"},
+		{"callee's inbound latency is the request leg",
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound})
+			},
+			"http://api/q", 0, "200 10000B 0s..200ms", "/q@200ms"},
+		{"caller's inbound latency is the response leg",
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "client", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound})
+			},
+			"http://api/q", 0, "200 10000B 0s..200ms", "/q@0s"},
+		{"latency to another peer: none here",
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "api"})
+			},
+			"http://api/q", 0, "200 10000B 0s..0s", "/q@0s"},
+		{"latency past the deadline",
+			func(n *Network) error {
+				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond})
+			},
+			"http://api/q", 150 * time.Millisecond, "timeout 0s..150ms", ""}, // the request leg (200ms) ran into the deadline
+		{"bandwidth: 10 kB at 100 kB/s",
+			func(n *Network) error { return n.LimitBandwidth(ctx, "api", 100_000) },
+			"http://api/q", 0, "200 10000B 0s..100ms", "/q@0s"},
+		{"reset at once never reaches the server",
+			func(n *Network) error { return n.ResetConnections(ctx, "api", 0) },
+			"http://api/q", 0, "reset 0s..0s", ""},
+		{"reset after 150ms, on the response leg",
+			func(n *Network) error {
+				if err := n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
+					return err
+				}
+				return n.ResetConnections(ctx, "api", 150*time.Millisecond)
+			},
+			"http://api/q", 0, "reset 0s..150ms", "/q@100ms"},
+		{"http_error on a route and under it",
+			func(n *Network) error { return n.FailRoute(ctx, "api", "/q", 503) },
+			"http://api/q/sub", 0, "503 42B 0s..0s", ""},
+		{"http_error on another route",
+			func(n *Network) error { return n.FailRoute(ctx, "api", "/q", 503) },
+			"http://api/qq", 0, "200 10000B 0s..0s", "/qq@0s"},
+		{"unknown host: no faults",
+			func(n *Network) error { return n.ResetConnections(ctx, "api", 0) },
+			"http://elsewhere/q", 0, "200 10000B 0s..0s", "/q@0s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newHTTPSystem(t)
+			if err := tc.fault(s.n); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.call(t, tc.url, tc.tmo); got != tc.want {
+				t.Errorf("call = %q, want %q", got, tc.want)
+			}
+			var want []string
+			if tc.served != "" {
+				want = []string{tc.served}
+			}
+			if diff := cmp.Diff(want, s.seen); diff != "" {
+				t.Errorf("served (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTransportLiftAndJitter(t *testing.T) {
+	ctx := context.Background()
+	draws := func(seed uint64) []string {
+		s := newHTTPSystem(t, WithSeed(seed))
+		if err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for range 5 {
+			out = append(out, s.call(t, "http://api/q", 0))
+		}
+		for _, kind := range []arena.ActionType{arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset, ActionHTTPError} {
+			if err := s.n.LiftFault(ctx, kind, "api"); err != nil {
+				t.Errorf("LiftFault(%s) = %v", kind, err)
+			}
+		}
+		last := s.call(t, "http://api/q", 0)
+		if !strings.HasPrefix(last, "200 10000B ") || !strings.HasSuffix(last, fmt.Sprintf("%s..%s", at(s.n)-time.Minute, at(s.n)-time.Minute)) {
+			t.Errorf("after the lift: %q, want no delay", last)
+		}
+		return out
+	}
+	a, b, c := draws(1), draws(1), draws(2)
+	if !cmp.Equal(a, b) {
+		t.Errorf("same seed, different delays: %q vs %q", a, b)
+	}
+	if cmp.Equal(a, c) {
+		t.Errorf("seeds 1 and 2 drew the same delays: %q", a)
+	}
+}
+
+func TestFaultErrors(t *testing.T) {
+	ctx := context.Background()
+	n, _ := virtual(t, WithAgent("api", "service"))
+	for name, err := range map[string]error{
+		"unknown agent":   n.InjectLatency(ctx, "db", arena.Latency{Latency: time.Second}),
+		"unknown peer":    n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "db"}),
+		"zero latency":    n.InjectLatency(ctx, "api", arena.Latency{}),
+		"zero rate":       n.LimitBandwidth(ctx, "api", 0),
+		"negative after":  n.ResetConnections(ctx, "api", -time.Second),
+		"status 200":      n.FailRoute(ctx, "api", "/", 200),
+		"lift a kill":     n.LiftFault(ctx, arena.ActionKillAgent, "api"),
+		"lift on unknown": n.LiftFault(ctx, arena.ActionNetworkLatency, "db"),
+	} {
+		if err == nil {
+			t.Errorf("%s: nil error", name)
+		}
+	}
+	if err := n.LiftFault(ctx, arena.ActionKillAgent, "api"); !errors.Is(err, ErrNotLiftable) {
+		t.Errorf("LiftFault(kill_agent) = %v, want ErrNotLiftable", err)
+	}
+	agents, err := n.ListAgents(ctx)
+	if err != nil || len(agents) != 1 || agents[0] != (arena.AgentInfo{ID: "api", Type: "service", Status: arena.StatusRunning}) {
+		t.Errorf("ListAgents = %v, %v", agents, err)
+	}
+}

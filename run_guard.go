@@ -1,0 +1,167 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrRunActive: a run (scenario, survival or code-defined) or an A/B test
+// (RegressionTester.Run) holds the service. One run at a time per service: two runs on one system would
+// score each other's faults. Errors that wrap it are *RunActiveError,
+// which names the run.
+var ErrRunActive = errors.New("a run is active on this service")
+
+// RunActiveError says which run holds the service.
+type RunActiveError struct {
+	Origin FaultOrigin // scenario, survival, run or regression
+	Name   string      // the scenario's name; empty for the others
+	RunID  string
+}
+
+func (e *RunActiveError) Error() string {
+	what := "run " + e.RunID
+	switch e.Origin {
+	case OriginScenario:
+		what = fmt.Sprintf("scenario %q (%s)", e.Name, e.RunID)
+	case OriginSurvival:
+		what = "a survival run (" + e.RunID + ")"
+	case OriginRegression:
+		what = "an A/B test (" + e.RunID + ")"
+	}
+	return "a run is active on this service: " + what + " is running"
+}
+
+// Is makes errors.Is(err, ErrRunActive) true, and errors.Is(err,
+// ErrSurvivalRunning) when the run is a survival run.
+func (e *RunActiveError) Is(target error) bool {
+	return target == ErrRunActive || (target == ErrSurvivalRunning && e.Origin == OriginSurvival)
+}
+
+// lease is an A/B test's hold on the service (RegressionTester.Run). The
+// test's own trial runs are admitted under it: those started with the
+// context the tester hands its scorer, which carries the lease. Any other
+// run, and any action outside a run, is refused until the test ends, so
+// nothing lands between two trials and leaks into the next one's score.
+//
+// A context value, because the scorer (user code) stands between the
+// tester and the run it starts, and the context is the one thing that
+// reaches from the one to the other: RunScenarioReport, RunSchedule,
+// RunSurvival and Execute all take it.
+type lease struct{ id string }
+
+type leaseKey struct{}
+
+func withLease(ctx context.Context, l *lease) context.Context {
+	return context.WithValue(ctx, leaseKey{}, l)
+}
+
+func leaseOf(ctx context.Context) *lease {
+	l, _ := ctx.Value(leaseKey{}).(*lease)
+	return l
+}
+
+// lease holds the service for an A/B test, or says which run already does.
+func (s *Service) lease() (*lease, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.activeLocked(nil); err != nil {
+		return nil, err
+	}
+	s.leased = &lease{id: fmt.Sprintf("run-%d", s.runIDs.Add(1))}
+	return s.leased, nil
+}
+
+func (s *Service) endLease(l *lease) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leased == l {
+		s.leased = nil
+	}
+}
+
+// activeLocked names what holds the service against a caller under lease
+// l (nil: none): the run holding it, or an A/B test's lease other than l.
+// Called with s.mu held.
+func (s *Service) activeLocked(l *lease) error {
+	if h := s.holder; h != nil {
+		return &RunActiveError{Origin: h.origin, Name: h.name, RunID: h.id}
+	}
+	if s.leased != nil && s.leased != l {
+		return &RunActiveError{Origin: OriginRegression, RunID: s.leased.id}
+	}
+	return nil
+}
+
+// hold makes r the service's one run, or says which run already is. A run
+// started under an A/B test's lease (ctx carries it) is admitted while the
+// test holds the service.
+func (s *Service) hold(ctx context.Context, r *Run) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holder == r {
+		return nil
+	}
+	if err := s.activeLocked(leaseOf(ctx)); err != nil {
+		return err
+	}
+	s.holder = r
+	return nil
+}
+
+func (s *Service) release(r *Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holder == r {
+		s.holder = nil
+	}
+}
+
+// Admit reports whether Execute would refuse a before trying to land it:
+// a `duration` over the service's maximum (a *ValidationError naming
+// metadata.duration), an ID that an active fault has (a *ValidationError
+// naming id), or a run holding the service (a *RunActiveError).
+//
+// An action executed outside a run while one holds the service is
+// refused, not mixed into that run's score: it is recorded as a failed
+// action (history, stats, events) and the HTTP action routes answer 409.
+func (s *Service) Admit(a Action) error {
+	return s.admit(context.Background(), a, nil)
+}
+
+// admit is Admit for an action of run (nil: outside any run), executed with
+// ctx (which may carry an A/B test's lease).
+func (s *Service) admit(ctx context.Context, a Action, run *Run) error {
+	if err := s.checkDuration(a); err != nil {
+		return err
+	}
+	if s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
+		return invalid("id", "%q is the ID of an active fault (lift it, or give this action another ID)", a.ID)
+	}
+	if run != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.activeLocked(leaseOf(ctx))
+}
+
+// checkDuration refuses a `duration` over the service's maximum.
+func (s *Service) checkDuration(a Action) error {
+	if p, err := a.Params(); err == nil && p.Duration > s.opts.maxFaultDuration {
+		return invalid("metadata."+MetaDuration, "%s is over the maximum fault duration %s", p.Duration, s.opts.maxFaultDuration)
+	}
+	return nil
+}
+
+// MaxFaultDuration returns the longest `duration` the service accepts.
+func (s *Service) MaxFaultDuration() time.Duration { return s.opts.maxFaultDuration }
+
+// RunActive returns a *RunActiveError naming the run or A/B test that
+// holds the service, or nil when none does.
+func (s *Service) RunActive() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.activeLocked(nil)
+}
