@@ -158,20 +158,26 @@ func (r *Runtime) heal(ctx context.Context, id string) error {
 
 func (r *Runtime) healPart(ctx context.Context, id string, part *partition) error {
 	r.mu.Lock()
-	if r.partitions[id] != part {
+	if r.partitions[id] != part || part.lifting {
 		r.mu.Unlock()
-		return nil // lifted already
+		return nil // lifted already, or being lifted
 	}
+	part.lifting = true
 	if part.timer != nil && part.timer.Stop() {
 		r.timers.Done() // the timer will not run
 	}
-	delete(r.partitions, id)
 	r.mu.Unlock()
 	err := r.deletePolicy(ctx, part.policy)
 	r.calls.Add(1)
 	if lerr := r.labelPod(ctx, id, ""); lerr != nil && !apierrors.IsNotFound(lerr) {
 		err = errors.Join(err, lerr)
 	}
+	// Active until the policy is gone and the pod unlabelled.
+	r.mu.Lock()
+	if r.partitions[id] == part {
+		delete(r.partitions, id)
+	}
+	r.mu.Unlock()
 	return err
 }
 

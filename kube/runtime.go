@@ -91,8 +91,9 @@ type knownPod struct {
 }
 
 type partition struct {
-	policy string
-	timer  *time.Timer
+	policy  string
+	timer   *time.Timer
+	lifting bool // its lift is under way
 }
 
 type cpuLimit struct {
