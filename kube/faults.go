@@ -44,6 +44,7 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 	r.mu.Lock()
 	k := r.remember(p)
 	r.restarts[k.restarts]++
+	r.killed[p.UID] = true // stopped, though the cache may list it a moment longer
 	r.mu.Unlock()
 	return nil
 }

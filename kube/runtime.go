@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	coordlisters "k8s.io/client-go/listers/coordination/v1"
@@ -79,7 +80,8 @@ type Runtime struct {
 	restarts   map[string]int      // restart key → kills
 	partitions map[string]*partition
 	slowed     map[string][]cpuLimit
-	simulated  map[string]bool // node name → kwok node
+	simulated  map[string]bool    // node name → kwok node
+	killed     map[types.UID]bool // pods deleted, until the cache drops them
 	timers     sync.WaitGroup
 }
 
@@ -129,6 +131,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		partitions: map[string]*partition{},
 		slowed:     map[string][]cpuLimit{},
 		simulated:  map[string]bool{},
+		killed:     map[types.UID]bool{},
 	}
 	if r.runID == "" {
 		r.runID = NewRunID()
@@ -261,13 +264,22 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 		k := r.remember(p)
 		seen[p.Name] = true
 		info := arena.AgentInfo{ID: p.Name, Type: k.typ, Status: arena.StatusStopped, Restarts: r.restarts[k.restarts]}
-		if podReady(p) {
+		if podReady(p) && !r.killed[p.UID] {
 			info.Status = arena.StatusRunning
 		}
 		for _, c := range p.Status.ContainerStatuses {
 			info.Restarts += int(c.RestartCount)
 		}
 		out = append(out, info)
+	}
+	live := map[types.UID]bool{}
+	for _, p := range pods {
+		live[p.UID] = true
+	}
+	for uid := range r.killed {
+		if !live[uid] {
+			delete(r.killed, uid) // the cache has dropped it
+		}
 	}
 	for name, k := range r.known {
 		if !seen[name] && k.stable {

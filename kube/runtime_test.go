@@ -135,17 +135,14 @@ func TestKillIsResurrected(t *testing.T) {
 	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, kube.ErrNoAgent) {
 		t.Errorf("StopAgent(no-such-pod) = %v, want ErrNoAgent", err)
 	}
+	eventually(t, "worker-1 replaced by a new pod", func() bool {
+		after, err := rt.Clientset().CoreV1().Pods(rt.Namespace()).Get(ctx, "worker-1", metav1.GetOptions{})
+		return err == nil && after.UID != before.UID
+	})
 	eventually(t, "worker-1 back and running", func() bool {
 		a := agent(t, rt, "worker-1")
 		return a.Status == arena.StatusRunning && a.Restarts == 1
 	})
-	after, err := rt.Clientset().CoreV1().Pods(rt.Namespace()).Get(ctx, "worker-1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.UID == before.UID {
-		t.Error("worker-1 is the same pod: the kill did not delete it")
-	}
 	eventually(t, "probe healthy again", func() bool { return rt.Probe(ctx) == nil })
 }
 
