@@ -5,14 +5,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats kube kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream and NATS modules, then each fuzz target briefly
-test: lint unit downstream nats fuzz
+## test: lint, every package under the race detector, the downstream, NATS and kube modules, then each fuzz target briefly
+test: lint unit downstream nats kube fuzz
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -24,6 +24,14 @@ unit:
 ## downstream: examples/downstream, a module of its own that imports arena by its path (replace ../..)
 downstream:
 	cd examples/downstream && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## kube: the kube module (its own go.mod, client-go): vet, then its tests under the race detector on the kubetest control plane (skipped without `make kube-tools` unless ARENA_REQUIRE_KUBE=1)
+kube:
+	cd kube && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+
+## kube-tools: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok built from source (kube/tools) into $$ARENA_KUBE_TOOLS or ~/.cache/arena-kube-tools/<versions>, once per version
+kube-tools:
+	GO=$(GO) kube/tools/build.sh
 
 ## nats: examples/nats-cluster, a module of its own: a 3-node NATS JetStream cluster in Docker under
 ## arena (skips without a daemon unless ARENA_REQUIRE_DOCKER=1); prints arena's TTR beside the

@@ -1,0 +1,83 @@
+package kube_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/kube"
+	"github.com/ares-arena/arena/scenarios"
+)
+
+// The built-in kill scenarios play in real time against the reference
+// StatefulSets on the kwok plane through arenatest.Run, which fails the test
+// when a scenario misses its gate (grade, MTTR, every fault recovered by the
+// probe). One change to the gates: kwok pods execute nothing, so there is
+// no agent state to check, and the runtime has no consistency checks; the
+// gates' "consistent" (at least one check ran and passed) is left out
+// rather than met by a check that cannot fail.
+func TestBuiltinKillScenarios(t *testing.T) {
+	for _, name := range []string{"leader-failover", "rolling-kills"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenarios.Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Expect.Consistent = false
+			rt := newRuntime(t, kube.WithReferenceAgents(3))
+			rep := arenatest.Run(t, sc, arenatest.WithRuntime(rt))
+			t.Logf("%s", rep)
+			if rep.Virtual {
+				t.Error("a Kubernetes run must be in real time")
+			}
+			if rep.Report.Landed != len(sc.Actions) {
+				t.Errorf("%d faults landed, want %d", rep.Report.Landed, len(sc.Actions))
+			}
+			if killed := agent(t, rt, "leader-0").Restarts; name == "leader-failover" && killed != 2 {
+				t.Errorf("leader-0 restarted %d times, want 2 (killed twice)", killed)
+			}
+		})
+	}
+}
+
+// network-split on kwok: no CNI enforces the partitions, so each step
+// fails as not landed (ErrNotEnforced), the gate reports it, and no
+// NetworkPolicy is left behind.
+func TestNetworkSplitOnKwokIsReportedNotLanded(t *testing.T) {
+	t.Parallel()
+	sc, err := scenarios.Load("network-split")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := newRuntime(t, kube.WithReferenceAgents(3))
+	rec := &recorder{T: t}
+	rep := arenatest.Run(rec, sc, arenatest.WithRuntime(rt))
+	if rep == nil {
+		t.Fatalf("no report; errors: %v", rec.errs)
+	}
+	if rep.Report.Landed != 0 {
+		t.Errorf("%d partitions counted as landed on kwok, want 0", rep.Report.Landed)
+	}
+	for _, st := range rep.Steps {
+		if st.Status != arena.StepFailed || !strings.Contains(st.Reason, kube.ErrNotEnforced.Error()) {
+			t.Errorf("step %s: %s (%s), want failed: %v", st.Label, st.Status, st.Reason, kube.ErrNotEnforced)
+		}
+	}
+	if rep.OK() || len(rec.errs) == 0 {
+		t.Errorf("the gate passed (%v) or arenatest reported nothing (%v): unlanded partitions must fail it", rep.Gate.Verdict, rec.errs)
+	}
+	assertNoPartition(t, rt)
+}
+
+// recorder is a test that keeps arenatest's failures instead of failing.
+type recorder struct {
+	*testing.T
+	errs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
