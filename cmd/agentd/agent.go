@@ -258,6 +258,9 @@ func (a *Agent) routeURL(id string) string {
 	if a.cfg.RouteURL != nil {
 		return a.cfg.RouteURL(id)
 	}
+	if u, ok := a.cfg.RouteURLs[id]; ok {
+		return u
+	}
 	return "http://" + id + ":" + strconv.Itoa(a.cfg.RoutePort)
 }
 

@@ -337,3 +337,21 @@ func TestMemoryOnlyForgets(t *testing.T) {
 		t.Errorf("memory-only agent remembers %d tasks after a restart", n)
 	}
 }
+
+// -route-urls sends a route's tasks through the URL it names; the others
+// are reached by their ID as host name.
+func TestRouteURLs(t *testing.T) {
+	cfg := fastConfig("orchestrator-0", "orchestrator", "worker-1", "worker-2")
+	cfg.RouteURLs = map[string]string{"worker-1": "http://172.17.0.1:40123"}
+	a, err := NewAgent(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := a.routeURL("worker-1"); got != "http://172.17.0.1:40123" {
+		t.Errorf("routeURL(worker-1) = %q, want the proxy's URL", got)
+	}
+	if got := a.routeURL("worker-2"); got != "http://worker-2:8080" {
+		t.Errorf("routeURL(worker-2) = %q, want http://worker-2:8080", got)
+	}
+}

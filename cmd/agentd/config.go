@@ -17,7 +17,10 @@ type Config struct {
 	Addr   string   // listen address
 	Data   string   // ledger and checkpoint directory; "" keeps them in memory
 
-	RoutePort    int // port of the route agents, reached by their ID as host name
+	RoutePort int // port of the route agents, reached by their ID as host name
+	// RouteURLs gives the base URL of some routes (by ID), reached other
+	// than as http://<id>:<RoutePort>: through a proxy or a gateway.
+	RouteURLs    map[string]string
 	TaskInterval time.Duration
 	Work         int // SHA-256 rounds per attempt: CPU that slow_agent throttles
 	ToolLatency  time.Duration

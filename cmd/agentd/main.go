@@ -50,6 +50,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -106,7 +107,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	cfg := DefaultConfig()
 	fs := flag.NewFlagSet("agentd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var routes string
+	var routes, routeURLs string
 	var source string
 	fs.StringVar(&cfg.ID, "id", cfg.ID, "agent ID")
 	fs.StringVar(&cfg.Type, "type", cfg.Type, "agent type: leader, orchestrator, worker or your own")
@@ -115,6 +116,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
 	fs.StringVar(&cfg.Data, "data", cfg.Data, "directory of the ledger and the checkpoint (empty: memory only)")
 	fs.IntVar(&cfg.RoutePort, "route-port", cfg.RoutePort, "port of the agents this one routes to")
+	fs.StringVar(&routeURLs, "route-urls", "", "comma-separated id=URL: the base URL of a route reached other than as http://<id>:<route-port> (through a proxy)")
 	fs.DurationVar(&cfg.TaskInterval, "task-interval", cfg.TaskInterval, "time between tasks of a source")
 	fs.IntVar(&cfg.Work, "work", cfg.Work, "SHA-256 rounds of CPU work per attempt")
 	fs.DurationVar(&cfg.ToolLatency, "tool-latency", cfg.ToolLatency, "time a tool call takes")
@@ -151,6 +153,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 			cfg.Routes = append(cfg.Routes, r)
 		}
 	}
+	if routeURLs != "" {
+		urls, err := parseRouteURLs(routeURLs)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.RouteURLs = urls
+	}
 	switch source {
 	case "":
 		cfg.Source = cfg.Type == "leader"
@@ -162,4 +171,28 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 		return cfg, fmt.Errorf("-source: want true or false, got %q", source)
 	}
 	return cfg, cfg.Validate()
+}
+
+// parseRouteURLs reads -route-urls: id=URL pairs, each URL absolute http.
+func parseRouteURLs(s string) (map[string]string, error) {
+	urls := map[string]string{}
+	for pair := range strings.SplitSeq(s, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		id, raw, ok := strings.Cut(pair, "=")
+		if !ok || id == "" {
+			return nil, fmt.Errorf("-route-urls: %q: want id=URL", pair)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			return nil, fmt.Errorf("-route-urls: %s: want an http://host:port URL, got %q", id, raw)
+		}
+		if _, dup := urls[id]; dup {
+			return nil, fmt.Errorf("-route-urls: %s given twice", id)
+		}
+		urls[id] = strings.TrimSuffix(raw, "/")
+	}
+	return urls, nil
 }

@@ -16,13 +16,13 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func TestParseConfig(t *testing.T) {
 	cfg, err := parseConfig([]string{"-id", "worker-7", "-task-timeout", "1s"}, env(map[string]string{
 		"AGENTD_TYPE": "orchestrator", "AGENTD_ROUTES": "worker-1, worker-2,", "AGENTD_TASK_TIMEOUT": "9s",
-		"AGENTD_DATA": "/data",
+		"AGENTD_DATA": "/data", "AGENTD_ROUTE_URLS": "worker-2=http://172.17.0.1:40123/",
 	}), &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprintf("%s %s %v %s %s source=%t", cfg.ID, cfg.Type, cfg.Routes, cfg.TaskTimeout, cfg.Data, cfg.Source)
-	if want := "worker-7 orchestrator [worker-1 worker-2] 1s /data source=false"; got != want {
+	got := fmt.Sprintf("%s %s %v %s %s source=%t %v", cfg.ID, cfg.Type, cfg.Routes, cfg.TaskTimeout, cfg.Data, cfg.Source, cfg.RouteURLs)
+	if want := "worker-7 orchestrator [worker-1 worker-2] 1s /data source=false map[worker-2:http://172.17.0.1:40123]"; got != want {
 		t.Errorf("parseConfig = %q, want %q (flags win over the environment)", got, want)
 	}
 	if cfg, _ := parseConfig([]string{"-id", "l", "-type", "leader"}, env(nil), &bytes.Buffer{}); !cfg.Source {
@@ -39,6 +39,9 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-id", "a", "-source", "maybe"}, nil, "-source: want true or false"},
 		{[]string{"-id", "a", "-error-threshold", "2"}, nil, "-error-threshold: want a rate in [0, 1]"},
 		{[]string{"-id", "a", "stray"}, nil, "unexpected arguments"},
+		{[]string{"-id", "a", "-route-urls", "w1"}, nil, `-route-urls: "w1": want id=URL`},
+		{[]string{"-id", "a", "-route-urls", "w1=ftp://x"}, nil, `-route-urls: w1: want an http://host:port URL, got "ftp://x"`},
+		{[]string{"-id", "a"}, map[string]string{"AGENTD_ROUTE_URLS": "w1=http://a:1,w1=http://b:2"}, "-route-urls: w1 given twice"},
 	} {
 		_, err := parseConfig(tt.args, env(tt.env), &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
