@@ -51,9 +51,9 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$${t%%:*}\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINTIME) $${t#*:}; \
 	done
 
-## fuzz-long: every fuzz target for 10 minutes (FUZZTIME=10m); report the executions and any crasher
+## fuzz-long: every fuzz target for 10 minutes, past any failure, then a table of executions and results (FUZZPARALLEL=N workers each)
 fuzz-long:
-	$(MAKE) fuzz FUZZTIME=10m
+	FUZZTARGETS="$(FUZZTARGETS)" FUZZTIME=$(or $(LONGFUZZTIME),10m) FUZZMINTIME=$(FUZZMINTIME) ./.ci/fuzz-long
 
 ## serve: the HTTP API over the fake cluster, on 127.0.0.1:8080 (package arenahttp; ARENA_API_KEY sets a key)
 serve:
