@@ -85,8 +85,10 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 				arena.Step{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "200ms", "duration": "3s"}}})
 			done <- rep
 		}()
+		// Two streams of worker-1's proxy from the host and of the link
+		// orchestrator-0 → worker-1.
 		eventually(t, 2*time.Second, "the latency toxics", func() (bool, string) {
-			return len(p.Toxics("worker-1")) == 2, strings.Join(p.Toxics("worker-1"), ",")
+			return len(p.Toxics("worker-1")) == 4, strings.Join(p.Toxics("worker-1"), ",")
 		})
 		during := roundTrip(t, base, 9)
 		added := during - before

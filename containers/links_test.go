@@ -1,0 +1,242 @@
+package containers_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/containers/agentapi"
+)
+
+// proxied starts the reference agents with workers workers behind
+// Toxiproxy, and a service that lands faults on them.
+func proxied(t *testing.T, workers int, opts ...containers.Option) (*containers.Proxied, *arena.Service) {
+	t.Helper()
+	opts = append([]containers.Option{containers.WithProject(testProject), containers.WithReferenceAgents(workers)}, opts...)
+	rt := containers.ForTest(t, opts...)
+	p, err := containers.NewProxied(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	waitHealthy(t, rt, 20*time.Second)
+	return p, arena.NewService(arena.NewInjectorFor(p, arena.WithDAG(p)), nil, nil, arena.WithProbe(p.Probe))
+}
+
+func linkURL(t *testing.T, p *containers.Proxied, from, to string) string {
+	t.Helper()
+	u, err := p.LinkEndpoint(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// handed is how many tasks the agent has handed on so far.
+func handed(t *testing.T, p *containers.Proxied, id string) int {
+	return state(t, p.Runtime, id).Tasks.Handed
+}
+
+// isReset says whether err is what a client sees of a reset connection.
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || (err != nil && strings.Contains(err.Error(), "EOF"))
+}
+
+// TestLinksThroughToxiproxy: the reference agents reach their routes
+// through proxies, and a network fault with a peer lands on that link
+// alone. Each is measured from a client on the host that dials the link's
+// proxy, as the from agent does (LinkEndpoint): what the client sees is
+// what the agent sees.
+func TestLinksThroughToxiproxy(t *testing.T) {
+	t.Parallel()
+	p, svc := proxied(t, 2)
+	ctx := context.Background()
+	leaderOrch := linkURL(t, p, "leader-0", "orchestrator-0")
+	orchW1 := linkURL(t, p, "orchestrator-0", "worker-1")
+	orchW2 := linkURL(t, p, "orchestrator-0", "worker-2")
+	orchHost, _ := p.ProxyEndpoint("orchestrator-0")
+
+	t.Run("the agents are wired to the proxies", func(t *testing.T) {
+		env := inspect(t, p.Runtime, "leader-0").Config.Env
+		u, _ := url.Parse(leaderOrch)
+		want := []string{
+			"AGENTD_ROUTE_URLS=orchestrator-0=" + leaderOrch,
+			containers.LinkEnv("orchestrator-0") + "URL=" + leaderOrch,
+			containers.LinkEnv("orchestrator-0") + "HOST=" + u.Hostname(),
+			containers.LinkEnv("orchestrator-0") + "PORT=" + u.Port(),
+		}
+		for _, w := range want {
+			if !slices.Contains(env, w) {
+				t.Errorf("leader-0's environment lacks %s: %v", w, env)
+			}
+		}
+		if _, err := p.LinkEndpoint("worker-1", "leader-0"); !errors.Is(err, containers.ErrPeerNotProxied) {
+			t.Errorf("LinkEndpoint(worker-1, leader-0) = %v, want ErrPeerNotProxied", err)
+		}
+		err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"})
+		if !errors.Is(err, containers.ErrPeerNotProxied) {
+			t.Errorf("latency between worker-1 and leader-0 (no link) = %v, want ErrPeerNotProxied", err)
+		}
+	})
+
+	t.Run("agentd hands tasks on through the link", func(t *testing.T) {
+		eventually(t, 10*time.Second, "tasks handed by leader-0 and orchestrator-0", func() (bool, string) {
+			return handed(t, p, "leader-0") > 0 && handed(t, p, "orchestrator-0") > 0, ""
+		})
+		// 1s on the link leader-0 → orchestrator-0: a hand-off takes longer
+		// than agentd's 300ms route timeout, so leader-0 hands nothing on,
+		// while orchestrator-0 keeps handing on what it already holds.
+		if err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Second, Peer: "leader-0"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // a hand-off under way when it landed ends
+		l0, o0 := handed(t, p, "leader-0"), handed(t, p, "orchestrator-0")
+		time.Sleep(2 * time.Second)
+		l1, o1 := handed(t, p, "leader-0"), handed(t, p, "orchestrator-0")
+		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("in 2s under 1s latency on leader-0 → orchestrator-0: leader-0 handed %d, orchestrator-0 %d", l1-l0, o1-o0)
+		if l1 != l0 {
+			t.Errorf("leader-0 handed %d tasks on through a link slower than its route timeout, want 0", l1-l0)
+		}
+		eventually(t, 10*time.Second, "leader-0 hands tasks on again after the lift", func() (bool, string) {
+			return handed(t, p, "leader-0") > l1, ""
+		})
+	})
+
+	t.Run("latency 200ms on one link only", func(t *testing.T) {
+		before := map[string]time.Duration{"leader-0→orchestrator-0": roundTrip(t, leaderOrch, 21),
+			"orchestrator-0→worker-1": roundTrip(t, orchW1, 21), "host→orchestrator-0": roundTrip(t, orchHost, 21)}
+		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkLatency, TargetID: "orchestrator-0",
+			Metadata: map[string]any{"latency": "200ms", "peer": "leader-0"}})
+		if !res.Success {
+			t.Fatalf("network_latency with a peer did not land: %s", res.Error)
+		}
+		if got, want := p.Toxics("orchestrator-0"), []string{
+			"leader-0->orchestrator-0/network_latency_downstream", "leader-0->orchestrator-0/network_latency_upstream",
+		}; !slices.Equal(got, want) {
+			t.Errorf("Toxics(orchestrator-0) = %v, want %v", got, want)
+		}
+		during := map[string]time.Duration{"leader-0→orchestrator-0": roundTrip(t, leaderOrch, 9),
+			"orchestrator-0→worker-1": roundTrip(t, orchW1, 21), "host→orchestrator-0": roundTrip(t, orchHost, 21)}
+		for l, d := range during {
+			added := d - before[l]
+			t.Logf("%s: round trip %s before, %s under network_latency 200ms peer leader-0: %+v", l, before[l], d, added)
+			want := time.Duration(0)
+			if l == "leader-0→orchestrator-0" {
+				want = 200 * time.Millisecond
+			}
+			if added < want-20*time.Millisecond || added > want+20*time.Millisecond {
+				t.Errorf("%s: network_latency 200ms on leader-0 → orchestrator-0 added %s, want %s ± 20ms", l, added, want)
+			}
+		}
+		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
+			t.Fatal(err)
+		}
+		if after := roundTrip(t, leaderOrch, 9); after > before["leader-0→orchestrator-0"]+20*time.Millisecond {
+			t.Errorf("leader-0 → orchestrator-0 round trip %s after the lift, want back near %s", after, before["leader-0→orchestrator-0"])
+		}
+	})
+
+	t.Run("bandwidth 50 kB/s on worker-1's links", func(t *testing.T) {
+		const size = 60_000
+		free, err := upload(t, orchW1, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		freeOther, err := upload(t, orchW2, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
+		if !res.Success {
+			t.Fatalf("network_bandwidth did not land: %s", res.Error)
+		}
+		took, err := upload(t, orchW1, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := float64(size) / (took - free).Seconds()
+		t.Logf("orchestrator-0 → worker-1: %d bytes in %s free, %s under a 50 kB/s cap: %.0f B/s", size, free, took, rate)
+		if rate < 45_000 || rate > 55_000 {
+			t.Errorf("throughput %.0f B/s on the link under a cap of 50000, want within 10%%", rate)
+		}
+		other, err := upload(t, orchW2, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("orchestrator-0 → worker-2 meanwhile: %s (%s free)", other, freeOther)
+		if other > freeOther+200*time.Millisecond {
+			t.Errorf("orchestrator-0 → worker-2 upload took %s under worker-1's cap, want about %s", other, freeOther)
+		}
+		if err := p.LiftFault(ctx, arena.ActionNetworkBandwidth, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := upload(t, orchW1, size); again > free+200*time.Millisecond {
+			t.Errorf("after the lift the upload took %s, want about %s", again, free)
+		}
+	})
+
+	t.Run("connection_reset on worker-1's links", func(t *testing.T) {
+		res := svc.Execute(ctx, arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-1"})
+		if !res.Success {
+			t.Fatalf("connection_reset did not land: %s", res.Error)
+		}
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		_, err := c.Get(orchW1 + agentapi.PathHealth)
+		t.Logf("GET through orchestrator-0 → worker-1 under connection_reset: %v", err)
+		if !isReset(err) {
+			t.Errorf("GET through orchestrator-0 → worker-1 under connection_reset = %v, want a reset", err)
+		}
+		if resp, err := c.Get(orchW2 + agentapi.PathHealth); err != nil {
+			t.Errorf("GET through orchestrator-0 → worker-2 under worker-1's reset: %v", err)
+		} else {
+			resp.Body.Close()
+		}
+		if err := p.LiftFault(ctx, arena.ActionConnectionReset, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Get(orchW1 + agentapi.PathHealth)
+		if err != nil {
+			t.Fatalf("GET through orchestrator-0 → worker-1 after the lift: %v", err)
+		}
+		resp.Body.Close()
+	})
+
+	t.Run("the link reaches its agent after a kill and restart", func(t *testing.T) {
+		st0 := state(t, p.Runtime, "worker-1").Started
+		if err := p.StopAgent(ctx, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		eventually(t, 30*time.Second, "worker-1 restarted and answering through orchestrator-0 → worker-1", func() (bool, string) {
+			resp, err := c.Get(orchW1 + agentapi.PathState)
+			if err != nil {
+				return false, err.Error()
+			}
+			defer resp.Body.Close()
+			st, err := p.State(ctx, "worker-1")
+			return err == nil && st.Started.After(st0), "not restarted yet"
+		})
+		if err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "orchestrator-0"}); err != nil {
+			t.Fatal(err)
+		}
+		d := roundTrip(t, orchW1, 5)
+		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("orchestrator-0 → worker-1 after the restart, under 200ms: %s", d)
+		if d < 180*time.Millisecond {
+			t.Errorf("round trip %s through the link after the restart under 200ms latency, want at least 180ms", d)
+		}
+	})
+}
