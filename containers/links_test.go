@@ -240,3 +240,173 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		}
 	})
 }
+
+// networkSteps lands one fault of each network type, each lasting d:
+// latency on the link leader-0 → orchestrator-0, a bandwidth cap on
+// worker-1's links, resets on worker-2's.
+func networkSteps(d string) []arena.ScenarioStep {
+	return []arena.ScenarioStep{
+		{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "orchestrator-0",
+			Metadata: map[string]any{"latency": "200ms", "peer": "leader-0", "duration": d}}},
+		{Action: arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000, "duration": d}}},
+		{Action: arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-2", Metadata: map[string]any{"duration": d}}},
+	}
+}
+
+// netProbe measures the three faults of networkSteps from the host,
+// through the links' proxies.
+type netProbe struct {
+	p                          *containers.Proxied
+	leaderOrch, orchW1, orchW2 string
+	baseRTT, baseUpload        time.Duration
+	uploadSize                 int
+	t                          *testing.T
+}
+
+func newNetProbe(t *testing.T, p *containers.Proxied) *netProbe {
+	n := &netProbe{p: p, t: t, uploadSize: 60_000,
+		leaderOrch: linkURL(t, p, "leader-0", "orchestrator-0"), orchW1: linkURL(t, p, "orchestrator-0", "worker-1"), orchW2: linkURL(t, p, "orchestrator-0", "worker-2")}
+	n.baseRTT = roundTrip(t, n.leaderOrch, 21)
+	var err error
+	if n.baseUpload, err = upload(t, n.orchW1, n.uploadSize); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// measure returns the round trip through leader-0 → orchestrator-0, the
+// upload time through orchestrator-0 → worker-1 and the error of a GET
+// through orchestrator-0 → worker-2.
+func (n *netProbe) measure() (rtt, up time.Duration, getErr error) {
+	rtt = roundTrip(n.t, n.leaderOrch, 5)
+	up, err := upload(n.t, n.orchW1, n.uploadSize)
+	if err != nil {
+		up = -1
+	}
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, getErr := c.Get(n.orchW2 + agentapi.PathHealth)
+	if getErr == nil {
+		resp.Body.Close()
+	}
+	return rtt, up, getErr
+}
+
+// faulted says whether measure saw all three faults in place.
+func (n *netProbe) faulted(rtt, up time.Duration, getErr error) bool {
+	return rtt >= n.baseRTT+180*time.Millisecond && up > n.baseUpload+time.Second/2 && isReset(getErr)
+}
+
+// gone checks that nothing of the faults is left: no toxic in any proxy
+// (as Toxiproxy reports them), no active fault in the service, and, from
+// the host, each link as fast and open as before.
+func (n *netProbe) gone(svc *arena.Service) {
+	t := n.t
+	t.Helper()
+	if left := n.p.ProxyToxics(); len(left) != 0 {
+		t.Errorf("toxics left in the proxies: %v", left)
+	}
+	for _, id := range []string{"orchestrator-0", "worker-1", "worker-2"} {
+		if left := n.p.Toxics(id); len(left) != 0 {
+			t.Errorf("Toxics(%s) = %v, want none", id, left)
+		}
+	}
+	if active := svc.ActiveFaults(); len(active) != 0 {
+		t.Errorf("ActiveFaults() = %+v, want none", active)
+	}
+	rtt, up, getErr := n.measure()
+	rtt = roundTrip(t, n.leaderOrch, 15)
+	t.Logf("after: round trip %s (%s before), upload %s (%s before), GET through orchestrator-0 → worker-2: %v", rtt, n.baseRTT, up, n.baseUpload, getErr)
+	// Under half the latency: whatever a loaded machine adds, not the
+	// toxic's 200ms.
+	if rtt > n.baseRTT+100*time.Millisecond {
+		t.Errorf("leader-0 → orchestrator-0: round trip %s, want back near %s", rtt, n.baseRTT)
+	}
+	if up < 0 || up > n.baseUpload+200*time.Millisecond {
+		t.Errorf("orchestrator-0 → worker-1: upload took %s, want about %s", up, n.baseUpload)
+	}
+	if getErr != nil {
+		t.Errorf("orchestrator-0 → worker-2: GET = %v, want an answer", getErr)
+	}
+}
+
+// TestNetworkFaultsGoneAfterRun: latency on a link, a bandwidth cap and
+// resets, measured in place from the host, are all gone (from Toxiproxy's
+// proxies, from the service's active faults, and as a host client measures
+// the links) after a run that was cancelled while they lasted, and after a
+// run in which their duration ran out.
+func TestNetworkFaultsGoneAfterRun(t *testing.T) {
+	t.Parallel()
+	p, svc := proxied(t, 2)
+	n := newNetProbe(t, p)
+
+	t.Run("cancelled mid-fault", func(t *testing.T) {
+		n.t = t
+		sc := &arena.Scenario{Name: "network-held-for-an-hour", Config: arena.ScenarioConfig{Cooldown: arena.Duration(10 * time.Minute)},
+			Actions: networkSteps("1h")}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var during bool
+		var rtt, up time.Duration
+		var getErr error
+		measured := make(chan struct{})
+		go func() { // measure once all three are in place, then cancel, as a SIGINT would
+			defer close(measured)
+			for len(svc.ActiveFaults()) < 3 && ctx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+			rtt, up, getErr = n.measure()
+			during = n.faulted(rtt, up, getErr)
+			cancel()
+		}()
+		rep, err := arena.RunScenarioReport(ctx, svc, sc)
+		<-measured
+		t.Logf("mid-fault: round trip %s (%s before), upload %s (%s before), GET through orchestrator-0 → worker-2: %v", rtt, n.baseRTT, up, n.baseUpload, getErr)
+		if !during {
+			t.Error("the faults were not all in place mid-run, as measured from the host")
+		}
+		if !errors.Is(err, context.Canceled) || rep == nil {
+			t.Fatalf("run = %v, want it cancelled", err)
+		}
+		if rep.Report.Landed != 3 || len(rep.Report.Rollback) != 3 {
+			t.Fatalf("landed %d, rollback %+v: want the three faults", rep.Report.Landed, rep.Report.Rollback)
+		}
+		for _, rb := range rep.Report.Rollback {
+			if rb.Outcome != arena.RollbackLifted {
+				t.Errorf("rollback of %s %s: %s %s", rb.Type, rb.TargetID, rb.Outcome, rb.Detail)
+			}
+		}
+		n.gone(svc)
+	})
+
+	t.Run("after their duration", func(t *testing.T) {
+		n.t = t
+		ctx := context.Background()
+		var steps []arena.Step
+		for _, s := range networkSteps("3s") {
+			steps = append(steps, arena.Step{Action: s.Action})
+		}
+		done := make(chan *arena.Report, 1)
+		go func() {
+			rep, _ := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 1, Duration: 5 * time.Second}, steps...)
+			done <- rep
+		}()
+		eventually(t, 3*time.Second, "the three faults active", func() (bool, string) {
+			return len(svc.ActiveFaults()) == 3, ""
+		})
+		rtt, up, getErr := n.measure()
+		t.Logf("during: round trip %s, upload %s, GET through orchestrator-0 → worker-2: %v", rtt, up, getErr)
+		if !n.faulted(rtt, up, getErr) {
+			t.Error("the faults were not all in place during the run, as measured from the host")
+		}
+		rep := <-done
+		if rep == nil || len(rep.Faults) != 3 {
+			t.Fatalf("report: %+v, want three faults", rep)
+		}
+		for _, f := range rep.Faults {
+			if f.Lifted == nil {
+				t.Errorf("%s %s not lifted at its duration: %s", f.Action.Type, f.Action.TargetID, f.LiftError)
+			}
+		}
+		n.gone(svc)
+	})
+}
