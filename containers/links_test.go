@@ -3,9 +3,15 @@ package containers_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +20,7 @@ import (
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers"
 	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // proxied starts the reference agents with workers workers behind
@@ -409,4 +416,69 @@ func TestNetworkFaultsGoneAfterRun(t *testing.T) {
 		}
 		n.gone(svc)
 	})
+}
+
+// buildLinkProbe builds testdata/linkprobe, a user agent that times round
+// trips to its peers through the links WithLink gives it, into a FROM
+// scratch image context in a temporary directory.
+func buildLinkProbe(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "linkprobe"), "./testdata/linkprobe")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/linkprobe: %v\n%s", err, out)
+	}
+	df := "FROM scratch\nCOPY linkprobe /linkprobe\nEXPOSE 8080\nENTRYPOINT [\"/linkprobe\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(df), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestWithLinkFromInsideAContainer: a user agent opts in to links with
+// WithLink and dials ARENA_LINK_<TO>_URL; a latency on one of its links,
+// timed by the agent itself, adds the planned latency to that link alone.
+func TestWithLinkFromInsideAContainer(t *testing.T) {
+	t.Parallel()
+	req := testcontainers.ContainerRequest{
+		FromDockerfile: testcontainers.FromDockerfile{Context: buildLinkProbe(t), Dockerfile: "Dockerfile"},
+		ExposedPorts:   []string{"8080/tcp"},
+	}
+	p, _ := proxied(t, 1, containers.WithAgent("prober", arena.TypeWorker, req),
+		containers.WithLink("prober", "worker-1"), containers.WithLink("prober", "orchestrator-0"))
+	ctx := context.Background()
+	prober, _ := p.Agent("prober")
+	rtt := func(to string) time.Duration {
+		t.Helper()
+		resp, err := http.Get(prober.Endpoint() + "/rtt?n=9&to=" + to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		ns, err := strconv.ParseInt(string(b), 10, 64)
+		if resp.StatusCode != http.StatusOK || err != nil {
+			t.Fatalf("prober /rtt?to=%s: %s %s", to, resp.Status, b)
+		}
+		return time.Duration(ns)
+	}
+	before := map[string]time.Duration{"worker-1": rtt("worker-1"), "orchestrator-0": rtt("orchestrator-0")}
+	if err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "prober"}); err != nil {
+		t.Fatal(err)
+	}
+	for to, want := range map[string]time.Duration{"worker-1": 200 * time.Millisecond, "orchestrator-0": 0} {
+		d := rtt(to)
+		added := d - before[to]
+		t.Logf("prober → %s, timed in the prober: %s before, %s under network_latency 200ms on worker-1 peer prober: %+v", to, before[to], d, added)
+		if added < want-20*time.Millisecond || added > want+20*time.Millisecond {
+			t.Errorf("prober → %s: added %s, want %s ± 20ms", to, added, want)
+		}
+	}
+	if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := rtt("worker-1"); d > before["worker-1"]+100*time.Millisecond {
+		t.Errorf("prober → worker-1 after the lift: %s, want back near %s", d, before["worker-1"])
+	}
 }
