@@ -219,6 +219,57 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		resp.Body.Close()
 	})
 
+	t.Run("bandwidth and resets on one link of orchestrator-0", func(t *testing.T) {
+		const size = 60_000
+		free := map[string]time.Duration{}
+		for _, u := range []string{orchW1, orchW2, leaderOrch, orchHost} {
+			d, err := upload(t, u, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			free[u] = d
+		}
+		if err := p.LimitLinkBandwidth(ctx, "orchestrator-0", "worker-1", 50_000); err != nil {
+			t.Fatal(err)
+		}
+		took, err := upload(t, orchW1, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := float64(size) / (took - free[orchW1]).Seconds()
+		t.Logf("orchestrator-0 → worker-1 under a 50 kB/s cap on that link: %d bytes in %s (%s free): %.0f B/s", size, took, free[orchW1], rate)
+		if rate < 45_000 || rate > 55_000 {
+			t.Errorf("throughput %.0f B/s on the link under a cap of 50000, want within 10%%", rate)
+		}
+		for _, u := range []string{orchW2, leaderOrch, orchHost} {
+			if d, err := upload(t, u, size); err != nil || d > free[u]+200*time.Millisecond {
+				t.Errorf("upload through %s (another path of orchestrator-0) = %s, %v; want about %s", u, d, err, free[u])
+			}
+		}
+		if err := p.ResetLinkConnections(ctx, "orchestrator-0", "worker-2", 0); err != nil {
+			t.Fatal(err)
+		}
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		if _, err := c.Get(orchW2 + agentapi.PathHealth); !isReset(err) {
+			t.Errorf("GET through orchestrator-0 → worker-2 under a reset of that link = %v, want a reset", err)
+		}
+		for _, u := range []string{leaderOrch, orchHost} {
+			if resp, err := c.Get(u + agentapi.PathHealth); err != nil {
+				t.Errorf("GET through %s (another path of orchestrator-0): %v", u, err)
+			} else {
+				resp.Body.Close()
+			}
+		}
+		for _, k := range []arena.ActionType{arena.ActionNetworkBandwidth, arena.ActionConnectionReset} {
+			if err := p.LiftFault(ctx, k, "orchestrator-0"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if left := p.ProxyToxics(); len(left) != 0 {
+			t.Errorf("toxics left after the lifts: %v", left)
+		}
+	})
+
 	t.Run("the link reaches its agent after a kill and restart", func(t *testing.T) {
 		st0 := state(t, p.Runtime, "worker-1").Started
 		if err := p.StopAgent(ctx, "worker-1"); err != nil {

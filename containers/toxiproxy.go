@@ -259,8 +259,15 @@ func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 // LimitBandwidth adds bandwidth toxics on both streams of each of the
 // agent's proxies.
 func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
+	return p.LimitLinkBandwidth(ctx, agentID, "", bytesPerSecond)
+}
+
+// LimitLinkBandwidth is LimitBandwidth on the links between the agent and
+// peer only (every proxy of the agent when peer is ""). network_bandwidth
+// has no peer key: this is for Go tests, and lifted as network_bandwidth.
+func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) error {
 	kb := max(bytesPerSecond/1000, 1)
-	return p.land(ctx, agentID, "", arena.ActionNetworkBandwidth, func(s side) []toxic {
+	return p.land(ctx, agentID, peer, arena.ActionNetworkBandwidth, func(s side) []toxic {
 		return []toxic{
 			{s.px, "bandwidth", "upstream", fmt.Sprintf(`{"rate":%d}`, kb)},
 			{s.px, "bandwidth", "downstream", fmt.Sprintf(`{"rate":%d}`, kb)},
@@ -272,7 +279,15 @@ func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 // each connection through it is reset once its client has sent something
 // and after has passed.
 func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return p.land(ctx, agentID, "", arena.ActionConnectionReset, func(s side) []toxic {
+	return p.ResetLinkConnections(ctx, agentID, "", after)
+}
+
+// ResetLinkConnections is ResetConnections on the links between the agent
+// and peer only (every proxy of the agent when peer is "").
+// connection_reset has no peer key: this is for Go tests, and lifted as
+// connection_reset.
+func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) error {
+	return p.land(ctx, agentID, peer, arena.ActionConnectionReset, func(s side) []toxic {
 		return []toxic{{s.px, "reset_peer", "upstream", fmt.Sprintf(`{"timeout":%d}`, ms(after))}}
 	})
 }
