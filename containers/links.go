@@ -99,9 +99,6 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 	}
 	user := len(r.opts.links) > 0
 	for _, l := range r.opts.links {
-		if err := checkLink(l, byID); err != nil {
-			return err
-		}
 		if !slices.ContainsFunc(want, func(w linkSpec) bool { return w.from == l.from && w.to == l.to }) {
 			want = append(want, l)
 		} else if l.port != "" {
@@ -143,9 +140,6 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 			envs[l.from] = map[string]string{}
 		}
 		pre := LinkEnv(l.to)
-		if _, dup := envs[l.from][pre+"HOST"]; dup {
-			return fmt.Errorf("containers: agent %s: two links named %sHOST", l.from, pre)
-		}
 		envs[l.from][pre+"HOST"], envs[l.from][pre+"PORT"], envs[l.from][pre+"URL"] = host, lport, "http://"+lk.px.Listen
 		if specs[byID[l.from]].reference && slices.Contains(specs[byID[l.from]].routes, l.to) {
 			routeURLs[l.from] = append(routeURLs[l.from], l.to+"=http://"+lk.px.Listen)
@@ -168,19 +162,36 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 	return nil
 }
 
-func checkLink(l linkSpec, byID map[string]int) error {
-	switch {
-	case l.from == l.to:
-		return fmt.Errorf("containers: WithLink(%s, %s): an agent links to another agent", l.from, l.to)
-	case !has(byID, l.from):
-		return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, ErrNoAgent)
-	case !has(byID, l.to):
-		return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, ErrNoAgent)
+// checkLinks checks WithLink's links against the agents: both ends exist
+// and differ, and no agent has two links whose variables share a name.
+func checkLinks(specs []agentSpec, links []linkSpec) error {
+	ids := map[string]bool{}
+	names := map[string]string{} // from + its variables' prefix → to
+	for _, s := range specs {
+		ids[s.id] = true
+		for _, to := range s.routes {
+			if s.reference {
+				names[s.id+" "+LinkEnv(to)] = to
+			}
+		}
+	}
+	for _, l := range links {
+		switch {
+		case l.from == l.to:
+			return fmt.Errorf("containers: WithLink(%s, %s): an agent links to another agent", l.from, l.to)
+		case !ids[l.from]:
+			return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, ErrNoAgent)
+		case !ids[l.to]:
+			return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, ErrNoAgent)
+		}
+		key := l.from + " " + LinkEnv(l.to)
+		if other, ok := names[key]; ok && other != l.to {
+			return fmt.Errorf("containers: WithLink(%s, %s): its variables %s* are those of the link to %s", l.from, l.to, LinkEnv(l.to), other)
+		}
+		names[key] = l.to
 	}
 	return nil
 }
-
-func has(m map[string]int, k string) bool { _, ok := m[k]; return ok }
 
 // gateway returns the agents' network's gateway, where the containers reach
 // this host, once it is sure that it is an address of this host: a remote

@@ -165,6 +165,9 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 	if err := checkSpecs(specs); err != nil {
 		return nil, err
 	}
+	if err := checkLinks(specs, o.links); err != nil {
+		return nil, err
+	}
 	if err := r.daemonHost(ctx); err != nil {
 		return nil, err
 	}
