@@ -129,8 +129,15 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 		if !ok {
 			return fmt.Errorf("containers: WithLink(%s, %s): agent %s does not expose %s", l.from, l.to, l.to, port)
 		}
+		// The listen port comes from the host ports' allocator: where the
+		// agents' ports are published on every interface, a port the kernel
+		// gave the proxy could be one planned for an agent.
+		lp, err := r.hostPort()
+		if err != nil {
+			return err
+		}
 		lk := &link{from: l.from, to: l.to, port: port}
-		lk.px = toxiproxy.NewProxy(r.tox, lk.name(), net.JoinHostPort(gw.String(), "0"), net.JoinHostPort(r.host, strconv.Itoa(hp)))
+		lk.px = toxiproxy.NewProxy(r.tox, lk.name(), net.JoinHostPort(gw.String(), strconv.Itoa(lp)), net.JoinHostPort(r.host, strconv.Itoa(hp)))
 		if err := lk.px.Start(); err != nil {
 			return fmt.Errorf("containers: link %s: proxy: %w", lk.name(), err)
 		}
