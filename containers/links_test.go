@@ -92,6 +92,31 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		if !errors.Is(err, containers.ErrPeerNotProxied) {
 			t.Errorf("latency between worker-1 and leader-0 (no link) = %v, want ErrPeerNotProxied", err)
 		}
+		// What orchestrator-0 receives: the requests of leader-0 (upstream
+		// on leader-0's link to it), the responses of worker-1 (downstream
+		// on its link to worker-1), the requests from the host.
+		for dir, want := range map[arena.Direction][]string{
+			arena.DirectionInbound: {"leader-0->orchestrator-0/network_latency_upstream",
+				"orchestrator-0->worker-1/network_latency_downstream", "orchestrator-0->worker-2/network_latency_downstream",
+				"orchestrator-0/network_latency_upstream"},
+			arena.DirectionOutbound: {"leader-0->orchestrator-0/network_latency_downstream",
+				"orchestrator-0->worker-1/network_latency_upstream", "orchestrator-0->worker-2/network_latency_upstream",
+				"orchestrator-0/network_latency_downstream"},
+		} {
+			if err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Millisecond, Direction: dir}); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(want)
+			if got := p.Toxics("orchestrator-0"); !slices.Equal(got, want) {
+				t.Errorf("%s latency on orchestrator-0: toxics %v, want %v", dir, got, want)
+			}
+		}
+		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
+			t.Fatal(err)
+		}
+		if left := p.ProxyToxics(); len(left) != 0 {
+			t.Errorf("toxics left after the lift: %v", left)
+		}
 	})
 
 	t.Run("agentd hands tasks on through the link", func(t *testing.T) {
