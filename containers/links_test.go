@@ -181,24 +181,13 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 
 	t.Run("bandwidth 50 kB/s on worker-1's links", func(t *testing.T) {
 		const size = 60_000
-		free, err := upload(t, orchW1, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		freeOther, err := upload(t, orchW2, size)
-		if err != nil {
-			t.Fatal(err)
-		}
+		free, freeOther := fastestUpload(t, orchW1, size), fastestUpload(t, orchW2, size)
 		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
 		if !res.Success {
 			t.Fatalf("network_bandwidth did not land: %s", res.Error)
 		}
-		took, err := upload(t, orchW1, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rate := float64(size) / (took - free).Seconds()
-		t.Logf("orchestrator-0 → worker-1: %d bytes in %s free, %s under a 50 kB/s cap: %.0f B/s", size, free, took, rate)
+		rate, took := throughput(t, orchW1, size, free)
+		t.Logf("orchestrator-0 → worker-1: %d bytes in %s free, %s under a 50 kB/s cap (fastest of 3): %.0f B/s", size, free, took, rate)
 		if rate < 45_000 || rate > 55_000 {
 			t.Errorf("throughput %.0f B/s on the link under a cap of 50000, want within 10%%", rate)
 		}
@@ -248,21 +237,13 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		const size = 60_000
 		free := map[string]time.Duration{}
 		for _, u := range []string{orchW1, orchW2, leaderOrch, orchHost} {
-			d, err := upload(t, u, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			free[u] = d
+			free[u] = fastestUpload(t, u, size)
 		}
 		if err := p.LimitLinkBandwidth(ctx, "orchestrator-0", "worker-1", 50_000); err != nil {
 			t.Fatal(err)
 		}
-		took, err := upload(t, orchW1, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rate := float64(size) / (took - free[orchW1]).Seconds()
-		t.Logf("orchestrator-0 → worker-1 under a 50 kB/s cap on that link: %d bytes in %s (%s free): %.0f B/s", size, took, free[orchW1], rate)
+		rate, took := throughput(t, orchW1, size, free[orchW1])
+		t.Logf("orchestrator-0 → worker-1 under a 50 kB/s cap on that link: %d bytes in %s (%s free; fastest of 3): %.0f B/s", size, took, free[orchW1], rate)
 		if rate < 45_000 || rate > 55_000 {
 			t.Errorf("throughput %.0f B/s on the link under a cap of 50000, want within 10%%", rate)
 		}
