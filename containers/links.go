@@ -3,6 +3,7 @@ package containers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
@@ -102,7 +103,7 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 		if !slices.ContainsFunc(want, func(w linkSpec) bool { return w.from == l.from && w.to == l.to }) {
 			want = append(want, l)
 		} else if l.port != "" {
-			return fmt.Errorf("containers: WithLink(%s, %s): the reference agents' link reaches the control port, not %s", l.from, l.to, l.port)
+			return fmt.Errorf("containers: WithLink(%s, %s, LinkPort(%s)): there is a link from %s to %s already", l.from, l.to, l.port, l.from, l.to)
 		}
 	}
 	if len(want) == 0 {
@@ -154,13 +155,11 @@ func (r *Runtime) startLinks(ctx context.Context, specs []agentSpec) error {
 	}
 	for from, env := range envs {
 		s := &specs[byID[from]]
-		e := make(map[string]string, len(s.req.Env)+len(env)+1)
-		for k, v := range s.req.Env {
-			e[k] = v
+		e := maps.Clone(s.req.Env)
+		if e == nil {
+			e = map[string]string{}
 		}
-		for k, v := range env {
-			e[k] = v
-		}
+		maps.Copy(e, env)
 		if urls := routeURLs[from]; len(urls) > 0 && e["AGENTD_ROUTE_URLS"] == "" {
 			e["AGENTD_ROUTE_URLS"] = strings.Join(urls, ",")
 		}
