@@ -93,9 +93,12 @@
 // reach, and forwards to the destination's fixed host port (LinkPort
 // chooses which of its exposed ports; default the control port), which
 // stays the same through kills, restarts and partitions where the
-// container's IP does not. A network fault with a peer lands on the links
-// between the two agents only (ErrPeerNotProxied when none is proxied);
-// without one, on every link of the agent and its path from this host.
+// container's IP does not; until a fault lands, a proxy only forwards. A
+// network fault with a peer lands on the links between the two agents only
+// (ErrPeerNotProxied when none is proxied); without one, on every link of
+// the agent and its path from this host. Only network_latency has a peer
+// key: LimitLinkBandwidth and ResetLinkConnections land the other two on
+// one link from Go.
 // LinkEndpoint is a link's address, from this host too: a client there
 // sees what the from agent sees. Links need the runtime on the daemon's
 // host; elsewhere WithLink fails and the reference agents talk directly.
