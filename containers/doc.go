@@ -75,8 +75,33 @@
 // through them; the Proxied runtime it returns also lands network_latency,
 // network_bandwidth and connection_reset as toxics, lifted by removing them
 // and all gone when it closes. ProxyEndpoint is an agent's address through
-// its proxy, for clients of your own. Links between agents are not proxied
-// yet: a latency with a peer is ErrPeerNotProxied.
+// its proxy, for clients of your own.
+//
+// Links between agents go through proxies too, which the Runtime starts
+// before the agents: the reference agents reach each of their routes
+// through one (agentd's -route-urls), and your agents opt in per link with
+// WithLink(from, to), which puts the proxy's address in from's
+// environment:
+//
+//	ARENA_LINK_<TO>_HOST  the proxy's IP address (the network's gateway)
+//	ARENA_LINK_<TO>_PORT  its port
+//	ARENA_LINK_<TO>_URL   http://<host>:<port>
+//
+// where <TO> is the destination's ID in upper case, other characters than
+// letters and digits as "_" (LinkEnv). A link's proxy listens on the
+// agents' network's gateway, an address of this host that the containers
+// reach, and forwards to the destination's fixed host port (LinkPort
+// chooses which of its exposed ports; default the control port), which
+// stays the same through kills, restarts and partitions where the
+// container's IP does not; until a fault lands, a proxy only forwards. A
+// network fault with a peer lands on the links between the two agents only
+// (ErrPeerNotProxied when none is proxied); without one, on every link of
+// the agent and its path from this host. Only network_latency has a peer
+// key: LimitLinkBandwidth and ResetLinkConnections land the other two on
+// one link from Go.
+// LinkEndpoint is a link's address, from this host too: a client there
+// sees what the from agent sees. Links need the runtime on the daemon's
+// host; elsewhere WithLink fails and the reference agents talk directly.
 //
 // # Probe and checks
 //
@@ -118,6 +143,10 @@
 //   - Runtime: NewRuntime, ForTest, Runtime (Close, Agents, Agent, State,
 //     Probe, Checks, Partitioned, Docker, RunID, Project, Network, and the
 //     RuntimeProvider, FaultLifter and DAGProvider methods), Agent.
+//   - Network faults: NewProxied, Proxied (ProxyEndpoint, Toxics,
+//     ProxyToxics, LimitLinkBandwidth, ResetLinkConnections),
+//     Runtime.LinkEndpoint, WithLink (LinkOption: LinkPort), LinkEnv,
+//     ErrPeerNotProxied.
 //   - Options: Option, WithReferenceAgents, WithAgent (AgentOption:
 //     AgentRoutes, AgentVolume, AgentControlPort), WithAgentImage,
 //     WithReferenceEnv, WithProject, WithLabels, WithPartitionHealing,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 )
@@ -47,6 +48,7 @@ type options struct {
 	logger        tclog.Logger
 	roles         arena.RoleResolver
 	quorum        bool
+	links         []linkSpec
 }
 
 func defaultOptions() options {
@@ -73,6 +75,11 @@ type agentSpec struct {
 	volume    string // where a data volume is mounted ("" none)
 	health    string // health path ("" agentapi.PathHealth)
 	reference bool
+
+	// Planned before the start (planPorts).
+	ctlPort   network.Port
+	exposed   []string
+	hostPorts map[network.Port]int // exposed port → its fixed host port
 }
 
 type agentOption struct {

@@ -144,3 +144,39 @@ func TestNoDockerSkipsUnlessRequired(t *testing.T) {
 		t.Fatal("ErrNoDocker not wrapped")
 	}
 }
+
+func TestLinkEnv(t *testing.T) {
+	for in, want := range map[string]string{
+		"worker-1": "ARENA_LINK_WORKER_1_", "db": "ARENA_LINK_DB_", "Orchestrator.0": "ARENA_LINK_ORCHESTRATOR_0_", "é": "ARENA_LINK___",
+	} {
+		if got := LinkEnv(in); got != want {
+			t.Errorf("LinkEnv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckLinks(t *testing.T) {
+	specs := append(referenceSpecs("img", 2, nil), agentSpec{id: "api", typ: "orchestrator"}, agentSpec{id: "worker_1", typ: "worker"})
+	link := func(from, to string) linkSpec { return WithLink(from, to).(linkSpec) }
+	for _, tt := range []struct {
+		links []linkSpec
+		want  string // substring of the error; "" valid
+	}{
+		{nil, ""},
+		{[]linkSpec{link("api", "worker-1"), link("api", "orchestrator-0")}, ""},
+		{[]linkSpec{link("orchestrator-0", "worker-1")}, ""}, // the reference link itself
+		{[]linkSpec{link("api", "api")}, "an agent links to another agent"},
+		{[]linkSpec{link("nobody", "api")}, "WithLink(nobody, api): from: no such agent"},
+		{[]linkSpec{link("api", "nobody")}, "WithLink(api, nobody): to: no such agent"},
+		{[]linkSpec{link("api", "worker-1"), link("api", "worker_1")}, "ARENA_LINK_WORKER_1_* are those of the link to worker-1"},
+		{[]linkSpec{link("orchestrator-0", "worker_1")}, "are those of the link to worker-1"},
+	} {
+		err := checkLinks(specs, tt.links)
+		if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("checkLinks(%v) = %v, want %q", tt.links, err, tt.want)
+		}
+	}
+	if WithLink("a", "b", LinkPort("5432/tcp")) != WithLink("a", "b", LinkPort("5432/tcp")) {
+		t.Error("equal WithLink options differ")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers/agentapi"
 	"github.com/moby/moby/api/types/container"
@@ -70,6 +71,8 @@ type Runtime struct {
 	byID    map[string]*Agent
 	probeC  *http.Client
 	ctlC    *http.Client
+	tox     *toxiproxy.ApiServer // the proxies' server, in this process
+	links   []*link              // agent-to-agent links through proxies
 
 	bgCtx    context.Context // ends at Close: supervisors, partition healing
 	bgCancel context.CancelFunc
@@ -137,6 +140,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 		r.labels = map[string]string{}
 	}
 	r.labels[LabelProject], r.labels[LabelRun], r.labels[LabelOwner] = o.project, r.runID, processOwner
+	r.tox = newToxServer()
 	r.probeC = &http.Client{Timeout: o.probeTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: 5 * time.Second}}
 	r.ctlC = &http.Client{Timeout: o.ctlTimeout, Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 5 * time.Second}}
 	defer func() {
@@ -161,12 +165,24 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 	if err := checkSpecs(specs); err != nil {
 		return nil, err
 	}
+	if err := checkLinks(specs, o.links); err != nil {
+		return nil, err
+	}
 	if err := r.daemonHost(ctx); err != nil {
 		return nil, err
 	}
 	r.network, err = tcnetwork.New(ctx, tcnetwork.WithLabels(r.labels))
 	if err != nil {
 		return nil, fmt.Errorf("network: %w", err)
+	}
+
+	for i := range specs {
+		if err := r.planPorts(&specs[i]); err != nil {
+			return nil, fmt.Errorf("agent %s: %w", specs[i].id, err)
+		}
+	}
+	if err := r.startLinks(ctx, specs); err != nil {
+		return nil, err
 	}
 
 	var wg sync.WaitGroup
@@ -301,10 +317,45 @@ func (r *Runtime) startAgent(ctx context.Context, s agentSpec) (*Agent, error) {
 	for attempt := 1; ; attempt++ {
 		a, err := r.tryStart(ctx, s)
 		if err != nil && attempt < 3 && strings.Contains(err.Error(), "port is already allocated") {
+			if err := r.planPorts(&s); err != nil {
+				return nil, err
+			}
+			if err := r.retarget(s); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		return a, err
 	}
+}
+
+// planPorts picks the agent's control port and a fixed host port for each
+// of its exposed ports. It runs before the agent starts, so that the
+// proxies of the links to it know their upstream already.
+func (r *Runtime) planPorts(s *agentSpec) error {
+	port := s.port
+	if port == "" && len(s.req.ExposedPorts) > 0 {
+		port = s.req.ExposedPorts[0]
+	}
+	ctlPort, err := network.ParsePort(cmp.Or(port, agentapi.DefaultPort))
+	if err != nil {
+		return fmt.Errorf("control port: %w", err)
+	}
+	exposed := slices.Clone(s.req.ExposedPorts)
+	if !slices.ContainsFunc(exposed, func(p string) bool { q, err := network.ParsePort(p); return err == nil && q == ctlPort }) {
+		exposed = append(exposed, ctlPort.String())
+	}
+	s.ctlPort, s.exposed, s.hostPorts = ctlPort, exposed, map[network.Port]int{}
+	for _, p := range exposed {
+		pp, err := network.ParsePort(p)
+		if err != nil {
+			return fmt.Errorf("exposed port %q: %w", p, err)
+		}
+		if s.hostPorts[pp], err = r.hostPort(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
@@ -324,35 +375,12 @@ func (r *Runtime) tryStart(ctx context.Context, s agentSpec) (*Agent, error) {
 	}
 	req.NetworkAliases[r.network.Name] = append(req.NetworkAliases[r.network.Name], s.id)
 
-	port := s.port
-	if port == "" && len(req.ExposedPorts) > 0 {
-		port = req.ExposedPorts[0]
-	}
-	ctlPort, err := network.ParsePort(cmp.Or(port, agentapi.DefaultPort))
-	if err != nil {
-		return nil, fmt.Errorf("control port: %w", err)
-	}
-	exposed := slices.Clone(req.ExposedPorts)
-	if !slices.ContainsFunc(exposed, func(p string) bool { q, err := network.ParsePort(p); return err == nil && q == ctlPort }) {
-		exposed = append(exposed, ctlPort.String())
-	}
-	req.ExposedPorts = exposed
+	req.ExposedPorts = s.exposed
 	bindings := network.PortMap{}
-	var ctlHost int
-	for _, p := range exposed {
-		pp, err := network.ParsePort(p)
-		if err != nil {
-			return nil, fmt.Errorf("exposed port %q: %w", p, err)
-		}
-		hp, err := r.hostPort()
-		if err != nil {
-			return nil, err
-		}
+	for pp, hp := range s.hostPorts {
 		bindings[pp] = []network.PortBinding{{HostIP: r.bindIP, HostPort: strconv.Itoa(hp)}}
-		if pp == ctlPort {
-			ctlHost = hp
-		}
 	}
+	ctlPort, ctlHost := s.ctlPort, s.hostPorts[s.ctlPort]
 	user := req.HostConfigModifier
 	req.HostConfigModifier = func(hc *container.HostConfig) {
 		if user != nil {
@@ -487,6 +515,7 @@ func (r *Runtime) Close(ctx context.Context) error {
 		}
 	}
 	errs = append(errs, sweep(ctx, r.docker, LabelRun+"="+r.runID))
+	r.stopLinks()
 	r.probeC.CloseIdleConnections()
 	r.ctlC.CloseIdleConnections()
 	errs = append(errs, r.docker.Close())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 	zlog "github.com/rs/zerolog/log"
@@ -28,47 +30,58 @@ var (
 	_ arena.FaultLifter        = (*Proxied)(nil)
 )
 
-// ErrPeerNotProxied: network_latency named a peer, but only the path from
-// the host to each agent runs through a proxy so far.
-var ErrPeerNotProxied = errors.New("links between agents are not proxied")
+// ErrPeerNotProxied: no link between the two agents runs through a proxy
+// (see WithLink), so a fault cannot land on it alone.
+var ErrPeerNotProxied = errors.New("no proxied link between the agents")
 
 // Proxied is a Runtime whose agents are reached through Toxiproxy proxies,
-// one in front of each agent's control port, so that it lands the network
-// faults too: network_latency, network_bandwidth and connection_reset are
-// Toxiproxy toxics on the agent's proxy, lifted by removing them.
+// so that it lands the network faults too: network_latency,
+// network_bandwidth and connection_reset are Toxiproxy toxics on the
+// agent's proxies, lifted by removing them.
+//
+// An agent's proxies are the one in front of its control port, on the path
+// from this host (the probe, Runtime.Probe and the checks, and clients of
+// your own at ProxyEndpoint), and those of its links to and from other
+// agents (WithLink, and the reference agents' links to their routes, which
+// the Runtime starts). A fault with a peer lands on the links between the
+// agent and that peer only, both ways; without one, on every link of the
+// agent and on its path from this host. The fault-control path does not go
+// through the proxies, so faults can always be landed and lifted.
 //
 // The proxies run in this process, on the Toxiproxy library
 // (github.com/Shopify/toxiproxy/v2): a toxic is a method call, with no
 // image to build or container to start, and the proxies, with their toxics,
 // end with the process that owns them, so a crashed test leaves no fault
-// behind. The probe's path (Runtime.Probe and the checks) goes through the
-// proxies; the fault-control path does not, so faults can always be landed
-// and lifted. A client of your own reaches an agent through its proxy at
-// ProxyEndpoint.
+// behind.
 //
-// A latency is split between the two streams of the proxy (both: half on
+// A latency is split between the two streams of each proxy (both: half on
 // what the agent receives, half on what it sends), so a request's round
 // trip takes latency longer; each stream gets its share of the jitter.
-// Toxiproxy caps bandwidth in whole kB/s (1000 bytes): rate is rounded
-// down to one, and to at least 1 kB/s, on each stream. A reset is
-// Toxiproxy's reset_peer on what the agent receives, after `after`.
+// Inbound is what the agent receives: on its own proxy and the links to it,
+// the requests; on its links to others, the responses. Toxiproxy caps
+// bandwidth in whole kB/s (1000 bytes): rate is rounded down to one, and
+// to at least 1 kB/s, on each stream. A reset is Toxiproxy's reset_peer on
+// the requests, after `after`.
 type Proxied struct {
 	*Runtime
-	srv *toxiproxy.ApiServer
 
 	mu      sync.Mutex
-	proxies map[string]*toxiproxy.Proxy // agent ID → its proxy
-	toxics  map[string]map[arena.ActionType][]string
+	proxies map[string]*toxiproxy.Proxy // agent ID → its proxy from this host
+	toxics  map[string]map[arena.ActionType][]placed
 	closed  bool
+}
+
+// placed is a toxic on a proxy.
+type placed struct {
+	px   *toxiproxy.Proxy
+	name string
 }
 
 // NewProxied starts a proxy in front of each agent of rt, and routes rt's
 // probe through them. Call it before rt is probed. Close stops the proxies
 // and closes rt.
 func NewProxied(rt *Runtime) (*Proxied, error) {
-	quietToxics.Do(func() { zlog.Logger = zerolog.Nop() })
-	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	p := &Proxied{Runtime: rt, srv: srv, proxies: map[string]*toxiproxy.Proxy{}, toxics: map[string]map[arena.ActionType][]string{}}
+	p := &Proxied{Runtime: rt, proxies: map[string]*toxiproxy.Proxy{}, toxics: map[string]map[arena.ActionType][]placed{}}
 	via := map[string]string{}
 	for _, a := range rt.Agents() {
 		u, err := url.Parse(a.Endpoint())
@@ -76,7 +89,7 @@ func NewProxied(rt *Runtime) (*Proxied, error) {
 			p.stop()
 			return nil, fmt.Errorf("containers: agent %s: endpoint %q: %w", a.ID, a.Endpoint(), err)
 		}
-		px := toxiproxy.NewProxy(srv, a.ID, net.JoinHostPort(u.Hostname(), "0"), u.Host)
+		px := toxiproxy.NewProxy(rt.tox, a.ID, net.JoinHostPort(u.Hostname(), "0"), u.Host)
 		if err := px.Start(); err != nil {
 			p.stop()
 			return nil, fmt.Errorf("containers: agent %s: proxy: %w", a.ID, err)
@@ -86,6 +99,13 @@ func NewProxied(rt *Runtime) (*Proxied, error) {
 	}
 	rt.probeC.Transport = &viaProxy{base: rt.probeC.Transport, via: via}
 	return p, nil
+}
+
+// newToxServer is the server the proxies of a runtime belong to; it serves
+// no API, its proxies are driven by method calls.
+func newToxServer() *toxiproxy.ApiServer {
+	quietToxics.Do(func() { zlog.Logger = zerolog.Nop() })
+	return toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 }
 
 // quietToxics silences zerolog's global logger, through which Toxiproxy's
@@ -119,82 +139,157 @@ func (p *Proxied) ProxyEndpoint(agentID string) (string, error) {
 	return "http://" + px.Listen, nil
 }
 
+// side is one of an agent's proxies, and which end of it the agent is.
+type side struct {
+	px     *toxiproxy.Proxy
+	server bool // the agent is the proxy's upstream: it receives the requests
+}
+
+// receives and sends name the Toxiproxy stream of what the agent receives
+// and sends through the proxy: "upstream" is what the client sends.
+func (s side) receives() string {
+	if s.server {
+		return "upstream"
+	}
+	return "downstream"
+}
+
+func (s side) sends() string {
+	if s.server {
+		return "downstream"
+	}
+	return "upstream"
+}
+
+// sides returns the proxies a fault on agentID with this peer lands on:
+// every link between the two; with no peer, every link of the agent and
+// its proxy from this host.
+func (p *Proxied) sides(agentID, peer string) ([]side, error) {
+	var out []side
+	if peer == "" {
+		px, ok := p.proxies[agentID]
+		if !ok || p.closed {
+			return nil, fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+		}
+		out = append(out, side{px, true})
+	} else if _, ok := p.proxies[agentID]; !ok || p.closed {
+		return nil, fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+	}
+	for _, l := range p.links {
+		switch {
+		case l.from == agentID && (peer == "" || l.to == peer):
+			out = append(out, side{l.px, false})
+		case l.to == agentID && (peer == "" || l.from == peer):
+			out = append(out, side{l.px, true})
+		}
+	}
+	if peer != "" && len(out) == 0 {
+		return nil, fmt.Errorf("containers: agent %s: peer %s: %w", agentID, peer, ErrPeerNotProxied)
+	}
+	return out, nil
+}
+
 // toxic is one Toxiproxy toxic to add.
 type toxic struct {
+	px          *toxiproxy.Proxy
 	typ, stream string
 	attrs       string // JSON object
 }
 
-// add replaces the agent's toxics of kind with ts.
-func (p *Proxied) add(ctx context.Context, agentID string, kind arena.ActionType, ts ...toxic) error {
+// land replaces the agent's toxics of kind with those tox makes for each
+// of its sides (for the peer, if any).
+func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.ActionType, tox func(side) []toxic) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	px, ok := p.proxies[agentID]
-	if !ok || p.closed {
-		return fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+	sides, err := p.sides(agentID, peer)
+	if err != nil {
+		return err
 	}
 	p.removeLocked(ctx, agentID, kind)
-	for _, t := range ts {
-		name := string(kind) + "_" + t.stream
-		body := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, name, t.typ, t.stream, t.attrs)
-		if _, err := px.Toxics.AddToxicJson(strings.NewReader(body)); err != nil {
-			p.removeLocked(ctx, agentID, kind)
-			return fmt.Errorf("containers: agent %s: %s: toxic %s: %w", agentID, kind, t.typ, err)
+	for _, sd := range sides {
+		for _, t := range tox(sd) {
+			// One toxic per agent, kind and stream on a proxy: the link
+			// between two agents may carry a fault of each.
+			name := agentID + ":" + string(kind) + "_" + t.stream
+			body := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, name, t.typ, t.stream, t.attrs)
+			if _, err := t.px.Toxics.AddToxicJson(strings.NewReader(body)); err != nil {
+				p.removeLocked(ctx, agentID, kind)
+				return fmt.Errorf("containers: agent %s: %s: toxic %s on %s: %w", agentID, kind, t.typ, t.px.Name, err)
+			}
+			if p.toxics[agentID] == nil {
+				p.toxics[agentID] = map[arena.ActionType][]placed{}
+			}
+			p.toxics[agentID][kind] = append(p.toxics[agentID][kind], placed{t.px, name})
 		}
-		if p.toxics[agentID] == nil {
-			p.toxics[agentID] = map[arena.ActionType][]string{}
-		}
-		p.toxics[agentID][kind] = append(p.toxics[agentID][kind], name)
 	}
 	return nil
 }
 
 func (p *Proxied) removeLocked(ctx context.Context, agentID string, kind arena.ActionType) {
-	px := p.proxies[agentID]
-	for _, name := range p.toxics[agentID][kind] {
-		_ = px.Toxics.RemoveToxic(context.WithoutCancel(ctx), name) // gone already is gone
+	for _, t := range p.toxics[agentID][kind] {
+		_ = t.px.Toxics.RemoveToxic(context.WithoutCancel(ctx), t.name) // gone already is gone
 	}
 	delete(p.toxics[agentID], kind)
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 
-// InjectLatency adds latency toxics to the agent's proxy: upstream is what
-// the agent receives (inbound), downstream what it sends (outbound).
+// InjectLatency adds latency toxics to the agent's proxies (those of its
+// links with l.Peer only, when it is set): inbound is what the agent
+// receives, outbound what it sends.
 func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
-	if l.Peer != "" {
-		return fmt.Errorf("containers: agent %s: peer %s: %w", agentID, l.Peer, ErrPeerNotProxied)
+	lat := func(px *toxiproxy.Proxy, stream string, d, j time.Duration) toxic {
+		return toxic{px, "latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
 	}
-	lat := func(stream string, d, j time.Duration) toxic {
-		return toxic{"latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
-	}
-	switch l.Direction {
-	case arena.DirectionInbound:
-		return p.add(ctx, agentID, arena.ActionNetworkLatency, lat("upstream", l.Latency, l.Jitter))
-	case arena.DirectionOutbound:
-		return p.add(ctx, agentID, arena.ActionNetworkLatency, lat("downstream", l.Latency, l.Jitter))
-	default:
-		return p.add(ctx, agentID, arena.ActionNetworkLatency,
-			lat("upstream", l.Latency/2, l.Jitter/2), lat("downstream", l.Latency-l.Latency/2, l.Jitter-l.Jitter/2))
-	}
+	return p.land(ctx, agentID, l.Peer, arena.ActionNetworkLatency, func(s side) []toxic {
+		switch l.Direction {
+		case arena.DirectionInbound:
+			return []toxic{lat(s.px, s.receives(), l.Latency, l.Jitter)}
+		case arena.DirectionOutbound:
+			return []toxic{lat(s.px, s.sends(), l.Latency, l.Jitter)}
+		default:
+			return []toxic{lat(s.px, s.receives(), l.Latency/2, l.Jitter/2), lat(s.px, s.sends(), l.Latency-l.Latency/2, l.Jitter-l.Jitter/2)}
+		}
+	})
 }
 
-// LimitBandwidth adds bandwidth toxics on both streams of the agent's proxy.
+// LimitBandwidth adds bandwidth toxics on both streams of each of the
+// agent's proxies.
 func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
-	kb := max(bytesPerSecond/1000, 1)
-	return p.add(ctx, agentID, arena.ActionNetworkBandwidth,
-		toxic{"bandwidth", "upstream", fmt.Sprintf(`{"rate":%d}`, kb)},
-		toxic{"bandwidth", "downstream", fmt.Sprintf(`{"rate":%d}`, kb)})
+	return p.LimitLinkBandwidth(ctx, agentID, "", bytesPerSecond)
 }
 
-// ResetConnections adds a reset_peer toxic to the agent's proxy: each
-// connection through it is reset once it has been open for after.
+// LimitLinkBandwidth is LimitBandwidth on the links between the agent and
+// peer only (every proxy of the agent when peer is ""). network_bandwidth
+// has no peer key: this is for Go tests, and lifted as network_bandwidth.
+func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) error {
+	kb := max(bytesPerSecond/1000, 1)
+	return p.land(ctx, agentID, peer, arena.ActionNetworkBandwidth, func(s side) []toxic {
+		return []toxic{
+			{s.px, "bandwidth", "upstream", fmt.Sprintf(`{"rate":%d}`, kb)},
+			{s.px, "bandwidth", "downstream", fmt.Sprintf(`{"rate":%d}`, kb)},
+		}
+	})
+}
+
+// ResetConnections adds a reset_peer toxic to each of the agent's proxies:
+// each connection through it is reset once its client has sent something
+// and after has passed.
 func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return p.add(ctx, agentID, arena.ActionConnectionReset,
-		toxic{"reset_peer", "upstream", fmt.Sprintf(`{"timeout":%d}`, ms(after))})
+	return p.ResetLinkConnections(ctx, agentID, "", after)
+}
+
+// ResetLinkConnections is ResetConnections on the links between the agent
+// and peer only (every proxy of the agent when peer is "").
+// connection_reset has no peer key: this is for Go tests, and lifted as
+// connection_reset.
+func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) error {
+	return p.land(ctx, agentID, peer, arena.ActionConnectionReset, func(s side) []toxic {
+		return []toxic{{s.px, "reset_peer", "upstream", fmt.Sprintf(`{"timeout":%d}`, ms(after))}}
+	})
 }
 
 // LiftFault removes the toxics of a network fault; other kinds are the
@@ -213,20 +308,47 @@ func (p *Proxied) LiftFault(ctx context.Context, kind arena.ActionType, agentID 
 	return p.Runtime.LiftFault(ctx, kind, agentID)
 }
 
-// Toxics lists the agent's active toxics by name, sorted: what is still
-// landed.
+// Toxics lists the toxics of the agent's network faults that are still
+// landed, as "<proxy>/<kind>_<stream>" (the proxy is the agent's ID for its
+// path from this host, "from->to" for a link), sorted.
 func (p *Proxied) Toxics(agentID string) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
-	for _, names := range p.toxics[agentID] {
-		out = append(out, names...)
+	for _, ts := range p.toxics[agentID] {
+		for _, t := range ts {
+			out = append(out, t.px.Name+"/"+strings.TrimPrefix(t.name, agentID+":"))
+		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// stop removes every toxic and stops the proxies.
+// ProxyToxics returns the toxics every proxy holds, as Toxiproxy itself
+// reports them, by proxy name (proxies without toxics left out): what is
+// really in the way of the traffic, whatever Proxied thinks it landed.
+func (p *Proxied) ProxyToxics() map[string][]string {
+	p.mu.Lock()
+	pxs := slices.Collect(maps.Values(p.proxies))
+	p.mu.Unlock()
+	for _, l := range p.links {
+		pxs = append(pxs, l.px)
+	}
+	out := map[string][]string{}
+	for _, px := range pxs {
+		for _, t := range px.Toxics.GetToxicArray() {
+			if w, ok := t.(*toxics.ToxicWrapper); ok {
+				out[px.Name] = append(out[px.Name], w.Name)
+			}
+		}
+		slices.Sort(out[px.Name])
+	}
+	maps.DeleteFunc(out, func(_ string, v []string) bool { return len(v) == 0 })
+	return out
+}
+
+// stop removes every toxic of the proxies and the links, and stops the
+// proxies.
 func (p *Proxied) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -236,10 +358,14 @@ func (p *Proxied) stop() {
 		px.Stop()
 		delete(p.proxies, id)
 	}
+	for _, l := range p.links {
+		l.px.Toxics.ResetToxics(context.Background())
+	}
 	clear(p.toxics)
 }
 
-// Close removes the toxics, stops the proxies and closes the runtime.
+// Close removes the toxics, stops the proxies and closes the runtime (which
+// stops the links' proxies).
 func (p *Proxied) Close(ctx context.Context) error {
 	p.stop()
 	return p.Runtime.Close(ctx)

@@ -16,8 +16,10 @@ import (
 	"github.com/ares-arena/arena/containers/agentapi"
 )
 
-// roundTrip is the median of n GET /health round trips to base, from the
-// host, on one kept-alive connection.
+// roundTrip is the fastest of n GET /health round trips to base, from the
+// host, on one kept-alive connection. A latency toxic delays each request
+// by the same amount, and a busy CPU can only add to it: the fastest round
+// trip is the one that measures the toxic, not the machine's load.
 func roundTrip(t *testing.T, base string, n int) time.Duration {
 	t.Helper()
 	c := &http.Client{Timeout: 5 * time.Second}
@@ -33,8 +35,7 @@ func roundTrip(t *testing.T, base string, n int) time.Duration {
 		resp.Body.Close()
 		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	return slices.Min(ds)
 }
 
 // upload sends a body of size bytes to the agent (refused once read in
@@ -51,6 +52,34 @@ func upload(t *testing.T, base string, size int) (time.Duration, error) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return time.Since(start), nil
+}
+
+// fastestUpload is the fastest of three uploads of size bytes through
+// base. Toxiproxy's bandwidth toxic sends a capped stream in 100ms slices
+// whose waits a busy CPU stretches: like the machine's load on a free
+// upload, it can only slow a transfer, so the fastest upload is the one
+// that measures the cap, and one faster than the cap is still caught.
+func fastestUpload(t *testing.T, base string, size int) time.Duration {
+	t.Helper()
+	var fastest time.Duration
+	for range 3 {
+		took, err := upload(t, base, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fastest == 0 || took < fastest {
+			fastest = took
+		}
+	}
+	return fastest
+}
+
+// throughput is the rate, in bytes per second, of the fastest upload of
+// size bytes through base, net of free, the time it takes without a cap.
+func throughput(t *testing.T, base string, size int, free time.Duration) (float64, time.Duration) {
+	t.Helper()
+	took := fastestUpload(t, base, size)
+	return float64(size) / (took - free).Seconds(), took
 }
 
 // TestNetworkFaultsThroughToxiproxy measures the network faults from a
@@ -85,8 +114,10 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 				arena.Step{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "200ms", "duration": "3s"}}})
 			done <- rep
 		}()
+		// Two streams of worker-1's proxy from the host and of the link
+		// orchestrator-0 → worker-1.
 		eventually(t, 2*time.Second, "the latency toxics", func() (bool, string) {
-			return len(p.Toxics("worker-1")) == 2, strings.Join(p.Toxics("worker-1"), ",")
+			return len(p.Toxics("worker-1")) == 4, strings.Join(p.Toxics("worker-1"), ",")
 		})
 		during := roundTrip(t, base, 9)
 		added := during - before
@@ -108,20 +139,13 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 
 	t.Run("bandwidth 50 kB/s within 10%", func(t *testing.T) {
 		const size = 60_000
-		free, err := upload(t, base, size)
-		if err != nil {
-			t.Fatal(err)
-		}
+		free := fastestUpload(t, base, size)
 		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
 		if !res.Success {
 			t.Fatalf("network_bandwidth did not land: %s", res.Error)
 		}
-		took, err := upload(t, base, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rate := float64(size) / (took - free).Seconds()
-		t.Logf("%d bytes in %s free, %s under a 50 kB/s cap: %.0f B/s", size, free, took, rate)
+		rate, took := throughput(t, base, size, free)
+		t.Logf("%d bytes in %s free, %s under a 50 kB/s cap (fastest of 3): %.0f B/s", size, free, took, rate)
 		if rate < 45_000 || rate > 55_000 {
 			t.Errorf("throughput %.0f B/s under a cap of 50000, want within 10%%", rate)
 		}
