@@ -201,6 +201,13 @@ type Cluster struct {
 	agents []agent // in ID order; an agent's index is its node index
 	index  map[string]int
 	roles  [2]role // roleLeader, roleOrchestrator
+	// upWorkers counts the agents with upWorker set, so a probe reads the
+	// quorum without walking the agents. touch keeps it true.
+	upWorkers int
+	// corrupt lists, once each, the agents whose memory may not match
+	// their checkpoint (every corrupted agent is on it), so a checkpoint
+	// tick does not walk the agents.
+	corrupt []int
 
 	dag    dagState
 	work   workload
@@ -251,6 +258,10 @@ type agent struct {
 	// Generations of the agent's pending deadlines; a deadline carrying an
 	// older generation is stale.
 	lifeGen, partGen, mcpGen uint32
+	// upWorker: of type worker and available, as of the last touch.
+	upWorker bool
+	// listed: on the cluster's corrupt list.
+	listed bool
 }
 
 func (a *agent) corrupted() bool { return checksum(a.mem) != a.ckptSum }
@@ -303,6 +314,7 @@ func NewCluster(opts ...Option) *Cluster {
 			mem: mem, ckpt: mem, ckptSum: checksum(mem),
 		})
 		c.index[id] = i
+		c.touch(i)
 	}
 	c.roles[roleLeader] = role{typ: arena.TypeLeader, holder: c.index["leader-0"]}
 	c.roles[roleOrchestrator] = role{typ: arena.TypeOrchestrator, holder: c.index["orchestrator-0"]}
@@ -432,8 +444,8 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
 		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
 	}
-	if n := c.opts.workers; !c.quorum(n/2 + 1) {
-		return fmt.Errorf("quorum lost: %d of %d workers available", c.availableWorkers(-1), n)
+	if n := c.opts.workers; c.upWorkers < n/2+1 {
+		return fmt.Errorf("quorum lost: %d of %d workers available", c.upWorkers, n)
 	}
 	if c.dag.missing > 0 {
 		return errors.New("dag broken: " + c.dag.firstMissing(c))
@@ -444,23 +456,20 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	return nil
 }
 
-// quorum reports whether at least need workers are available. It stops
-// counting at need: a probe of a healthy cluster reads half the agents.
-func (c *Cluster) quorum(need int) bool { return c.availableWorkers(need) >= need }
-
-// availableWorkers counts the available workers, stopping at limit (< 0:
-// count all).
-func (c *Cluster) availableWorkers(limit int) int {
-	up := 0
-	for i := range c.agents {
-		if up == limit {
-			break
-		}
-		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
-			up++
+// touch brings agent i's upWorker, and the count of them, up to date. Every
+// change of an agent's type, status, partition, slowness or latency is
+// followed by a touch of the agent.
+func (c *Cluster) touch(i int) {
+	a := &c.agents[i]
+	up := a.typ == arena.TypeWorker && c.available(i)
+	if up != a.upWorker {
+		a.upWorker = up
+		if up {
+			c.upWorkers++
+		} else {
+			c.upWorkers--
 		}
 	}
-	return up
 }
 
 // ProbeFunc returns Probe as an arena.Probe.

@@ -130,6 +130,7 @@ func (c *Cluster) handle(e event) {
 	case evPartitionHeal:
 		if a := &c.agents[e.ref]; a.partGen == e.gen {
 			a.partitioned = false
+			c.touch(int(e.ref))
 		}
 	case evMCPReconnect:
 		if a := &c.agents[e.ref]; a.mcpGen == e.gen {
@@ -140,19 +141,22 @@ func (c *Cluster) handle(e event) {
 
 // checkpoint is a checkpoint tick: the memory of every running agent is
 // checked against the checkpoint's checksum; a mismatch is restored from the
-// checkpoint, a match becomes the new checkpoint.
+// checkpoint, a match becomes the new checkpoint. Only the agents on the
+// corrupt list can mismatch: every other agent's memory is its checkpoint
+// (checksum is a bijection), which checkpointing again leaves as it is. An
+// agent leaves the list once its memory matches.
 func (c *Cluster) checkpoint() {
-	for i := range c.agents {
+	keep := c.corrupt[:0]
+	for _, i := range c.corrupt {
 		a := &c.agents[i]
-		if a.status != arena.StatusRunning {
-			continue
-		}
-		if a.corrupted() {
+		if a.status == arena.StatusRunning && a.corrupted() {
 			a.mem = a.ckpt
-		} else {
-			a.ckpt, a.ckptSum = a.mem, checksum(a.mem)
+		}
+		if a.listed = a.corrupted(); a.listed {
+			keep = append(keep, i)
 		}
 	}
+	c.corrupt = keep
 	c.schedule(c.opts.healing.CheckpointInterval, evCheckpoint, 0, 0)
 }
 
@@ -164,6 +168,7 @@ func (c *Cluster) resurrect(i int, gen uint32) {
 	a.status = arena.StatusRunning
 	a.restarts++
 	a.mem = a.ckpt
+	c.touch(i)
 }
 
 // checkRoles schedules an election for a role whose holder has become
@@ -204,6 +209,8 @@ func (c *Cluster) elect(r int, gen uint32) {
 		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
 			c.agents[ro.holder].typ = arena.TypeWorker
 			c.agents[i].typ = ro.typ
+			c.touch(ro.holder)
+			c.touch(i)
 			ro.holder = i
 			ro.pending = false
 			ro.epoch++
