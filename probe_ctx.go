@@ -12,6 +12,8 @@ import (
 // reads the parent and the clock. release is the cancel function.
 type lazyDeadline struct {
 	parent   context.Context
+	start    time.Time     // with its monotonic reading: Err reads the monotonic clock only
+	left     time.Duration // from start to the deadline
 	deadline time.Time
 
 	mu       sync.Mutex
@@ -21,11 +23,12 @@ type lazyDeadline struct {
 }
 
 func newLazyDeadline(parent context.Context, timeout time.Duration) *lazyDeadline {
-	d := time.Now().Add(timeout)
+	now := time.Now()
+	d := now.Add(timeout)
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
 		d = cur
 	}
-	return &lazyDeadline{parent: parent, deadline: d}
+	return &lazyDeadline{parent: parent, start: now, left: d.Sub(now), deadline: d}
 }
 
 func (c *lazyDeadline) Deadline() (time.Time, bool) { return c.deadline, true }
@@ -62,7 +65,7 @@ func (c *lazyDeadline) errNow() error {
 	if err := c.parent.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(c.deadline) {
+	if time.Since(c.start) >= c.left {
 		return context.DeadlineExceeded
 	}
 	return nil
