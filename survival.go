@@ -658,7 +658,12 @@ func (c *chaos) state(ctx context.Context) systemState {
 			st.agents, err = in.listAgents(ctx)
 			return err
 		})
-		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
+		// Runtimes list in ID order as a rule: check before sorting (a
+		// strictly ordered list has one sorted order, so skipping the sort
+		// changes nothing).
+		if !idsIncrease(st.agents) {
+			sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
+		}
 	}
 	if dag := in.DAG(); dag != nil {
 		_ = safely(func() error {
@@ -669,12 +674,28 @@ func (c *chaos) state(ctx context.Context) systemState {
 			st.edges, err = dag.ListEdges(ctx)
 			return err
 		})
-		slices.Sort(st.nodes)
-		slices.SortFunc(st.edges, func(a, b Edge) int {
+		if !slices.IsSorted(st.nodes) {
+			slices.Sort(st.nodes)
+		}
+		byEnds := func(a, b Edge) int {
 			return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
-		})
+		}
+		if !slices.IsSortedFunc(st.edges, byEnds) {
+			slices.SortFunc(st.edges, byEnds)
+		}
 	}
 	return st
+}
+
+// idsIncrease reports whether the agents are in strictly increasing ID
+// order.
+func idsIncrease(agents []AgentInfo) bool {
+	for i := 1; i < len(agents); i++ {
+		if agents[i-1].ID >= agents[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // walk visits, in order, where a fault of spec can land now, until visit
