@@ -473,6 +473,7 @@ type chaos struct {
 	types    []ActionType
 	feasible []ActionType
 	weights  []float64
+	byStatus []statusCount
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -645,13 +646,22 @@ type systemState struct {
 	nodes  []string
 	edges  []Edge
 	filter TargetFilter
+	// byStatus counts the agents the filter allows, by status, so that
+	// counting the targets of a fault on agents reads a few statuses
+	// instead of every agent.
+	byStatus []statusCount
+}
+
+type statusCount struct {
+	status AgentStatus
+	n      int
 }
 
 type target struct{ id, src string }
 
 func (c *chaos) state(ctx context.Context) systemState {
 	in := c.svc.Injector()
-	st := systemState{filter: c.sv.cfg.Targets}
+	st := systemState{filter: c.sv.cfg.Targets, byStatus: c.byStatus[:0]}
 	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
@@ -664,6 +674,21 @@ func (c *chaos) state(ctx context.Context) systemState {
 		if !idsIncrease(st.agents) {
 			sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
 		}
+	next:
+		for i := range st.agents {
+			a := &st.agents[i]
+			if !st.filter.allows(*a) {
+				continue
+			}
+			for k := range st.byStatus {
+				if st.byStatus[k].status == a.Status {
+					st.byStatus[k].n++
+					continue next
+				}
+			}
+			st.byStatus = append(st.byStatus, statusCount{a.Status, 1})
+		}
+		c.byStatus = st.byStatus
 	}
 	if dag := in.DAG(); dag != nil {
 		_ = safely(func() error {
@@ -745,13 +770,25 @@ func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
 }
 
 // count returns how many targets walk visits, stopping at limit (< 0: no
-// limit).
+// limit). For a fault on agents it adds up the counts by status.
 func (st *systemState) count(spec FaultSpec, limit int) int {
 	n := 0
-	st.walk(&spec, func(target) bool {
-		n++
-		return n != limit
-	})
+	switch spec.Target {
+	case TargetSystem, TargetNode, TargetEdge, TargetRole:
+		st.walk(&spec, func(target) bool {
+			n++
+			return n != limit
+		})
+		return n
+	}
+	for _, sc := range st.byStatus {
+		if spec.eligible(sc.status) {
+			n += sc.n
+		}
+	}
+	if limit > 0 && n > limit {
+		n = limit
+	}
 	return n
 }
 
