@@ -431,7 +431,8 @@ func (c *Cluster) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 
 // Probe returns nil when the cluster is healthy, else an error naming the
 // first reason found (see the package documentation). It does not allocate
-// when healthy.
+// when healthy, and its work does not grow with the number of agents (it
+// reads a count of the available workers, kept as they change).
 func (c *Cluster) Probe(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
