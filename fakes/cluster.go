@@ -166,6 +166,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/heapq"
 )
 
 // Errors of fault injection. They are wrapped with the target's ID.
@@ -211,7 +212,7 @@ type Cluster struct {
 
 	dag    dagState
 	work   workload
-	events eventHeap
+	events heapq.Heap[event, *event]
 	seq    uint64
 
 	// One stream per purpose, so that faults (which draw election jitter and

@@ -32,58 +32,18 @@ type event struct {
 	kind eventKind
 }
 
-// eventHeap is a binary min-heap on (at, seq), written out to stay
-// allocation-free (container/heap boxes every element).
-type eventHeap []event
-
-func (h eventHeap) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// Less orders deadlines by (at, seq); seq is unique.
+func (a *event) Less(b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].seq < h[j].seq
-}
-
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *eventHeap) pop() event {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && s.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
+	return a.seq < b.seq
 }
 
 // schedule sets a deadline d after now.
 func (c *Cluster) schedule(d time.Duration, kind eventKind, ref int, gen uint32) {
 	c.seq++
-	c.events.push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
+	c.events.Push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
 }
 
 // advance runs every deadline due at or before the clock's reading, in
@@ -94,7 +54,7 @@ func (c *Cluster) advance() {
 		target = c.now // time never rewinds
 	}
 	for len(c.events) > 0 && c.events[0].at <= target {
-		e := c.events.pop()
+		e := c.events.Pop()
 		c.now = e.at
 		c.handle(e)
 		c.settle()
