@@ -16,7 +16,9 @@ type item struct {
 	ref      *int // a pointer, to see Pop release it
 }
 
-func (a *item) Less(b *item) bool { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq)) < 0 }
+func (a *item) Less(b *item) bool {
+	return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq)) < 0
+}
 
 // Pops come out in (key, seq) order, however pushes and pops interleave,
 // and a popped slot keeps no reference.
