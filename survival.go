@@ -474,6 +474,10 @@ type chaos struct {
 	feasible []ActionType
 	weights  []float64
 	byStatus []statusCount
+	// The system's lists, refilled by runtimes that append (state).
+	agentBuf []AgentInfo
+	nodeBuf  []string
+	edgeBuf  []Edge
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -659,12 +663,29 @@ type statusCount struct {
 
 type target struct{ id, src string }
 
+// agentAppender and dagAppender are runtimes that list into the caller's
+// slice (fakes.Cluster): survival lists the system before every injection,
+// and with them a tick does not allocate a copy of it.
+type agentAppender interface {
+	AppendAgents(ctx context.Context, dst []AgentInfo) ([]AgentInfo, error)
+}
+
+type dagAppender interface {
+	AppendNodes(ctx context.Context, dst []string) ([]string, error)
+	AppendEdges(ctx context.Context, dst []Edge) ([]Edge, error)
+}
+
 func (c *chaos) state(ctx context.Context) systemState {
 	in := c.svc.Injector()
 	st := systemState{filter: c.sv.cfg.Targets, byStatus: c.byStatus[:0]}
 	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
+			if ap, ok := in.runtime.(agentAppender); ok && in.roles == nil {
+				c.agentBuf, err = ap.AppendAgents(ctx, c.agentBuf[:0])
+				st.agents = c.agentBuf
+				return err
+			}
 			st.agents, err = in.listAgents(ctx)
 			return err
 		})
@@ -693,6 +714,15 @@ func (c *chaos) state(ctx context.Context) systemState {
 	if dag := in.DAG(); dag != nil {
 		_ = safely(func() error {
 			var err error
+			if ap, ok := dag.(dagAppender); ok {
+				c.nodeBuf, err = ap.AppendNodes(ctx, c.nodeBuf[:0])
+				if st.nodes = c.nodeBuf; err != nil {
+					return err
+				}
+				c.edgeBuf, err = ap.AppendEdges(ctx, c.edgeBuf[:0])
+				st.edges = c.edgeBuf
+				return err
+			}
 			if st.nodes, err = dag.ListNodes(ctx); err != nil {
 				return err
 			}

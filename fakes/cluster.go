@@ -5,7 +5,9 @@
 // ([Cluster.Probe], [Cluster.ProbeFunc]) and consistency checks
 // ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
 // [Cluster.Leader] and [Cluster.Orchestrator] show its state to tests and
-// reports.
+// reports. [Cluster.AppendAgents], [Cluster.AppendNodes] and
+// [Cluster.AppendEdges] list into a caller's buffer; a survival run, which
+// reads the system before every injection, uses them.
 //
 // # Cluster model
 //
@@ -420,14 +422,23 @@ func (c *Cluster) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return c.AppendAgents(ctx, make([]arena.AgentInfo, 0, len(c.agents)))
+}
+
+// AppendAgents appends every agent, in ID order, to dst and returns the
+// extended slice: ListAgents for callers that list often and keep a buffer
+// (a survival run lists before every injection).
+func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]arena.AgentInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
 	c.lock()
 	defer c.mu.Unlock()
-	out := make([]arena.AgentInfo, len(c.agents))
 	for i := range c.agents {
 		a := &c.agents[i]
-		out[i] = arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}
+		dst = append(dst, arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
 	}
-	return out, nil
+	return dst, nil
 }
 
 // Probe returns nil when the cluster is healthy, else an error naming the

@@ -3,6 +3,7 @@ package fakes
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,5 +88,37 @@ func TestIncrementalState(t *testing.T) {
 				t.Fatalf("the walk never saw a worker down (%d) or a corrupted memory (%d)", downs, corrupted)
 			}
 		})
+	}
+}
+
+// The Append methods append what the List methods return, after what dst
+// holds, and leave dst alone on a cancelled context.
+func TestAppendMatchesList(t *testing.T) {
+	s := newClusterSim(t, WithWorkers(4))
+	c, ctx := s.c, context.Background()
+	s.must(c.RemoveNode(ctx, "worker-2"))
+	s.must(c.RemoveEdge(ctx, "orchestrator-0", "worker-3"))
+	s.must(c.PauseAgent(ctx, "worker-1"))
+
+	agents, _ := c.ListAgents(ctx)
+	gotAgents, err := c.AppendAgents(ctx, []arena.AgentInfo{{ID: "x"}})
+	if err != nil || len(gotAgents) != len(agents)+1 || gotAgents[0].ID != "x" || !slices.Equal(gotAgents[1:], agents) {
+		t.Errorf("AppendAgents = %v, %v; want x then %v", gotAgents, err, agents)
+	}
+	nodes, _ := c.ListNodes(ctx)
+	gotNodes, err := c.AppendNodes(ctx, []string{"x"})
+	if err != nil || !slices.Equal(gotNodes, append([]string{"x"}, nodes...)) || slices.Contains(nodes, "worker-2") {
+		t.Errorf("AppendNodes = %v, %v; ListNodes %v", gotNodes, err, nodes)
+	}
+	edges, _ := c.ListEdges(ctx)
+	gotEdges, err := c.AppendEdges(ctx, []arena.Edge{{Source: "x"}})
+	if err != nil || !slices.Equal(gotEdges, append([]arena.Edge{{Source: "x"}}, edges...)) || len(edges) != 3 {
+		t.Errorf("AppendEdges = %v, %v; ListEdges %v (want 3 of the 5 canonical edges: a removed node hides its edge)", gotEdges, err, edges)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if got, err := c.AppendAgents(cctx, []arena.AgentInfo{{ID: "x"}}); err == nil || len(got) != 1 {
+		t.Errorf("AppendAgents on a cancelled context = %v, %v; want dst and the error", got, err)
 	}
 }
