@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/ares-arena/arena/internal/heapq"
 )
 
 // EventKind says what a scheduled event does. It decides the order of events
@@ -56,13 +58,9 @@ type scheduled struct {
 	fn   func(ctx context.Context)
 }
 
-// eventQueue is a binary min-heap of events by (at, kind, seq), typed so
-// that a push or pop boxes nothing. seq is unique, so the order is total
-// and any correct heap pops the same sequence.
-type eventQueue []scheduled
-
-func (q eventQueue) less(i, j int) bool {
-	a, b := &q[i], &q[j]
+// Less orders events by (at, kind, seq). seq is unique, so the order is
+// total and any correct heap pops the same sequence.
+func (a *scheduled) Less(b *scheduled) bool {
 	if !a.at.Equal(b.at) {
 		return a.at.Before(b.at)
 	}
@@ -72,48 +70,10 @@ func (q eventQueue) less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-func (q *eventQueue) push(e scheduled) {
-	*q = append(*q, e)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (q *eventQueue) pop() scheduled {
-	h := *q
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h[n] = scheduled{}
-	h = h[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && h.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	*q = h
-	return top
-}
-
 // queue is the schedule both executors share.
 type queue struct {
 	mu      sync.Mutex
-	q       eventQueue
+	q       heapq.Heap[scheduled, *scheduled]
 	seq     uint64
 	stopped bool
 	wake    chan struct{} // signalled when an event is added or Stop is called (real time)
@@ -139,7 +99,7 @@ func (s *queue) signal() {
 func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	s.mu.Lock()
 	s.seq++
-	s.q.push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	s.q.Push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
 	s.mu.Unlock()
 	s.signal()
 }
@@ -157,7 +117,7 @@ func (s *queue) next(end time.Time) (scheduled, bool) {
 	if s.stopped || len(s.q) == 0 || s.q[0].at.After(end) {
 		return scheduled{}, false
 	}
-	return s.q.pop(), true
+	return s.q.Pop(), true
 }
 
 func (s *queue) peek() (time.Time, bool) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/ares-arena/arena/internal/heapq"
 )
 
 // TestVirtualExecutorSameInstantOrder pins the documented rule: at one
@@ -230,27 +232,27 @@ func TestOneVirtualRunPerClock(t *testing.T) {
 // order of pushes and pops.
 func TestEventQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var q eventQueue
+	var q heapq.Heap[scheduled, *scheduled]
 	var popped []scheduled
 	seq := uint64(0)
 	base := time.Unix(0, 0)
 	for range 5000 {
 		if rng.IntN(3) > 0 || len(q) == 0 {
 			seq++
-			q.push(scheduled{at: base.Add(time.Duration(rng.IntN(50)) * time.Second), kind: EventKind(rng.IntN(3)), seq: seq})
+			q.Push(scheduled{at: base.Add(time.Duration(rng.IntN(50)) * time.Second), kind: EventKind(rng.IntN(3)), seq: seq})
 			continue
 		}
-		popped = append(popped, q.pop())
-		if n := len(popped); n > 1 && len(q) > 0 && (eventQueue{q[0], popped[n-1]}).less(0, 1) {
+		popped = append(popped, q.Pop())
+		if n := len(popped); n > 1 && len(q) > 0 && q[0].Less(&popped[n-1]) {
 			t.Fatalf("heap top %+v is before the event just popped %+v", q[0], popped[n-1])
 		}
 	}
 	var rest []scheduled
 	for len(q) > 0 {
-		rest = append(rest, q.pop())
+		rest = append(rest, q.Pop())
 	}
 	for i := 1; i < len(rest); i++ {
-		if (eventQueue{rest[i], rest[i-1]}).less(0, 1) {
+		if rest[i].Less(&rest[i-1]) {
 			t.Fatalf("popped out of order at %d: %+v after %+v", i, rest[i], rest[i-1])
 		}
 	}

@@ -342,9 +342,9 @@ func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)
 func (o *Observer) sample(ctx context.Context) {
 	t := o.ex.Now()
 	err := safely(func() error {
-		ctx, cancel := context.WithTimeout(ctx, o.opts.ProbeTimeout)
-		defer cancel()
-		return o.probe(ctx)
+		pctx := newLazyDeadline(ctx, o.opts.ProbeTimeout)
+		defer pctx.release()
+		return o.probe(pctx)
 	})
 	healthy := err == nil
 	var recovered, lost []*faultTrack

@@ -37,6 +37,7 @@ type Run struct {
 	mu        sync.Mutex
 	aborted   string // why a stop condition ended the run (abort.go)
 	rng       *rand.Rand
+	shared    *rand.Rand // rng behind mu, for concurrent callers; made once, not per action
 	listeners []func(FaultOutcome)
 	// Real time only: the lifts of faults with a duration (Inject).
 	liftTimers    []*time.Timer
@@ -66,6 +67,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 		id: fmt.Sprintf("run-%d", s.runIDs.Add(1)), origin: OriginRun,
 		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^seedMix)),
 	}
+	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
@@ -107,7 +109,7 @@ func (r *Run) Executor() Executor { return r.ex }
 // draws from it in a fixed order keep a virtual run reproducible.
 func (r *Run) Rand() *rand.Rand { return r.lockedRand() }
 
-func (r *Run) lockedRand() *rand.Rand { return lockedRand(&r.mu, r.rng) }
+func (r *Run) lockedRand() *rand.Rand { return r.shared }
 
 // At schedules fn at offset from the run's start.
 func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Context)) {

@@ -473,6 +473,11 @@ type chaos struct {
 	types    []ActionType
 	feasible []ActionType
 	weights  []float64
+	byStatus []statusCount
+	// The system's lists, refilled by runtimes that append (state).
+	agentBuf []AgentInfo
+	nodeBuf  []string
+	edgeBuf  []Edge
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -645,36 +650,107 @@ type systemState struct {
 	nodes  []string
 	edges  []Edge
 	filter TargetFilter
+	// byStatus counts the agents the filter allows, by status, so that
+	// counting the targets of a fault on agents reads a few statuses
+	// instead of every agent.
+	byStatus []statusCount
+}
+
+type statusCount struct {
+	status AgentStatus
+	n      int
 }
 
 type target struct{ id, src string }
 
+// agentAppender and dagAppender are runtimes that list into the caller's
+// slice (fakes.Cluster): survival lists the system before every injection,
+// and with them a tick does not allocate a copy of it.
+type agentAppender interface {
+	AppendAgents(ctx context.Context, dst []AgentInfo) ([]AgentInfo, error)
+}
+
+type dagAppender interface {
+	AppendNodes(ctx context.Context, dst []string) ([]string, error)
+	AppendEdges(ctx context.Context, dst []Edge) ([]Edge, error)
+}
+
 func (c *chaos) state(ctx context.Context) systemState {
 	in := c.svc.Injector()
-	st := systemState{filter: c.sv.cfg.Targets}
+	st := systemState{filter: c.sv.cfg.Targets, byStatus: c.byStatus[:0]}
 	if in.runtime != nil { // every runtime lists its agents
 		_ = safely(func() error {
 			var err error
+			if ap, ok := in.runtime.(agentAppender); ok && in.roles == nil {
+				c.agentBuf, err = ap.AppendAgents(ctx, c.agentBuf[:0])
+				st.agents = c.agentBuf
+				return err
+			}
 			st.agents, err = in.listAgents(ctx)
 			return err
 		})
-		sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
+		// Runtimes list in ID order as a rule: check before sorting (a
+		// strictly ordered list has one sorted order, so skipping the sort
+		// changes nothing).
+		if !idsIncrease(st.agents) {
+			sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
+		}
+	next:
+		for i := range st.agents {
+			a := &st.agents[i]
+			if !st.filter.allows(*a) {
+				continue
+			}
+			for k := range st.byStatus {
+				if st.byStatus[k].status == a.Status {
+					st.byStatus[k].n++
+					continue next
+				}
+			}
+			st.byStatus = append(st.byStatus, statusCount{a.Status, 1})
+		}
+		c.byStatus = st.byStatus
 	}
 	if dag := in.DAG(); dag != nil {
 		_ = safely(func() error {
 			var err error
+			if ap, ok := dag.(dagAppender); ok {
+				c.nodeBuf, err = ap.AppendNodes(ctx, c.nodeBuf[:0])
+				if st.nodes = c.nodeBuf; err != nil {
+					return err
+				}
+				c.edgeBuf, err = ap.AppendEdges(ctx, c.edgeBuf[:0])
+				st.edges = c.edgeBuf
+				return err
+			}
 			if st.nodes, err = dag.ListNodes(ctx); err != nil {
 				return err
 			}
 			st.edges, err = dag.ListEdges(ctx)
 			return err
 		})
-		slices.Sort(st.nodes)
-		slices.SortFunc(st.edges, func(a, b Edge) int {
+		if !slices.IsSorted(st.nodes) {
+			slices.Sort(st.nodes)
+		}
+		byEnds := func(a, b Edge) int {
 			return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
-		})
+		}
+		if !slices.IsSortedFunc(st.edges, byEnds) {
+			slices.SortFunc(st.edges, byEnds)
+		}
 	}
 	return st
+}
+
+// idsIncrease reports whether the agents are in strictly increasing ID
+// order.
+func idsIncrease(agents []AgentInfo) bool {
+	for i := 1; i < len(agents); i++ {
+		if agents[i-1].ID >= agents[i].ID {
+			return false
+		}
+	}
+	return true
 }
 
 // walk visits, in order, where a fault of spec can land now, until visit
@@ -724,13 +800,25 @@ func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
 }
 
 // count returns how many targets walk visits, stopping at limit (< 0: no
-// limit).
+// limit). For a fault on agents it adds up the counts by status.
 func (st *systemState) count(spec FaultSpec, limit int) int {
 	n := 0
-	st.walk(&spec, func(target) bool {
-		n++
-		return n != limit
-	})
+	switch spec.Target {
+	case TargetSystem, TargetNode, TargetEdge, TargetRole:
+		st.walk(&spec, func(target) bool {
+			n++
+			return n != limit
+		})
+		return n
+	}
+	for _, sc := range st.byStatus {
+		if spec.eligible(sc.status) {
+			n += sc.n
+		}
+	}
+	if limit > 0 && n > limit {
+		n = limit
+	}
 	return n
 }
 

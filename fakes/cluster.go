@@ -5,7 +5,9 @@
 // ([Cluster.Probe], [Cluster.ProbeFunc]) and consistency checks
 // ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
 // [Cluster.Leader] and [Cluster.Orchestrator] show its state to tests and
-// reports.
+// reports. [Cluster.AppendAgents], [Cluster.AppendNodes] and
+// [Cluster.AppendEdges] list into a caller's buffer; a survival run, which
+// reads the system before every injection, uses them.
 //
 // # Cluster model
 //
@@ -166,6 +168,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/heapq"
 )
 
 // Errors of fault injection. They are wrapped with the target's ID.
@@ -201,10 +204,17 @@ type Cluster struct {
 	agents []agent // in ID order; an agent's index is its node index
 	index  map[string]int
 	roles  [2]role // roleLeader, roleOrchestrator
+	// upWorkers counts the agents with upWorker set, so a probe reads the
+	// quorum without walking the agents. touch keeps it true.
+	upWorkers int
+	// corrupt lists, once each, the agents whose memory may not match
+	// their checkpoint (every corrupted agent is on it), so a checkpoint
+	// tick does not walk the agents.
+	corrupt []int
 
 	dag    dagState
 	work   workload
-	events eventHeap
+	events heapq.Heap[event, *event]
 	seq    uint64
 
 	// One stream per purpose, so that faults (which draw election jitter and
@@ -251,6 +261,10 @@ type agent struct {
 	// Generations of the agent's pending deadlines; a deadline carrying an
 	// older generation is stale.
 	lifeGen, partGen, mcpGen uint32
+	// upWorker: of type worker and available, as of the last touch.
+	upWorker bool
+	// listed: on the cluster's corrupt list.
+	listed bool
 }
 
 func (a *agent) corrupted() bool { return checksum(a.mem) != a.ckptSum }
@@ -303,6 +317,7 @@ func NewCluster(opts ...Option) *Cluster {
 			mem: mem, ckpt: mem, ckptSum: checksum(mem),
 		})
 		c.index[id] = i
+		c.touch(i)
 	}
 	c.roles[roleLeader] = role{typ: arena.TypeLeader, holder: c.index["leader-0"]}
 	c.roles[roleOrchestrator] = role{typ: arena.TypeOrchestrator, holder: c.index["orchestrator-0"]}
@@ -407,19 +422,29 @@ func (c *Cluster) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return c.AppendAgents(ctx, make([]arena.AgentInfo, 0, len(c.agents)))
+}
+
+// AppendAgents appends every agent, in ID order, to dst and returns the
+// extended slice: ListAgents for callers that list often and keep a buffer
+// (a survival run lists before every injection).
+func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]arena.AgentInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
 	c.lock()
 	defer c.mu.Unlock()
-	out := make([]arena.AgentInfo, len(c.agents))
 	for i := range c.agents {
 		a := &c.agents[i]
-		out[i] = arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}
+		dst = append(dst, arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
 	}
-	return out, nil
+	return dst, nil
 }
 
 // Probe returns nil when the cluster is healthy, else an error naming the
 // first reason found (see the package documentation). It does not allocate
-// when healthy.
+// when healthy, and its work does not grow with the number of agents (it
+// reads a count of the available workers, kept as they change).
 func (c *Cluster) Probe(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -432,8 +457,8 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
 		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
 	}
-	if n := c.opts.workers; !c.quorum(n/2 + 1) {
-		return fmt.Errorf("quorum lost: %d of %d workers available", c.availableWorkers(-1), n)
+	if n := c.opts.workers; c.upWorkers < n/2+1 {
+		return fmt.Errorf("quorum lost: %d of %d workers available", c.upWorkers, n)
 	}
 	if c.dag.missing > 0 {
 		return errors.New("dag broken: " + c.dag.firstMissing(c))
@@ -444,23 +469,20 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	return nil
 }
 
-// quorum reports whether at least need workers are available. It stops
-// counting at need: a probe of a healthy cluster reads half the agents.
-func (c *Cluster) quorum(need int) bool { return c.availableWorkers(need) >= need }
-
-// availableWorkers counts the available workers, stopping at limit (< 0:
-// count all).
-func (c *Cluster) availableWorkers(limit int) int {
-	up := 0
-	for i := range c.agents {
-		if up == limit {
-			break
-		}
-		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
-			up++
+// touch brings agent i's upWorker, and the count of them, up to date. Every
+// change of an agent's type, status, partition, slowness or latency is
+// followed by a touch of the agent.
+func (c *Cluster) touch(i int) {
+	a := &c.agents[i]
+	up := a.typ == arena.TypeWorker && c.available(i)
+	if up != a.upWorker {
+		a.upWorker = up
+		if up {
+			c.upWorkers++
+		} else {
+			c.upWorkers--
 		}
 	}
-	return up
 }
 
 // ProbeFunc returns Probe as an arena.Probe.

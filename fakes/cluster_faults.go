@@ -21,7 +21,9 @@ func (c *Cluster) inject(ctx context.Context, id string, land func(i int, a *age
 	if err != nil {
 		return err
 	}
-	if err := land(i, &c.agents[i]); err != nil {
+	err = land(i, &c.agents[i])
+	c.touch(i)
+	if err != nil {
 		return err
 	}
 	c.settle()
@@ -119,9 +121,13 @@ func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.
 // CorruptMemory flips the memory of a running or paused agent, so that it no
 // longer matches its checkpoint's checksum.
 func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+	return c.inject(ctx, agentID, func(i int, a *agent) error {
 		if a.status == arena.StatusStopped {
 			return cannotLand(a.id, "agent is stopped")
+		}
+		if !a.listed {
+			a.listed = true
+			c.corrupt = append(c.corrupt, i)
 		}
 		a.mem ^= c.rngMemory.Uint64() | 1
 		for !a.corrupted() { // a second corruption undid the first

@@ -113,15 +113,23 @@ func (c *Cluster) ListNodes(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return c.AppendNodes(ctx, make([]string, 0, len(c.agents)))
+}
+
+// AppendNodes appends the present nodes, in ID order, to dst: ListNodes into
+// a caller's buffer.
+func (c *Cluster) AppendNodes(ctx context.Context, dst []string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
 	c.lock()
 	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.agents))
 	for i, n := range c.dag.nodes {
 		if !n.removed {
-			out = append(out, c.agents[i].id)
+			dst = append(dst, c.agents[i].id)
 		}
 	}
-	return out, nil
+	return dst, nil
 }
 
 // ListEdges returns the present edges, by source then target.
@@ -129,15 +137,23 @@ func (c *Cluster) ListEdges(ctx context.Context) ([]arena.Edge, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return c.AppendEdges(ctx, make([]arena.Edge, 0, len(c.dag.edges)))
+}
+
+// AppendEdges appends the present edges, by source then target, to dst:
+// ListEdges into a caller's buffer.
+func (c *Cluster) AppendEdges(ctx context.Context, dst []arena.Edge) ([]arena.Edge, error) {
+	if err := ctx.Err(); err != nil {
+		return dst, err
+	}
 	c.lock()
 	defer c.mu.Unlock()
-	out := make([]arena.Edge, 0, len(c.dag.edges))
 	for e, x := range c.dag.edges {
 		if c.dag.edgePresent(e) {
-			out = append(out, arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
+			dst = append(dst, arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
 		}
 	}
-	return out, nil
+	return dst, nil
 }
 
 // RemoveNode removes a node and, with it, its edges. DAG repair restores it

@@ -32,58 +32,18 @@ type event struct {
 	kind eventKind
 }
 
-// eventHeap is a binary min-heap on (at, seq), written out to stay
-// allocation-free (container/heap boxes every element).
-type eventHeap []event
-
-func (h eventHeap) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// Less orders deadlines by (at, seq); seq is unique.
+func (a *event) Less(b *event) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].seq < h[j].seq
-}
-
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *eventHeap) pop() event {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && s.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
+	return a.seq < b.seq
 }
 
 // schedule sets a deadline d after now.
 func (c *Cluster) schedule(d time.Duration, kind eventKind, ref int, gen uint32) {
 	c.seq++
-	c.events.push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
+	c.events.Push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
 }
 
 // advance runs every deadline due at or before the clock's reading, in
@@ -94,7 +54,7 @@ func (c *Cluster) advance() {
 		target = c.now // time never rewinds
 	}
 	for len(c.events) > 0 && c.events[0].at <= target {
-		e := c.events.pop()
+		e := c.events.Pop()
 		c.now = e.at
 		c.handle(e)
 		c.settle()
@@ -130,6 +90,7 @@ func (c *Cluster) handle(e event) {
 	case evPartitionHeal:
 		if a := &c.agents[e.ref]; a.partGen == e.gen {
 			a.partitioned = false
+			c.touch(int(e.ref))
 		}
 	case evMCPReconnect:
 		if a := &c.agents[e.ref]; a.mcpGen == e.gen {
@@ -140,19 +101,22 @@ func (c *Cluster) handle(e event) {
 
 // checkpoint is a checkpoint tick: the memory of every running agent is
 // checked against the checkpoint's checksum; a mismatch is restored from the
-// checkpoint, a match becomes the new checkpoint.
+// checkpoint, a match becomes the new checkpoint. Only the agents on the
+// corrupt list can mismatch: every other agent's memory is its checkpoint
+// (checksum is a bijection), which checkpointing again leaves as it is. An
+// agent leaves the list once its memory matches.
 func (c *Cluster) checkpoint() {
-	for i := range c.agents {
+	keep := c.corrupt[:0]
+	for _, i := range c.corrupt {
 		a := &c.agents[i]
-		if a.status != arena.StatusRunning {
-			continue
-		}
-		if a.corrupted() {
+		if a.status == arena.StatusRunning && a.corrupted() {
 			a.mem = a.ckpt
-		} else {
-			a.ckpt, a.ckptSum = a.mem, checksum(a.mem)
+		}
+		if a.listed = a.corrupted(); a.listed {
+			keep = append(keep, i)
 		}
 	}
+	c.corrupt = keep
 	c.schedule(c.opts.healing.CheckpointInterval, evCheckpoint, 0, 0)
 }
 
@@ -164,6 +128,7 @@ func (c *Cluster) resurrect(i int, gen uint32) {
 	a.status = arena.StatusRunning
 	a.restarts++
 	a.mem = a.ckpt
+	c.touch(i)
 }
 
 // checkRoles schedules an election for a role whose holder has become
@@ -204,6 +169,8 @@ func (c *Cluster) elect(r int, gen uint32) {
 		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
 			c.agents[ro.holder].typ = arena.TypeWorker
 			c.agents[i].typ = ro.typ
+			c.touch(ro.holder)
+			c.touch(i)
 			ro.holder = i
 			ro.pending = false
 			ro.epoch++
