@@ -22,13 +22,20 @@ var (
 	planeErr  error
 )
 
-// cluster returns the package's plane, started on first use; without the
-// binaries the test skips (fails with ARENA_REQUIRE_KUBE=1).
+// cluster returns the package's plane, started on first use, running the
+// reference pods as agentd processes; without the binaries, or when the pod
+// CIDR cannot be routed to this host (not root), the test skips (fails with
+// ARENA_REQUIRE_KUBE=1).
 func cluster(t *testing.T) *rest.Config {
 	t.Helper()
-	planeOnce.Do(func() { plane, planeErr = kubetest.Start(context.Background(), kubetest.WithNodes(3)) })
+	planeOnce.Do(func() {
+		plane, planeErr = kubetest.Start(context.Background(), kubetest.WithNodes(3), kubetest.WithAgentd())
+		if planeErr == nil && plane.AgentsErr != nil {
+			planeErr = plane.AgentsErr
+		}
+	})
 	switch {
-	case errors.Is(planeErr, kubetest.ErrNoTools) && os.Getenv(kubetest.RequireEnv) != "1":
+	case (errors.Is(planeErr, kubetest.ErrNoTools) || errors.Is(planeErr, kubetest.ErrNoPodNetwork)) && os.Getenv(kubetest.RequireEnv) != "1":
 		t.Skipf("%v (set %s=1 to fail instead)", planeErr, kubetest.RequireEnv)
 	case planeErr != nil:
 		t.Fatalf("%v", planeErr)

@@ -27,15 +27,13 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Compile-time checks: the capabilities the runtime has. Kubernetes cannot
-// pause a pod, and the agent-level faults need an agent that answers (see
-// the package documentation), so it is not a full arena.RuntimeProvider.
+// Compile-time checks: the capabilities the runtime has. Pause and the
+// agent-level and DAG faults need agents that serve the agentapi contract
+// (see the package documentation).
 var (
-	_ arena.AgentLister  = (*Runtime)(nil)
-	_ arena.AgentStopper = (*Runtime)(nil)
-	_ arena.Slower       = (*Runtime)(nil)
-	_ arena.Partitioner  = (*Runtime)(nil)
-	_ arena.FaultLifter  = (*Runtime)(nil)
+	_ arena.RuntimeProvider = (*Runtime)(nil)
+	_ arena.DAGProvider     = (*Runtime)(nil)
+	_ arena.FaultLifter     = (*Runtime)(nil)
 )
 
 // Errors of fault injection, wrapped with the agent's ID.
@@ -82,7 +80,10 @@ type Runtime struct {
 	slowed     map[string][]cpuLimit
 	simulated  map[string]bool    // node name → kwok node
 	killed     map[types.UID]bool // pods deleted, until the cache drops them
-	timers     sync.WaitGroup
+	// lifts: the agent-level faults (and pauses) landed and not lifted,
+	// by agent and agentapi kind, with the pod they landed on.
+	lifts  map[string]map[string]types.UID
+	timers sync.WaitGroup
 }
 
 type knownPod struct {
@@ -132,6 +133,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		slowed:     map[string][]cpuLimit{},
 		simulated:  map[string]bool{},
 		killed:     map[types.UID]bool{},
+		lifts:      map[string]map[string]types.UID{},
 	}
 	if r.runID == "" {
 		r.runID = NewRunID()
@@ -171,6 +173,9 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		err := r.deployReference(ctx)
 		if err == nil {
 			err = r.waitReady(ctx, 2+o.refWorkers)
+		}
+		if err == nil && o.controlPort != 0 {
+			err = r.waitHealthy(ctx)
 		}
 		if err != nil {
 			return nil, errors.Join(err, r.Close(context.WithoutCancel(ctx)))
@@ -264,7 +269,11 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 		k := r.remember(p)
 		seen[p.Name] = true
 		info := arena.AgentInfo{ID: p.Name, Type: k.typ, Status: arena.StatusStopped, Restarts: r.restarts[k.restarts]}
-		if podReady(p) && !r.killed[p.UID] {
+		switch {
+		case !podReady(p) || r.killed[p.UID]:
+		case r.paused(p):
+			info.Status = arena.StatusPaused
+		default:
 			info.Status = arena.StatusRunning
 		}
 		for _, c := range p.Status.ContainerStatuses {
@@ -363,9 +372,22 @@ func (r *Runtime) Close(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slowed := slices.Collect(maps.Keys(r.slowed))
+	type lift struct{ id, kind string }
+	var lifts []lift
+	for id, kinds := range r.lifts {
+		for kind := range kinds {
+			lifts = append(lifts, lift{id, kind})
+		}
+	}
 	r.mu.Unlock()
 	r.timers.Wait()
 	var errs []error
+	for _, l := range lifts {
+		err := r.liftAgentFault(ctx, l.id, l.kind)
+		if p, perr := r.pods.Get(l.id); perr == nil && p.DeletionTimestamp == nil {
+			errs = append(errs, err) // a pod going takes its faults with it
+		}
+	}
 	for _, id := range ids {
 		errs = append(errs, r.heal(ctx, id))
 	}
@@ -376,6 +398,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 	errs = append(errs, r.cs.NetworkingV1().NetworkPolicies(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, ofRun))
 	if r.opts.refWorkers > 0 {
 		bg := metav1.DeletePropagationBackground
+		if err := r.cs.CoreV1().Services(r.opts.namespace).Delete(ctx, referenceService, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
 		errs = append(errs,
 			r.cs.AppsV1().StatefulSets(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, ofRun),
 			r.cs.CoreV1().Pods(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, ofRun))
