@@ -97,27 +97,48 @@ func (r *Runtime) reachable(id, what string) (*corev1.Pod, error) {
 }
 
 // agentFault lands an agent-level fault through the agent's POST /faults.
+// A paused agent answers nothing: nothing lands on it but its resume.
 func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) error {
 	p, err := r.reachable(id, f.Kind)
 	if err != nil {
 		return err
 	}
+	track := arena.ActionType(f.Kind).Liftable() || f.Kind == agentapi.KindPause
+	r.mu.Lock()
+	if r.paused(p) {
+		r.mu.Unlock()
+		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, ErrCannotLand)
+	}
+	if f.Kind == agentapi.KindPause {
+		r.track(id, f.Kind, p.UID) // claimed: a concurrent fault sees it paused
+	}
+	r.mu.Unlock()
 	if err := r.call(ctx, id, http.MethodPost, agentapi.PathFaults, f, nil); err != nil {
+		if f.Kind == agentapi.KindPause {
+			r.forget(id, f.Kind)
+		}
 		return fmt.Errorf("%w (fault %s)", err, f.Kind)
 	}
-	if k := arena.ActionType(f.Kind); k.Liftable() || f.Kind == agentapi.KindPause {
+	if track {
 		r.mu.Lock()
-		if r.lifts[id] == nil {
-			r.lifts[id] = map[string]types.UID{}
-		}
-		r.lifts[id][f.Kind] = p.UID
+		r.track(id, f.Kind, p.UID)
 		r.mu.Unlock()
 	}
 	return nil
 }
 
+// track records a fault landed on pod uid; r.mu is held.
+func (r *Runtime) track(id, kind string, uid types.UID) {
+	if r.lifts[id] == nil {
+		r.lifts[id] = map[string]types.UID{}
+	}
+	r.lifts[id][kind] = uid
+}
+
 // liftAgentFault lifts kind on the agent (DELETE /faults/{kind}) if this
 // runtime landed it on the pod that runs now; otherwise nothing is active.
+// A paused agent answers nothing: its other faults are lifted right after
+// its pause.
 func (r *Runtime) liftAgentFault(ctx context.Context, id, kind string) error {
 	r.mu.Lock()
 	uid, ok := r.lifts[id][kind]
@@ -130,11 +151,31 @@ func (r *Runtime) liftAgentFault(ctx context.Context, id, kind string) error {
 		r.forget(id, kind) // the pod it landed on is gone, and the fault with it
 		return nil
 	}
+	r.mu.Lock()
+	if kind != agentapi.KindPause && r.paused(p) {
+		if !slices.Contains(r.deferred[id], kind) {
+			r.deferred[id] = append(r.deferred[id], kind)
+		}
+		r.mu.Unlock()
+		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, ErrCannotLand)
+	}
+	r.mu.Unlock()
 	if err := r.call(ctx, id, http.MethodDelete, agentapi.PathFaults+"/"+url.PathEscape(kind), nil, nil); err != nil {
 		return fmt.Errorf("%w (lift %s)", err, kind)
 	}
 	r.forget(id, kind)
-	return nil
+	if kind != agentapi.KindPause {
+		return nil
+	}
+	r.mu.Lock()
+	later := r.deferred[id]
+	delete(r.deferred, id)
+	r.mu.Unlock()
+	var errs []error
+	for _, k := range later {
+		errs = append(errs, r.liftAgentFault(ctx, id, k))
+	}
+	return errors.Join(errs...)
 }
 
 func (r *Runtime) forget(id, kind string) {

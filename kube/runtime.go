@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers/agentapi"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,8 +83,9 @@ type Runtime struct {
 	killed     map[types.UID]bool // pods deleted, until the cache drops them
 	// lifts: the agent-level faults (and pauses) landed and not lifted,
 	// by agent and agentapi kind, with the pod they landed on.
-	lifts  map[string]map[string]types.UID
-	timers sync.WaitGroup
+	lifts    map[string]map[string]types.UID
+	deferred map[string][]string // kinds to lift once the agent's pause is lifted
+	timers   sync.WaitGroup
 }
 
 type knownPod struct {
@@ -134,6 +136,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		simulated:  map[string]bool{},
 		killed:     map[types.UID]bool{},
 		lifts:      map[string]map[string]types.UID{},
+		deferred:   map[string][]string{},
 	}
 	if r.runID == "" {
 		r.runID = NewRunID()
@@ -379,6 +382,10 @@ func (r *Runtime) Close(ctx context.Context) error {
 			lifts = append(lifts, lift{id, kind})
 		}
 	}
+	// Pauses first: a paused agent answers no other lift.
+	slices.SortFunc(lifts, func(a, b lift) int {
+		return boolRank(a.kind != agentapi.KindPause) - boolRank(b.kind != agentapi.KindPause)
+	})
 	r.mu.Unlock()
 	r.timers.Wait()
 	var errs []error
@@ -407,6 +414,13 @@ func (r *Runtime) Close(ctx context.Context) error {
 	}
 	r.shutdown()
 	return errors.Join(errs...)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (r *Runtime) shutdown() {

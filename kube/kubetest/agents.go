@@ -378,6 +378,11 @@ func (r *runner) forward(w http.ResponseWriter, req *http.Request) {
 	target := &url.URL{Scheme: "http", Host: addr}
 	(&httputil.ReverseProxy{
 		Transport: r.tr,
+		// An agent that does not answer is the caller's business (agentd
+		// skips the route a while), not the test log's.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+		},
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.URL.Path = path
