@@ -14,8 +14,10 @@ import (
 
 // Probe is healthy when every owner (StatefulSet, ReplicaSet, or a bare
 // pod) has as many available agent pods as it had when the runtime
-// started, no agent reports a broken task DAG, and, with WithLeaderLease,
-// the Lease's holder is an available pod. A pod is available when it is
+// started, but for the owners of workers (type worker), which need a quorum
+// of them (⌊N/2⌋+1, as the containers runtime's probe), when no agent
+// reports a broken task DAG, and, with WithLeaderLease, when the Lease's
+// holder is an available pod. A pod is available when it is
 // Ready (read from the informers' cache) and its agent answers GET /health
 // through the pod proxy within WithProbeTimeout with 200, or 503 for a
 // broken DAG only. An agent answering 404 has no /health: readiness alone
@@ -68,8 +70,15 @@ func (r *Runtime) Probe(ctx context.Context) error {
 	}
 	var errs []error
 	for owner, want := range r.baseline {
-		if avail[owner] < want {
+		need := want
+		if r.workers[owner] {
+			need = want/2 + 1
+		}
+		if avail[owner] < need {
 			msg := fmt.Sprintf("%s: %d of %d pods available", owner, avail[owner], want)
+			if need < want {
+				msg = fmt.Sprintf("%s: quorum lost: %d of %d worker pods available", owner, avail[owner], want)
+			}
 			if d := down[owner]; len(d) > 0 {
 				slices.Sort(d)
 				msg += " (" + strings.Join(d, "; ") + ")"

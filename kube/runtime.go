@@ -76,6 +76,7 @@ type Runtime struct {
 	closed     bool
 	known      map[string]knownPod // every agent ever listed, by pod name
 	baseline   map[string]int      // owner key → pods it had at the start
+	workers    map[string]bool     // owner key → its pods are workers
 	restarts   map[string]int      // restart key → kills
 	partitions map[string]*partition
 	slowed     map[string][]cpuLimit
@@ -130,6 +131,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		stop:       make(chan struct{}),
 		known:      map[string]knownPod{},
 		baseline:   map[string]int{},
+		workers:    map[string]bool{},
 		restarts:   map[string]int{},
 		partitions: map[string]*partition{},
 		slowed:     map[string][]cpuLimit{},
@@ -193,6 +195,9 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	for _, p := range pods {
 		k := r.remember(p)
 		r.baseline[k.owner]++
+		if k.typ == arena.TypeWorker {
+			r.workers[k.owner] = true
+		}
 	}
 	r.mu.Unlock()
 	return r, nil
