@@ -1,10 +1,12 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -32,27 +34,55 @@ import (
 // the API server's, not the agent's).
 var errOutOfReach = errors.New("control endpoint out of reach")
 
+// proxy sends one request to the agent's pod through the API server's pod
+// proxy and returns the answer as it came: the agent's, or the API
+// server's own (a v1 Status) when it could not reach the agent.
+func (r *Runtime) proxy(ctx context.Context, id, method, path string, body any) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	u := r.host + "/api/v1/namespaces/" + url.PathEscape(r.opts.namespace) + "/pods/" +
+		url.PathEscape(id+":"+strconv.Itoa(r.opts.controlPort)) + "/proxy" + path
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	r.calls.Add(1)
+	resp, err := r.httpc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	return resp.StatusCode, data, err
+}
+
+// apiStatus returns the message of an answer that is the API server's
+// own v1 Status rather than the agent's.
+func apiStatus(data []byte) (string, bool) {
+	var st struct{ Kind, APIVersion, Message string }
+	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.APIVersion == "v1" {
+		return st.Message, true
+	}
+	return "", false
+}
+
 // call sends one request of the contract to the agent's pod and decodes a
 // 200 answer into out.
 func (r *Runtime) call(ctx context.Context, id, method, path string, body, out any) error {
 	if r.opts.controlPort == 0 {
 		return fmt.Errorf("kube: agent %s: %s %s: %w (WithoutAgentAPI)", id, method, path, arena.ErrUnsupported)
 	}
-	req := r.cs.CoreV1().RESTClient().Verb(method).Namespace(r.opts.namespace).Resource("pods").
-		Name(id + ":" + strconv.Itoa(r.opts.controlPort)).SubResource("proxy").Suffix(path)
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		req = req.Body(b).SetHeader("Content-Type", "application/json")
-	}
-	r.calls.Add(1)
-	res := req.Do(ctx)
-	var code int
-	res.StatusCode(&code)
-	data, err := res.Raw()
-	if code == 0 {
+	code, data, err := r.proxy(ctx, id, method, path, body)
+	if err != nil {
 		return fmt.Errorf("kube: agent %s: %s %s: %w", id, method, path, err)
 	}
 	if code == http.StatusOK {
@@ -63,11 +93,9 @@ func (r *Runtime) call(ctx context.Context, id, method, path string, body, out a
 		}
 		return nil
 	}
-	var st struct{ Kind, APIVersion, Message string }
-	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.APIVersion == "v1" {
-		// The API server's answer: the pod is gone, or its agent does not
-		// listen.
-		return fmt.Errorf("kube: agent %s: %s %s: %w: %d %s", id, method, path, errOutOfReach, code, st.Message)
+	if msg, ok := apiStatus(data); ok {
+		// The pod is gone, or its agent does not listen.
+		return fmt.Errorf("kube: agent %s: %s %s: %w: %d %s", id, method, path, errOutOfReach, code, msg)
 	}
 	var e agentapi.Error
 	msg := strconv.Itoa(code) + " " + http.StatusText(code)
@@ -308,35 +336,26 @@ func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has
 	if r.opts.controlPort == 0 {
 		return agentapi.Health{}, false, nil
 	}
-	req := r.cs.CoreV1().RESTClient().Get().Namespace(r.opts.namespace).Resource("pods").
-		Name(id + ":" + strconv.Itoa(r.opts.controlPort)).SubResource("proxy").Suffix(agentapi.PathHealth)
-	res := req.Do(ctx)
-	var code int
-	res.StatusCode(&code)
-	data, rerr := res.Raw()
-	switch {
-	case code == 0:
+	code, data, err := r.proxy(ctx, id, http.MethodGet, agentapi.PathHealth, nil)
+	if err != nil {
 		if ctx.Err() != nil {
 			return h, true, fmt.Errorf("no answer within %v", r.opts.probeTimeout)
 		}
-		return h, true, rerr
-	case code == http.StatusOK:
+		return h, true, err
+	}
+	if msg, ok := apiStatus(data); ok {
+		return h, true, errors.New(msg)
+	}
+	switch code {
+	case http.StatusOK:
 		return agentapi.Health{Healthy: true}, true, nil
-	case code == http.StatusServiceUnavailable:
-		var st struct{ Kind, Message string }
-		if json.Unmarshal(data, &st) == nil && st.Kind == "Status" {
-			return h, true, errors.New(st.Message)
-		}
+	case http.StatusServiceUnavailable:
 		if json.Unmarshal(data, &h) != nil || h.Reason == "" {
 			h = agentapi.Health{Reason: "503"}
 		}
 		h.Healthy = false
 		return h, true, nil
-	case code == http.StatusNotFound || code == http.StatusNotImplemented:
-		var st struct{ Kind, Message string }
-		if json.Unmarshal(data, &st) == nil && st.Kind == "Status" {
-			return h, true, errors.New(st.Message)
-		}
+	case http.StatusNotFound, http.StatusNotImplemented:
 		return h, false, nil
 	}
 	return h, true, fmt.Errorf("health answered %d", code)

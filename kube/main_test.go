@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -29,7 +31,13 @@ var (
 func cluster(t *testing.T) *rest.Config {
 	t.Helper()
 	planeOnce.Do(func() {
-		plane, planeErr = kubetest.Start(context.Background(), kubetest.WithNodes(3), kubetest.WithAgentd())
+		noapi, err := buildNoAPI()
+		if err != nil {
+			planeErr = err
+			return
+		}
+		plane, planeErr = kubetest.Start(context.Background(), kubetest.WithNodes(3), kubetest.WithAgentd(),
+			kubetest.WithAgentImage(noAPIImage, noapi))
 		if planeErr == nil && plane.AgentsErr != nil {
 			planeErr = plane.AgentsErr
 		}
@@ -43,8 +51,28 @@ func cluster(t *testing.T) *rest.Config {
 	return plane.Config
 }
 
+// noAPIImage is the image of pods that run testdata/noapi: an agent that
+// answers 404 to every request of the contract.
+const noAPIImage = "arena-noapi:local"
+
+var binDir string
+
+func buildNoAPI() (string, error) {
+	bin := filepath.Join(binDir, "noapi")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/noapi").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./testdata/noapi: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
 func TestMain(m *testing.M) {
+	var err error
+	if binDir, err = os.MkdirTemp("", "arena-kube-test-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	os.RemoveAll(binDir)
 	if plane != nil {
 		if err := plane.Exited(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +63,8 @@ const kwokAnnotation = "kwok.x-k8s.io/node"
 // Close lifts the faults still active and deletes what it created.
 type Runtime struct {
 	cs    kubernetes.Interface
+	httpc *http.Client // the clientset's transport, for the pod proxy
+	host  string       // the API server's base URL
 	opts  options
 	runID string
 
@@ -117,7 +121,15 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	httpc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, httpc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	host, _, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kube: %w", err)
 	}
@@ -127,7 +139,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	}
 	sel := o.selector.Add(*hasType)
 	r := &Runtime{
-		cs: cs, opts: o, runID: o.runID,
+		cs: cs, httpc: httpc, host: strings.TrimSuffix(host.String(), "/"), opts: o, runID: o.runID,
 		stop:       make(chan struct{}),
 		known:      map[string]knownPod{},
 		baseline:   map[string]int{},
