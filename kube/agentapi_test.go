@@ -169,3 +169,35 @@ func TestAgentWithoutTheContract(t *testing.T) {
 		t.Errorf("probe of a Ready pod without /health: %v", err)
 	}
 }
+
+// Injection latency through the pod proxy: tool_timeout landed and lifted
+// 50 times on worker-1, each one API request (logged, not asserted: two
+// busy cores make no benchmark).
+func TestAgentFaultLatency(t *testing.T) {
+	rt := newRuntime(t, kube.WithReferenceAgents(1))
+	ctx := context.Background()
+	const n = 50
+	var inject, lift []time.Duration
+	calls := rt.Calls()
+	for range n {
+		start := time.Now()
+		if err := rt.ToolTimeout(ctx, "worker-1", time.Second); err != nil {
+			t.Fatal(err)
+		}
+		inject = append(inject, time.Since(start))
+		start = time.Now()
+		if err := rt.LiftFault(ctx, arena.ActionToolTimeout, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		lift = append(lift, time.Since(start))
+	}
+	if got := rt.Calls() - calls; got != 2*n {
+		t.Errorf("%d API requests for %d faults and lifts, want %d (one each)", got, n, 2*n)
+	}
+	pct := func(d []time.Duration, p int) time.Duration {
+		slices.Sort(d)
+		return d[(len(d)-1)*p/100].Round(10 * time.Microsecond)
+	}
+	t.Logf("tool_timeout through the pod proxy, %d times: inject p50 %v p95 %v max %v; lift p50 %v p95 %v max %v",
+		n, pct(inject, 50), pct(inject, 95), pct(inject, 100), pct(lift, 50), pct(lift, 95), pct(lift, 100))
+}
