@@ -34,6 +34,9 @@ import (
 //     so the process listens on its pod's IP and the API server's pod proxy
 //     (/api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy/...) reaches it. The
 //     proxy refuses loopback (127/8) addresses, hence a range of its own.
+//     A test binary killed before Close leaves its route behind (remove it
+//     with `ip route del local <cidr> dev lo`); later planes pick another
+//     range.
 //   - The process gets the container's args and env (value, or fieldRef of
 //     metadata.name, metadata.namespace, status.podIP), AGENTD_ID=<pod
 //     name> and AGENTD_ADDR=<pod IP>:<first container port, else 8080>.
