@@ -369,7 +369,8 @@ func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has
 //   - "memory": every agent's memory matches its checksum, and its last
 //     checkpoint reads back intact.
 //
-// Agents that cannot answer by design (not Ready, paused) are skipped;
+// Agents that cannot answer by design (not Ready, paused, killed) are
+// skipped;
 // agents that answer 404 are left out; when no agent's state could be read
 // a check fails with arena.ErrNotApplicable (not measured).
 func (r *Runtime) Checks() []arena.Check {
@@ -414,9 +415,9 @@ func (r *Runtime) readState(ctx context.Context, id string) (agentapi.State, err
 			return agentapi.State{}, errSkip
 		}
 		r.mu.Lock()
-		isPaused := r.paused(p)
+		skip := r.paused(p) || r.killed[p.UID]
 		r.mu.Unlock()
-		if isPaused {
+		if skip {
 			return agentapi.State{}, errSkip
 		}
 		var st agentapi.State

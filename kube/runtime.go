@@ -449,7 +449,8 @@ func (r *Runtime) shutdown() {
 }
 
 // Leftovers lists what carries the project's label in the cluster:
-// NetworkPolicies and namespaces, as "kind/namespace/name".
+// NetworkPolicies, Services (the reference agents') and namespaces, as
+// "kind/namespace/name".
 func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]string, error) {
 	sel := metav1.ListOptions{LabelSelector: LabelProject + "=" + project}
 	var out []string
@@ -459,6 +460,13 @@ func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]
 	}
 	for _, np := range nps.Items {
 		out = append(out, "NetworkPolicy/"+np.Namespace+"/"+np.Name)
+	}
+	svcs, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range svcs.Items {
+		out = append(out, "Service/"+s.Namespace+"/"+s.Name)
 	}
 	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
 	if err != nil {
@@ -480,7 +488,8 @@ func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]
 }
 
 // Sweep removes what a killed process left behind for project: its
-// NetworkPolicies and namespaces, and the partition label of pods.
+// NetworkPolicies, Services and namespaces, and the partition label of
+// pods.
 func Sweep(ctx context.Context, cs kubernetes.Interface, project string) error {
 	sel := metav1.ListOptions{LabelSelector: LabelProject + "=" + project}
 	var errs []error
@@ -493,6 +502,15 @@ func Sweep(ctx context.Context, cs kubernetes.Interface, project string) error {
 			errs = append(errs, err)
 		}
 		errs = append(errs, unlabelPods(ctx, cs, np.Namespace, np.Name))
+	}
+	svcs, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return err
+	}
+	for _, s := range svcs.Items {
+		if err := cs.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
 	}
 	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
 	if err != nil {

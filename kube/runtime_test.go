@@ -61,6 +61,13 @@ func assertNothingOfRun(t *testing.T, rt *kube.Runtime) {
 		for _, s := range sts.Items {
 			left = append(left, "statefulset "+s.Name)
 		}
+		svcs, err := cs.CoreV1().Services("").List(ctx, sel)
+		if err != nil {
+			return false, err
+		}
+		for _, s := range svcs.Items {
+			left = append(left, "service "+s.Name)
+		}
 		nps, err := cs.NetworkingV1().NetworkPolicies("").List(ctx, sel)
 		if err != nil {
 			return false, err
