@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/containers/agentcheck"
 )
 
 // Probe reports whether the system is healthy now: every agent is asked
@@ -185,47 +185,13 @@ func (r *Runtime) checkTasks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	missing := func(to string, ids []string, st agentapi.State) []string {
-		have := make(map[string]bool, len(st.Ledger.Accepted))
-		for _, id := range st.Ledger.Accepted {
-			have[id] = true
+	return agentcheck.Tasks(ctx, sts, func(ctx context.Context, id string) (agentapi.State, error) {
+		a, ok := r.byID[id]
+		if !ok {
+			return agentapi.State{}, fmt.Errorf("no agent %s", id)
 		}
-		var out []string
-		for _, id := range ids {
-			if !have[id] {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
-	var lost []string
-	senders := slices.Sorted(maps.Keys(sts))
-	for _, from := range senders {
-		for _, to := range slices.Sorted(maps.Keys(sts[from].Ledger.Handed)) {
-			st, ok := sts[to]
-			if !ok {
-				continue // out of reach: not verified this time
-			}
-			m := missing(to, sts[from].Ledger.Handed[to], st)
-			if len(m) > 0 {
-				// The receiver was read before the sender's last hand-offs,
-				// perhaps: read it again, after the sender.
-				if a, ok := r.byID[to]; ok {
-					if again, err := r.readState(ctx, a); err == nil {
-						m = missing(to, m, again)
-					}
-				}
-			}
-			for _, id := range m {
-				lost = append(lost, fmt.Sprintf("%s (%s->%s)", id, from, to))
-			}
-		}
-	}
-	if len(lost) > 0 {
-		show := lost[:min(len(lost), 5)]
-		return fmt.Errorf("%d tasks lost: handed on but not in the receiver's ledger: %s", len(lost), strings.Join(show, ", "))
-	}
-	return nil
+		return r.readState(ctx, a)
+	})
 }
 
 func (r *Runtime) checkMemory(ctx context.Context) error {
@@ -233,18 +199,5 @@ func (r *Runtime) checkMemory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var bad []string
-	for _, id := range slices.Sorted(maps.Keys(sts)) {
-		m := sts[id].Memory
-		switch {
-		case !m.OK:
-			bad = append(bad, id+": memory does not match its checksum")
-		case !m.CheckpointOK && !m.CheckpointAt.IsZero():
-			bad = append(bad, id+": checkpoint unreadable or corrupt")
-		}
-	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
+	return agentcheck.Memory(sts)
 }

@@ -9,9 +9,9 @@ import (
 
 // TestConformance runs arenatest's conformance suite for runtimes against
 // the kube runtime: every subtest gets fresh reference StatefulSets (leader,
-// orchestrator, two workers) in a namespace of its own. Kubernetes has no
-// pause and the agent-level faults are not implemented, so those checks
-// are skipped by the suite. Partitions are checked with
+// orchestrator, two workers) in a namespace of its own, run as agentd
+// processes by the plane: pause and the agent-level faults go through the
+// pod proxy to them. Partitions are checked with
 // EnforcementAssumed: on kwok no CNI enforces them, and by default they
 // (rightly) fail as not landed; here the suite checks their policies'
 // lifecycle through the API.

@@ -41,24 +41,56 @@
 //	                                                                 WithPartitionHealing, 3s)
 //	slow_agent         the pod's CPU limits scaled by                the limits it had before
 //	                   ref/(ref+delay), in place (pods/resize)
+//	pause_agent        POST /faults {"kind":"pause"} to the agent    DELETE /faults/pause
+//	                   (agentapi): it stops working and answering    (ResumeAgent too)
+//	tool_timeout,      POST /faults to the agent, through the        DELETE /faults/{kind}
+//	mcp_disconnect,    API server's pod proxy
+//	llm_failure
+//	memory_corrupt     POST /faults (the agent heals from its        never
+//	                   checkpoint)
+//	remove_node,       POST /faults to the node, or to the edge's    never: the agent repairs
+//	remove_edge        source (DAGProvider)                          its DAG
+//
+// The agent-level faults, pause and the DAG faults reach the agent's
+// fault-control endpoint (package agentapi, port WithControlPort, 8080)
+// through the API server's pod proxy,
+// /api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy/...: Kubernetes cannot
+// freeze a pod, so pause is a kind of the contract that the agent lands
+// itself. An agent that answers 404 or 501 does not support the kind: the
+// fault fails with arena.ErrUnsupported naming the pod and the kind, and
+// is never counted as landed. Nothing lands on a paused agent but its
+// resume; its other lifts wait for it. With WithoutAgentAPI these faults
+// fail with arena.ErrUnsupported.
 //
 // What landed means: a kill, that the API server deleted the pod; a
 // slowdown, that it accepted the resize (the kubelet applies it); a
-// partition, that the policy exists where something enforces it. The API
-// cannot tell whether the cluster's CNI enforces NetworkPolicy; on a kwok
-// node (annotation kwok.x-k8s.io/node) nothing does, so there a partition
-// fails with ErrNotEnforced and creates nothing, unless
-// WithEnforcement(EnforcementAssumed). Kubernetes cannot pause a pod, and
-// the agent-level faults (tool_timeout, mcp_disconnect, llm_failure,
-// memory_corrupt) and the DAG faults are not implemented: the runtime has
-// no Pauser nor their capabilities, so a scenario with them fails
-// validation naming the step (arena.ErrUnsupported).
+// partition, that the policy exists where something enforces it; an
+// agent-level fault, that the agent answered 200. The API cannot tell
+// whether the cluster's CNI enforces NetworkPolicy; on a kwok node
+// (annotation kwok.x-k8s.io/node) nothing does, so there a partition fails
+// with ErrNotEnforced and creates nothing, unless
+// WithEnforcement(EnforcementAssumed).
 //
-// # Probe
+// # Probe and checks
 //
-// Probe reads the cache: healthy when every owner (StatefulSet,
-// ReplicaSet, bare pod) has as many Ready pods as at the start and the
-// leader Lease's holder is a Ready pod.
+// Probe reads readiness from the cache and asks each Ready pod's agent GET
+// /health through the pod proxy (within WithProbeTimeout): healthy when
+// every owner (StatefulSet, ReplicaSet, bare pod) has as many available
+// pods as at the start (a quorum, for the owners of workers), no agent
+// reports a broken DAG, and the leader Lease's holder is available. An
+// agent answering 404 has no /health: readiness decides. Checks are the
+// tasks and memory checks of package containers/agentcheck over each
+// agent's GET /state, read through the proxy; not applicable where the
+// agents answer 404.
+//
+// # Reference agents
+//
+// WithReferenceAgents creates StatefulSets of ReferenceImage (agentd),
+// leader-0 → orchestrator-0 → worker-1 … worker-N, and the headless Service
+// arena-agents: in a cluster with DNS an agent reaches a route as
+// http://<pod>.arena-agents:8080 (AGENTD_ROUTE_URLS). A kubetest plane with
+// WithAgentd runs each such pod as an agentd process on the pod's IP,
+// reaching routes through its gateway.
 //
 // # Cleanup
 //
@@ -72,6 +104,6 @@
 //
 // Package kubetest starts a control plane on loopback (etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and kwok, built from source by
-// `make kube-tools`); ForTest starts one per test unless WithConfig names a
-// cluster.
+// `make kube-tools`), and runs the reference pods as agentd processes;
+// ForTest starts one per test unless WithConfig names a cluster.
 package kube

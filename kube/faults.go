@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers/agentapi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -313,15 +314,21 @@ func (r *Runtime) resize(ctx context.Context, id string, limits []cpuLimit) erro
 	return err
 }
 
-// LiftFault lifts a partition (deletes its policy, unlabels the pod) or a
-// slowdown (restores the CPU limits). Lifting a fault that is not active
-// is nil; kills are never lifted (ErrNotLiftable).
+// LiftFault lifts a partition (deletes its policy, unlabels the pod), a
+// slowdown (restores the CPU limits), a pause (DELETE /faults/pause) or
+// tool_timeout, mcp_disconnect and llm_failure (DELETE /faults/{kind}).
+// Lifting a fault that is not active (or whose pod has gone since) is nil;
+// kills are never lifted (ErrNotLiftable).
 func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
 	switch kind {
 	case arena.ActionNetworkPartition:
 		return r.heal(ctx, id)
 	case arena.ActionSlowAgent:
 		return r.unslow(ctx, id)
+	case arena.ActionPauseAgent:
+		return r.liftAgentFault(ctx, id, agentapi.KindPause)
+	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
+		return r.liftAgentFault(ctx, id, string(kind))
 	}
 	return fmt.Errorf("kube: lift %s of %s: %w", kind, id, ErrNotLiftable)
 }
@@ -336,6 +343,14 @@ func (r *Runtime) Active() []string {
 	}
 	for id := range r.slowed {
 		out = append(out, string(arena.ActionSlowAgent)+" "+id)
+	}
+	for id, kinds := range r.lifts {
+		for kind := range kinds {
+			if kind == agentapi.KindPause {
+				kind = string(arena.ActionPauseAgent)
+			}
+			out = append(out, kind+" "+id)
+		}
 	}
 	return out
 }

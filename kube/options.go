@@ -16,6 +16,8 @@ const (
 	DefaultProject          = "arena"
 	DefaultPartitionHealing = 3 * time.Second
 	DefaultSlowReference    = 100 * time.Millisecond
+	DefaultControlPort      = 8080
+	DefaultProbeTimeout     = time.Second
 )
 
 // Labels arena puts on everything it creates, and on the pods it partitions.
@@ -58,6 +60,8 @@ type options struct {
 	errs          []error
 	refWorkers    int
 	cfg           *rest.Config
+	controlPort   int // the agents' agentapi port; 0: they have none
+	probeTimeout  time.Duration
 }
 
 func defaultOptions() options {
@@ -68,6 +72,8 @@ func defaultOptions() options {
 		project:       DefaultProject,
 		partitionHeal: DefaultPartitionHealing,
 		slowRef:       DefaultSlowReference,
+		controlPort:   DefaultControlPort,
+		probeTimeout:  DefaultProbeTimeout,
 	}
 }
 
@@ -170,11 +176,41 @@ func (n referenceAgents) apply(o *options) { o.refWorkers = int(n) }
 
 // WithReferenceAgents has the runtime create the reference system in its
 // namespace: StatefulSets leader (leader-0), orchestrator (orchestrator-0)
-// and worker (worker-1 … worker-N), their pods labelled with the run and
-// requesting 100m of CPU with a limit of one CPU. Close deletes them. Their
-// image is never pulled on kwok nodes, where pods do not execute: it is
-// meant for kubetest planes.
+// and worker (worker-1 … worker-N) of image ReferenceImage (agentd), the
+// headless Service arena-agents, their pods labelled with the run and
+// requesting 100m of CPU with a limit of one CPU, and returns once every
+// agent answers GET /health (unless WithoutAgentAPI). Close deletes them.
+// The image is meant for kubetest planes, whose runner (WithAgentd) runs
+// each pod as an agentd process: no registry serves it.
 func WithReferenceAgents(workers int) Option { return referenceAgents(workers) }
+
+type controlPort int
+
+func (p controlPort) apply(o *options) { o.controlPort = int(p) }
+
+// WithControlPort sets the port on which the agents' pods serve the
+// fault-control contract of package agentapi (default 8080), reached
+// through the API server's pod proxy.
+func WithControlPort(port int) Option {
+	if port <= 0 || port > 65535 {
+		return badOption{fmt.Errorf("kube: WithControlPort: %d, want 1-65535", port)}
+	}
+	return controlPort(port)
+}
+
+// WithoutAgentAPI says the agents' pods serve no agentapi contract: Probe
+// reads readiness only, the runtime has no checks, and the agent-level,
+// pause and DAG faults fail with arena.ErrUnsupported.
+func WithoutAgentAPI() Option { return controlPort(0) }
+
+type probeTimeout time.Duration
+
+func (d probeTimeout) apply(o *options) { o.probeTimeout = time.Duration(d) }
+
+// WithProbeTimeout bounds Probe's GET /health of each agent through the pod
+// proxy (default 1s): an agent that does not answer within it (a paused
+// one) is unavailable.
+func WithProbeTimeout(d time.Duration) Option { return probeTimeout(d) }
 
 type config struct{ cfg *rest.Config }
 
@@ -202,6 +238,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("kube: WithPartitionHealing: negative (%v)", o.partitionHeal)
 	case o.refWorkers < 0:
 		return fmt.Errorf("kube: WithReferenceAgents: %d workers", o.refWorkers)
+	case o.probeTimeout <= 0:
+		return fmt.Errorf("kube: WithProbeTimeout: %v, want > 0", o.probeTimeout)
 	case o.slowRef <= 0:
 		return fmt.Errorf("kube: WithSlowReference: %v, want > 0", o.slowRef)
 	}

@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/containers/agentapi"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,15 +30,13 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Compile-time checks: the capabilities the runtime has. Kubernetes cannot
-// pause a pod, and the agent-level faults need an agent that answers (see
-// the package documentation), so it is not a full arena.RuntimeProvider.
+// Compile-time checks: the capabilities the runtime has. Pause and the
+// agent-level and DAG faults need agents that serve the agentapi contract
+// (see the package documentation).
 var (
-	_ arena.AgentLister  = (*Runtime)(nil)
-	_ arena.AgentStopper = (*Runtime)(nil)
-	_ arena.Slower       = (*Runtime)(nil)
-	_ arena.Partitioner  = (*Runtime)(nil)
-	_ arena.FaultLifter  = (*Runtime)(nil)
+	_ arena.RuntimeProvider = (*Runtime)(nil)
+	_ arena.DAGProvider     = (*Runtime)(nil)
+	_ arena.FaultLifter     = (*Runtime)(nil)
 )
 
 // Errors of fault injection, wrapped with the agent's ID.
@@ -62,6 +63,8 @@ const kwokAnnotation = "kwok.x-k8s.io/node"
 // Close lifts the faults still active and deletes what it created.
 type Runtime struct {
 	cs    kubernetes.Interface
+	httpc *http.Client // the clientset's transport, for the pod proxy
+	host  string       // the API server's base URL
 	opts  options
 	runID string
 
@@ -77,12 +80,17 @@ type Runtime struct {
 	closed     bool
 	known      map[string]knownPod // every agent ever listed, by pod name
 	baseline   map[string]int      // owner key → pods it had at the start
+	workers    map[string]bool     // owner key → its pods are workers
 	restarts   map[string]int      // restart key → kills
 	partitions map[string]*partition
 	slowed     map[string][]cpuLimit
 	simulated  map[string]bool    // node name → kwok node
 	killed     map[types.UID]bool // pods deleted, until the cache drops them
-	timers     sync.WaitGroup
+	// lifts: the agent-level faults (and pauses) landed and not lifted,
+	// by agent and agentapi kind, with the pod they landed on.
+	lifts    map[string]map[string]types.UID
+	deferred map[string][]string // kinds to lift once the agent's pause is lifted
+	timers   sync.WaitGroup
 }
 
 type knownPod struct {
@@ -113,7 +121,15 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	httpc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	cs, err := kubernetes.NewForConfigAndClient(cfg, httpc)
+	if err != nil {
+		return nil, fmt.Errorf("kube: %w", err)
+	}
+	host, _, err := rest.DefaultServerUrlFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kube: %w", err)
 	}
@@ -123,15 +139,18 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	}
 	sel := o.selector.Add(*hasType)
 	r := &Runtime{
-		cs: cs, opts: o, runID: o.runID,
+		cs: cs, httpc: httpc, host: strings.TrimSuffix(host.String(), "/"), opts: o, runID: o.runID,
 		stop:       make(chan struct{}),
 		known:      map[string]knownPod{},
 		baseline:   map[string]int{},
+		workers:    map[string]bool{},
 		restarts:   map[string]int{},
 		partitions: map[string]*partition{},
 		slowed:     map[string][]cpuLimit{},
 		simulated:  map[string]bool{},
 		killed:     map[types.UID]bool{},
+		lifts:      map[string]map[string]types.UID{},
+		deferred:   map[string][]string{},
 	}
 	if r.runID == "" {
 		r.runID = NewRunID()
@@ -172,6 +191,9 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		if err == nil {
 			err = r.waitReady(ctx, 2+o.refWorkers)
 		}
+		if err == nil && o.controlPort != 0 {
+			err = r.waitHealthy(ctx)
+		}
 		if err != nil {
 			return nil, errors.Join(err, r.Close(context.WithoutCancel(ctx)))
 		}
@@ -185,6 +207,9 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	for _, p := range pods {
 		k := r.remember(p)
 		r.baseline[k.owner]++
+		if k.typ == arena.TypeWorker {
+			r.workers[k.owner] = true
+		}
 	}
 	r.mu.Unlock()
 	return r, nil
@@ -264,7 +289,11 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 		k := r.remember(p)
 		seen[p.Name] = true
 		info := arena.AgentInfo{ID: p.Name, Type: k.typ, Status: arena.StatusStopped, Restarts: r.restarts[k.restarts]}
-		if podReady(p) && !r.killed[p.UID] {
+		switch {
+		case !podReady(p) || r.killed[p.UID]:
+		case r.paused(p):
+			info.Status = arena.StatusPaused
+		default:
 			info.Status = arena.StatusRunning
 		}
 		for _, c := range p.Status.ContainerStatuses {
@@ -363,9 +392,26 @@ func (r *Runtime) Close(ctx context.Context) error {
 		ids = append(ids, id)
 	}
 	slowed := slices.Collect(maps.Keys(r.slowed))
+	type lift struct{ id, kind string }
+	var lifts []lift
+	for id, kinds := range r.lifts {
+		for kind := range kinds {
+			lifts = append(lifts, lift{id, kind})
+		}
+	}
+	// Pauses first: a paused agent answers no other lift.
+	slices.SortFunc(lifts, func(a, b lift) int {
+		return boolRank(a.kind != agentapi.KindPause) - boolRank(b.kind != agentapi.KindPause)
+	})
 	r.mu.Unlock()
 	r.timers.Wait()
 	var errs []error
+	for _, l := range lifts {
+		err := r.liftAgentFault(ctx, l.id, l.kind)
+		if p, perr := r.pods.Get(l.id); perr == nil && p.DeletionTimestamp == nil {
+			errs = append(errs, err) // a pod going takes its faults with it
+		}
+	}
 	for _, id := range ids {
 		errs = append(errs, r.heal(ctx, id))
 	}
@@ -376,12 +422,22 @@ func (r *Runtime) Close(ctx context.Context) error {
 	errs = append(errs, r.cs.NetworkingV1().NetworkPolicies(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, ofRun))
 	if r.opts.refWorkers > 0 {
 		bg := metav1.DeletePropagationBackground
+		if err := r.cs.CoreV1().Services(r.opts.namespace).Delete(ctx, referenceService, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
 		errs = append(errs,
 			r.cs.AppsV1().StatefulSets(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{PropagationPolicy: &bg}, ofRun),
 			r.cs.CoreV1().Pods(r.opts.namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, ofRun))
 	}
 	r.shutdown()
 	return errors.Join(errs...)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (r *Runtime) shutdown() {
@@ -393,7 +449,8 @@ func (r *Runtime) shutdown() {
 }
 
 // Leftovers lists what carries the project's label in the cluster:
-// NetworkPolicies and namespaces, as "kind/namespace/name".
+// NetworkPolicies, Services (the reference agents') and namespaces, as
+// "kind/namespace/name".
 func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]string, error) {
 	sel := metav1.ListOptions{LabelSelector: LabelProject + "=" + project}
 	var out []string
@@ -403,6 +460,13 @@ func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]
 	}
 	for _, np := range nps.Items {
 		out = append(out, "NetworkPolicy/"+np.Namespace+"/"+np.Name)
+	}
+	svcs, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range svcs.Items {
+		out = append(out, "Service/"+s.Namespace+"/"+s.Name)
 	}
 	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
 	if err != nil {
@@ -424,7 +488,8 @@ func Leftovers(ctx context.Context, cs kubernetes.Interface, project string) ([]
 }
 
 // Sweep removes what a killed process left behind for project: its
-// NetworkPolicies and namespaces, and the partition label of pods.
+// NetworkPolicies, Services and namespaces, and the partition label of
+// pods.
 func Sweep(ctx context.Context, cs kubernetes.Interface, project string) error {
 	sel := metav1.ListOptions{LabelSelector: LabelProject + "=" + project}
 	var errs []error
@@ -437,6 +502,15 @@ func Sweep(ctx context.Context, cs kubernetes.Interface, project string) error {
 			errs = append(errs, err)
 		}
 		errs = append(errs, unlabelPods(ctx, cs, np.Namespace, np.Name))
+	}
+	svcs, err := cs.CoreV1().Services(metav1.NamespaceAll).List(ctx, sel)
+	if err != nil {
+		return err
+	}
+	for _, s := range svcs.Items {
+		if err := cs.CoreV1().Services(s.Namespace).Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+		}
 	}
 	nss, err := cs.CoreV1().Namespaces().List(ctx, sel)
 	if err != nil {

@@ -3,7 +3,10 @@ package kube_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +29,7 @@ func newRuntime(t *testing.T, opts ...kube.Option) *kube.Runtime {
 	t.Cleanup(func() { // registered first, so it runs after ForTest's cleanups
 		if rt != nil {
 			assertNothingOfRun(t, rt)
+			assertNoAgentProcess(t, rt.Namespace())
 		}
 	})
 	rt = kube.ForTest(t, append([]kube.Option{kube.WithConfig(cfg), kube.WithProject(testProject)}, opts...)...)
@@ -57,6 +61,13 @@ func assertNothingOfRun(t *testing.T, rt *kube.Runtime) {
 		for _, s := range sts.Items {
 			left = append(left, "statefulset "+s.Name)
 		}
+		svcs, err := cs.CoreV1().Services("").List(ctx, sel)
+		if err != nil {
+			return false, err
+		}
+		for _, s := range svcs.Items {
+			left = append(left, "service "+s.Name)
+		}
 		nps, err := cs.NetworkingV1().NetworkPolicies("").List(ctx, sel)
 		if err != nil {
 			return false, err
@@ -75,6 +86,27 @@ func assertNothingOfRun(t *testing.T, rt *kube.Runtime) {
 	})
 	if err != nil {
 		t.Errorf("labelled with run %s after cleanup: %v (%v)", rt.RunID(), left, err)
+	}
+}
+
+// assertNoAgentProcess fails t when the plane still runs a process for a
+// pod of namespace ns.
+func assertNoAgentProcess(t *testing.T, ns string) {
+	t.Helper()
+	var left []string
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
+		left = nil
+		for pod, pid := range plane.AgentPIDs() {
+			if strings.HasPrefix(pod, ns+"/") {
+				left = append(left, fmt.Sprintf("%s (pid %d)", pod, pid))
+			}
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("agent processes of namespace %s after cleanup: %v", ns, left)
 	}
 }
 
@@ -120,8 +152,9 @@ func TestReferenceAgentsListed(t *testing.T) {
 	}
 }
 
-// A kill deletes the pod with grace 0; its StatefulSet brings it back, the
-// runtime counts the restart, the probe fails meanwhile and passes after.
+// A kill deletes the pod with grace 0: its agentd process is killed, its
+// StatefulSet brings the pod back with a new agentd process, the runtime
+// counts the restart, and the probe sees the outage and the recovery.
 func TestKillIsResurrected(t *testing.T) {
 	rt := newRuntime(t, kube.WithReferenceAgents(2))
 	ctx := context.Background()
@@ -129,9 +162,20 @@ func TestKillIsResurrected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	key := rt.Namespace() + "/worker-1"
+	pid := plane.AgentPIDs()[key]
+	if pid == 0 {
+		t.Fatalf("no agentd process for %s: %v", key, plane.AgentPIDs())
+	}
+	if err := rt.Probe(ctx); err != nil {
+		t.Fatalf("probe before the kill: %v", err)
+	}
 	if err := rt.StopAgent(ctx, "worker-1"); err != nil {
 		t.Fatal(err)
 	}
+	var outage error
+	eventually(t, "the probe sees the outage", func() bool { outage = rt.Probe(ctx); return outage != nil })
+	t.Logf("probe during the outage: %v", outage)
 	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, kube.ErrNoAgent) {
 		t.Errorf("StopAgent(no-such-pod) = %v, want ErrNoAgent", err)
 	}
@@ -144,6 +188,17 @@ func TestKillIsResurrected(t *testing.T) {
 		return a.Status == arena.StatusRunning && a.Restarts == 1
 	})
 	eventually(t, "probe healthy again", func() bool { return rt.Probe(ctx) == nil })
+	if now := plane.AgentPIDs()[key]; now == 0 || now == pid {
+		t.Errorf("agentd of %s: pid %d after the kill, %d before: want a new process", key, now, pid)
+	}
+	if alive(pid) {
+		t.Errorf("agentd %d of the killed pod still runs", pid)
+	}
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // The holder of the leader Lease is the leader, live: when the Lease moves

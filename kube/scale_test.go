@@ -41,7 +41,8 @@ func TestScaleSurvival(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	rt := kube.ForTest(t, kube.WithConfig(plane.Config), kube.WithProject(testProject),
-		kube.WithReferenceAgents(998), kube.WithEnforcement(kube.EnforcementAssumed))
+		kube.WithReferenceAgents(998), kube.WithEnforcement(kube.EnforcementAssumed),
+		kube.WithoutAgentAPI()) // no agentd processes: the plane has no WithAgentd
 	t.Logf("1000 pods Ready in %v", time.Since(start).Round(time.Second))
 	var after runtime.MemStats
 	runtime.GC()

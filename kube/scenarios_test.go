@@ -11,22 +11,30 @@ import (
 	"github.com/ares-arena/arena/scenarios"
 )
 
-// The built-in kill scenarios play in real time against the reference
-// StatefulSets on the kwok plane through arenatest.Run, which fails the test
-// when a scenario misses its gate (grade, MTTR, every fault recovered by the
-// probe). One change to the gates: kwok pods execute nothing, so there is
-// no agent state to check, and the runtime has no consistency checks; the
-// gates' "consistent" (at least one check ran and passed) is left out
-// rather than met by a check that cannot fail.
-func TestBuiltinKillScenarios(t *testing.T) {
-	for _, name := range []string{"leader-failover", "rolling-kills"} {
+// The built-in scenarios of kills, agent-level and DAG faults play
+// unchanged, in real time, against the reference StatefulSets on the kwok
+// plane, whose pods the plane runs as agentd processes, through
+// arenatest.Run: it fails the test when a scenario misses its gate (grade,
+// MTTR, every fault recovered by the probe, and "consistent": the tasks and
+// memory checks read every agent's /state through the pod proxy and pass).
+// slow-tools' slow_agent lands as an in-place resize that kwok only
+// records: the agentd process is not throttled. At most three play at once:
+// on two busy cores, more starve the agents (their tasks time out) and the
+// probe, and the runs measure the machine, not the system.
+func TestBuiltinScenarios(t *testing.T) {
+	slots := make(chan struct{}, 3)
+	for _, name := range []string{"leader-failover", "rolling-kills", "dag-surgery", "llm-brownout", "mcp-flap", "memory-corruption", "slow-tools"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			sc, err := scenarios.Load(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc.Expect.Consistent = false
+			if !sc.Expect.Consistent {
+				t.Fatalf("%s: its gate no longer asks for consistency: update this test", name)
+			}
 			rt := newRuntime(t, kube.WithReferenceAgents(3))
 			rep := arenatest.Run(t, sc, arenatest.WithRuntime(rt))
 			t.Logf("%s", rep)
@@ -35,6 +43,9 @@ func TestBuiltinKillScenarios(t *testing.T) {
 			}
 			if rep.Report.Landed != len(sc.Actions) {
 				t.Errorf("%d faults landed, want %d", rep.Report.Landed, len(sc.Actions))
+			}
+			if r := rep.Report; r.ChecksRun == 0 || r.ChecksPassed != r.ChecksRun || r.ChecksNotApplicable != 0 {
+				t.Errorf("checks: %d run, %d passed, %d not applicable; want all run and passed", r.ChecksRun, r.ChecksPassed, r.ChecksNotApplicable)
 			}
 			if killed := agent(t, rt, "leader-0").Restarts; name == "leader-failover" && killed != 2 {
 				t.Errorf("leader-0 restarted %d times, want 2 (killed twice)", killed)

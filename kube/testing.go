@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +26,9 @@ type TB interface {
 // all in t.Cleanup:
 //
 //   - the cluster is WithConfig's, or else a kubetest plane started for the
-//     test (skipped without its binaries, failed when ARENA_REQUIRE_KUBE=1);
+//     test (skipped without its binaries, failed when ARENA_REQUIRE_KUBE=1),
+//     which runs the reference agents as agentd processes (kubetest's
+//     WithAgentd; skipped, or failed, when it cannot: not root);
 //   - the namespace, arena-<run>, carries the run's labels; Cleanup closes
 //     the runtime (lifting its faults) and deletes the namespace.
 //
@@ -44,8 +47,20 @@ func ForTest(t TB, opts ...Option) *Runtime {
 	}
 	cfg := o.cfg
 	if cfg == nil {
-		plane := kubetest.New(t)
+		var popts []kubetest.Option
+		if o.refWorkers > 0 && o.controlPort != 0 {
+			popts = append(popts, kubetest.WithAgentd())
+		}
+		plane := kubetest.New(t, popts...)
 		if plane == nil {
+			return nil
+		}
+		if plane.AgentsErr != nil {
+			if os.Getenv(kubetest.RequireEnv) == "1" {
+				t.Fatalf("kube: reference agents: %v (%s=1 requires them)", plane.AgentsErr, kubetest.RequireEnv)
+			} else {
+				t.Skipf("kube: reference agents: %v (set %s=1 to fail instead)", plane.AgentsErr, kubetest.RequireEnv)
+			}
 			return nil
 		}
 		cfg = plane.Config

@@ -44,6 +44,7 @@ type Agent struct {
 	ckptAt   time.Time
 	restores int
 	faults   faultSet
+	resume   chan struct{}        // closed when the current pause is lifted
 	seq      int                  // last task number created by a source
 	down     map[string]time.Time // route → skipped until
 	rr       int                  // round-robin position
@@ -112,6 +113,36 @@ func (a *Agent) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// waitUnpaused returns once the agent is not paused: at once, or when the
+// pause is lifted or ends. It reports false when ctx ended first.
+func (a *Agent) waitUnpaused(ctx context.Context) bool {
+	for ctx.Err() == nil {
+		a.mu.Lock()
+		a.faults.expire(a.now())
+		f, paused := a.faults.get(agentapi.KindPause)
+		resume := a.resume
+		a.mu.Unlock()
+		if !paused {
+			return true
+		}
+		var until <-chan time.Time
+		var t *time.Timer
+		if !f.Until.IsZero() {
+			t = time.NewTimer(f.Until.Sub(a.now()))
+			until = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-resume:
+		case <-until:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+	return false
+}
+
 func (a *Agent) notify() {
 	select {
 	case a.wake <- struct{}{}:
@@ -141,6 +172,9 @@ func (a *Agent) sourceLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		if !a.waitUnpaused(ctx) {
+			return
+		}
 		a.mu.Lock()
 		a.faults.expire(a.now())
 		if !a.faults.has(agentapi.KindRemoveNode, "") && a.ledger.counts.Pending < a.cfg.MaxPending {
@@ -164,6 +198,9 @@ func (a *Agent) checkpointLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if !a.waitUnpaused(ctx) {
+			return
 		}
 		a.checkpointTick()
 	}
@@ -197,7 +234,7 @@ func (a *Agent) checkpointTick() {
 // processLoop takes the oldest pending task and hands it on (an agent with
 // routes) or executes it.
 func (a *Agent) processLoop(ctx context.Context) {
-	for ctx.Err() == nil {
+	for a.waitUnpaused(ctx) {
 		a.mu.Lock()
 		a.faults.expire(a.now())
 		removed := a.faults.has(agentapi.KindRemoveNode, "")

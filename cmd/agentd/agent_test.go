@@ -355,3 +355,48 @@ func TestRouteURLs(t *testing.T) {
 		t.Errorf("routeURL(worker-2) = %q, want http://worker-2:8080", got)
 	}
 }
+
+// A paused agent holds every request but the pause's lift, and its loops
+// stop: the leader creates and hands on no task until the lift.
+func TestPauseHoldsTheAgent(t *testing.T) {
+	c := refCluster(t, "")
+	eventually(t, 5*time.Second, "tasks reach the orchestrator", func() bool { return c.state("orchestrator-0").Tasks.Accepted > 0 })
+	if code := c.do(http.MethodPost, "leader-0", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
+		t.Fatalf("POST pause = %d", code)
+	}
+	held := &http.Client{Timeout: 100 * time.Millisecond}
+	if resp, err := held.Get(c.srvs["leader-0"].URL + agentapi.PathHealth); err == nil {
+		resp.Body.Close()
+		t.Fatalf("GET /health of a paused agent answered %s, want no answer", resp.Status)
+	}
+	// Whatever was on its way has arrived by now; from here the count stays.
+	time.Sleep(50 * time.Millisecond)
+	before := c.state("orchestrator-0").Tasks.Accepted
+	time.Sleep(200 * time.Millisecond) // 20 task intervals
+	if after := c.state("orchestrator-0").Tasks.Accepted; after != before {
+		t.Errorf("the orchestrator accepted %d tasks while the leader was paused, want 0", after-before)
+	}
+	if code := c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
+		t.Fatalf("DELETE pause = %d", code)
+	}
+	if st := c.state("leader-0"); len(st.Faults) != 0 {
+		t.Errorf("faults after the lift: %+v", st.Faults)
+	}
+	eventually(t, 5*time.Second, "tasks flow again", func() bool { return c.state("orchestrator-0").Tasks.Accepted > before })
+}
+
+// A pause with a Duration ends on its own: a request held meanwhile is
+// answered then.
+func TestPauseEndsOnItsOwn(t *testing.T) {
+	c := refCluster(t, "")
+	f := agentapi.Fault{Kind: agentapi.KindPause, Duration: agentapi.Duration(100 * time.Millisecond)}
+	if code := c.do(http.MethodPost, "worker-1", agentapi.PathFaults, f, nil); code != http.StatusOK {
+		t.Fatalf("POST pause = %d", code)
+	}
+	if code := c.do(http.MethodGet, "worker-1", agentapi.PathHealth, nil, nil); code != http.StatusOK {
+		t.Errorf("GET /health after the pause = %d, want 200", code)
+	}
+	if st := c.state("worker-1"); len(st.Faults) != 0 {
+		t.Errorf("faults after the pause's end: %+v", st.Faults)
+	}
+}

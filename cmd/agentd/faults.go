@@ -48,7 +48,7 @@ func validateFault(f *agentapi.Fault, routes []string) error {
 		if !slices.Contains(routes, f.Target) {
 			return fmt.Errorf("target %q: no edge to it (routes %v)", f.Target, routes)
 		}
-	case agentapi.KindMCPDisconnect, agentapi.KindMemoryCorrupt, agentapi.KindRemoveNode:
+	case agentapi.KindMCPDisconnect, agentapi.KindMemoryCorrupt, agentapi.KindRemoveNode, agentapi.KindPause:
 	default:
 		return errUnknownKind
 	}

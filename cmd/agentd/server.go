@@ -23,7 +23,24 @@ func (a *Agent) Handler() http.Handler {
 	mux.HandleFunc("POST "+agentapi.PathFaults, a.handleFault)
 	mux.HandleFunc("DELETE "+agentapi.PathFaults+"/{kind}", a.handleLift)
 	mux.HandleFunc("POST "+agentapi.PathTasks, a.handleTask)
-	return mux
+	return a.holdWhilePaused(mux)
+}
+
+// holdWhilePaused holds every request but the pause's lift until the agent
+// is no longer paused (or the client gives up): a paused agent answers
+// nothing, as a frozen process would not.
+func (a *Agent) holdWhilePaused(next http.Handler) http.Handler {
+	lift := agentapi.PathFaults + "/" + agentapi.KindPause
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete && r.URL.Path == lift {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !a.waitUnpaused(r.Context()) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -79,6 +96,12 @@ func (a *Agent) handleFault(w http.ResponseWriter, r *http.Request) {
 	defer a.mu.Unlock()
 	now := a.now()
 	switch f.Kind {
+	case agentapi.KindPause:
+		a.faults.expire(now)
+		if !a.faults.has(agentapi.KindPause, "") {
+			a.resume = make(chan struct{})
+		}
+		a.faults.set(f, now, 0)
 	case agentapi.KindMemoryCorrupt:
 		a.mem.corrupt()
 	case agentapi.KindMCPDisconnect:
@@ -97,13 +120,16 @@ func (a *Agent) handleLift(w http.ResponseWriter, r *http.Request) {
 	kind := r.PathValue("kind")
 	switch kind {
 	case agentapi.KindToolTimeout, agentapi.KindMCPDisconnect, agentapi.KindLLMFailure,
-		agentapi.KindRemoveEdge, agentapi.KindRemoveNode:
+		agentapi.KindRemoveEdge, agentapi.KindRemoveNode, agentapi.KindPause:
 	default:
 		writeError(w, http.StatusNotImplemented, errUnknownKind)
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if kind == agentapi.KindPause && a.faults.has(agentapi.KindPause, "") {
+		close(a.resume)
+	}
 	a.faults.lift(kind, r.URL.Query().Get("target"))
 	writeJSON(w, http.StatusOK, a.faultState())
 }

@@ -33,8 +33,14 @@
 //	                 from its checkpoint (never lifted)
 //	remove_edge      the agent stops routing to Target (a DAG edge from this agent)
 //	remove_node      the agent leaves the task DAG: it takes and routes no tasks
+//	pause            the agent stops: its loops halt and every request but
+//	                 DELETE /faults/pause is held unanswered until the pause
+//	                 is lifted or its Duration ends (for runtimes that cannot
+//	                 freeze the process, such as Kubernetes; the container
+//	                 runtime uses docker pause instead)
 //
-// The strings are arena's action types (arena.ActionToolTimeout, …).
+// The strings are arena's action types (arena.ActionToolTimeout, …), but
+// for pause (arena.ActionPauseAgent).
 package agentapi
 
 import (
@@ -65,6 +71,9 @@ const (
 	KindMemoryCorrupt = "memory_corrupt"
 	KindRemoveEdge    = "remove_edge"
 	KindRemoveNode    = "remove_node"
+	// KindPause is not an arena action type: arena's pause_agent lands as
+	// it where the runtime cannot freeze the agent's process.
+	KindPause = "pause"
 )
 
 // Fault is the body of POST /faults.

@@ -5,6 +5,13 @@
 // scheduled on them (nothing executes: a pod on a kwok node becomes Running
 // and Ready without a container).
 //
+// With WithAgentd (or WithAgentImage) the plane runs each pod of the
+// reference agent's image as an agentd process on the host, listening on
+// the pod's IP: the pod CIDR is routed to the host (root or CAP_NET_ADMIN;
+// AgentsErr says why not), the API server's pod proxy reaches the process,
+// a gateway stands in for cluster DNS between agents, and deleting the pod
+// SIGKILLs its process (see agents.go).
+//
 // The binaries are built by `make kube-tools` (kube/tools/build.sh) into a
 // directory outside the clone: $ARENA_KUBE_TOOLS, or
 // $HOME/.cache/arena-kube-tools/<ToolsKey>. Without them New skips the test,

@@ -49,7 +49,11 @@ type options struct {
 	nodes    int
 	toolsDir string
 	podCIDR  string
-	startup  time.Duration
+	// podCIDRSet: WithPodCIDR chose the range (else WithAgentd picks one).
+	podCIDRSet bool
+	startup    time.Duration
+	agentd     bool
+	images     map[string]string // image → binary (WithAgentImage)
 }
 
 // WithNodes sets how many simulated nodes the plane has (default 3).
@@ -59,8 +63,10 @@ func WithNodes(n int) Option { return func(o *options) { o.nodes = n } }
 func WithToolsDir(dir string) Option { return func(o *options) { o.toolsDir = dir } }
 
 // WithPodCIDR sets the range kwok gives the pods their IPs from (default
-// 10.0.0.0/16).
-func WithPodCIDR(cidr string) Option { return func(o *options) { o.podCIDR = cidr } }
+// 10.0.0.0/16; with WithAgentd, a free 10.2xx.0.0/16).
+func WithPodCIDR(cidr string) Option {
+	return func(o *options) { o.podCIDR, o.podCIDRSet = cidr, true }
+}
 
 // WithStartupTimeout bounds how long Start waits for the plane to answer
 // and the nodes to be Ready (default 3 minutes: a cold API server on two
@@ -74,14 +80,21 @@ type Plane struct {
 	// Nodes are the simulated nodes' names, Ready and untainted.
 	Nodes []string
 	// Dir holds the plane's certificates, etcd's data and each process's
-	// log (<name>.log); Close removes it.
+	// log (<name>.log), and the agents' logs and data (pods/); Close
+	// removes it.
 	Dir string
+	// AgentsErr says why the plane does not run the pods of WithAgentd or
+	// WithAgentImage as processes (wrapping ErrNoPodNetwork); nil when it
+	// does, or was not asked to.
+	AgentsErr error
 
-	opts  options
-	pki   *pki
-	procs []*proc
-	once  sync.Once
-	err   error
+	opts   options
+	route  string // the pod CIDR routed to this host, deleted by Close
+	runner *runner
+	pki    *pki
+	procs  []*proc
+	once   sync.Once
+	err    error
 }
 
 type proc struct {
@@ -205,6 +218,9 @@ func (p *Plane) start(ctx context.Context) error {
 		"--secure-port=0", "--leader-elect=false", "--profiling=false"); err != nil {
 		return err
 	}
+	if p.opts.runsAgents() {
+		p.AgentsErr = p.podNetwork(ctx)
+	}
 	kwok, err := p.run("kwok",
 		"--kubeconfig="+kubeconfig,
 		"--config="+filepath.Join(p.opts.toolsDir, StagesFile),
@@ -217,7 +233,13 @@ func (p *Plane) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return p.addNodes(ctx, cs, kwok)
+	if err := p.addNodes(ctx, cs, kwok); err != nil {
+		return err
+	}
+	if p.opts.runsAgents() && p.AgentsErr == nil {
+		return p.startRunner(ctx, cs)
+	}
+	return nil
 }
 
 // addNodes creates the simulated nodes, waits for kwok to report them
@@ -353,6 +375,9 @@ func (p *Plane) run(name string, args ...string) (*proc, error) {
 func (p *Plane) Close() error {
 	p.once.Do(func() {
 		var errs []error
+		if p.runner != nil {
+			errs = append(errs, p.runner.close())
+		}
 		for i := len(p.procs) - 1; i >= 0; i-- {
 			pr := p.procs[i]
 			select {
@@ -368,6 +393,7 @@ func (p *Plane) Close() error {
 				<-pr.done
 			}
 		}
+		errs = append(errs, p.deleteRoute())
 		if err := os.RemoveAll(p.Dir); err != nil {
 			errs = append(errs, err)
 		}
