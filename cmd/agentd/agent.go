@@ -113,6 +113,14 @@ func (a *Agent) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// paused reports whether a pause is active now.
+func (a *Agent) paused() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	return a.faults.has(agentapi.KindPause, "")
+}
+
 // waitUnpaused returns once the agent is not paused: at once, or when the
 // pause is lifted or ends. It reports false when ctx ended first.
 func (a *Agent) waitUnpaused(ctx context.Context) bool {

@@ -369,12 +369,19 @@ func TestPauseHoldsTheAgent(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("GET /health of a paused agent answered %s, want no answer", resp.Status)
 	}
-	// Whatever was on its way has arrived by now; from here the count stays.
-	time.Sleep(50 * time.Millisecond)
+	// Whatever was on its way has arrived by now (a hand-off gives up
+	// after routeTimeout); from here the count stays.
+	time.Sleep(routeTimeout)
 	before := c.state("orchestrator-0").Tasks.Accepted
 	time.Sleep(200 * time.Millisecond) // 20 task intervals
 	if after := c.state("orchestrator-0").Tasks.Accepted; after != before {
 		t.Errorf("the orchestrator accepted %d tasks while the leader was paused, want 0", after-before)
+	}
+	// A lift aimed at some other target leaves the pause in place.
+	c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause+"?target=worker-1", nil, nil)
+	if resp, err := held.Get(c.srvs["leader-0"].URL + agentapi.PathHealth); err == nil {
+		resp.Body.Close()
+		t.Fatalf("GET /health after a lift with a target answered %s, want still paused", resp.Status)
 	}
 	if code := c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
 		t.Fatalf("DELETE pause = %d", code)
@@ -398,5 +405,29 @@ func TestPauseEndsOnItsOwn(t *testing.T) {
 	}
 	if st := c.state("worker-1"); len(st.Faults) != 0 {
 		t.Errorf("faults after the pause's end: %+v", st.Faults)
+	}
+}
+
+// A hand-off held by a pause whose sender gave up is not accepted when the
+// pause ends: the sender has handed the task to another route meanwhile.
+func TestPausedAgentDropsAbandonedHandOffs(t *testing.T) {
+	c := startCluster(t, fastConfig("worker-1", "worker"))
+	if code := c.do(http.MethodPost, "worker-1", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
+		t.Fatalf("POST pause = %d", code)
+	}
+	body := strings.NewReader(`{"id":"task-abandoned","from":"orchestrator-0"}`)
+	sender := &http.Client{Timeout: 100 * time.Millisecond, Transport: &http.Transport{}}
+	defer sender.CloseIdleConnections()
+	if resp, err := sender.Post(c.srvs["worker-1"].URL+agentapi.PathTasks, "application/json", body); err == nil {
+		resp.Body.Close()
+		t.Fatalf("POST /tasks to a paused agent answered %s, want no answer", resp.Status)
+	}
+	time.Sleep(50 * time.Millisecond) // the server has seen the sender go
+	if code := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
+		t.Fatalf("DELETE pause = %d", code)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := c.state("worker-1").Ledger.Accepted; slices.Contains(got, "task-abandoned") {
+		t.Errorf("worker-1 accepted the abandoned hand-off after the pause: %v", got)
 	}
 }

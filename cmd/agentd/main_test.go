@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ares-arena/arena/containers/agentapi"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -81,9 +83,30 @@ func TestRun(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// Paused, with a request held: the shutdown drops it rather than
+	// waiting for it.
+	pause := strings.NewReader(`{"kind":"pause"}`)
+	if resp, err := c.Post("http://"+addr+agentapi.PathFaults, "application/json", pause); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST pause = %s", resp.Status)
+	}
+	held := make(chan error, 1)
+	go func() {
+		resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}).Get("http://" + addr + "/health")
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("answered %s", resp.Status)
+		}
+		held <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the GET is held
 	cancel()
 	if err := <-done; err != nil {
-		t.Errorf("run = %v, want a clean shutdown", err)
+		t.Errorf("run = %v, want a clean shutdown while paused", err)
+	}
+	if err := <-held; err == nil || strings.Contains(err.Error(), "answered") || strings.Contains(err.Error(), "Timeout") {
+		t.Errorf("held GET /health = %v, want the connection dropped at shutdown", err)
 	}
 	if !strings.Contains(stderr.String(), "agentd started") {
 		t.Errorf("log lacks the start line:\n%s", stderr.String())

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/ares-arena/arena/containers/agentapi"
@@ -27,8 +29,11 @@ func (a *Agent) Handler() http.Handler {
 }
 
 // holdWhilePaused holds every request but the pause's lift until the agent
-// is no longer paused (or the client gives up): a paused agent answers
-// nothing, as a frozen process would not.
+// is no longer paused (or the client gives up, or the server shuts down): a
+// paused agent answers nothing, as a frozen process would not. The body is
+// read before the wait, because net/http notices a client that went away
+// only once the body is consumed: a hand-off whose sender gave up must not
+// be accepted when the pause ends.
 func (a *Agent) holdWhilePaused(next http.Handler) http.Handler {
 	lift := agentapi.PathFaults + "/" + agentapi.KindPause
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,8 +41,18 @@ func (a *Agent) holdWhilePaused(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if a.paused() {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			if err != nil {
+				writeError(w, http.StatusBadRequest, err)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		if !a.waitUnpaused(r.Context()) {
-			return
+			// No answer at all: the connection drops, as a frozen
+			// process's would when it is killed.
+			panic(http.ErrAbortHandler)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -127,10 +142,11 @@ func (a *Agent) handleLift(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if kind == agentapi.KindPause && a.faults.has(agentapi.KindPause, "") {
+	wasPaused := a.faults.has(agentapi.KindPause, "")
+	a.faults.lift(kind, r.URL.Query().Get("target"))
+	if wasPaused && !a.faults.has(agentapi.KindPause, "") {
 		close(a.resume)
 	}
-	a.faults.lift(kind, r.URL.Query().Get("target"))
 	writeJSON(w, http.StatusOK, a.faultState())
 }
 
