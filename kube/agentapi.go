@@ -124,6 +124,9 @@ func (r *Runtime) reachable(id, what string) (*corev1.Pod, error) {
 	return p, nil
 }
 
+// undoTimeout bounds the lift sent after a fault's answer was lost.
+const undoTimeout = 2 * time.Second
+
 // agentFault lands an agent-level fault through the agent's POST /faults.
 // A paused agent answers nothing: nothing lands on it but its resume.
 func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) error {
@@ -142,6 +145,14 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 	}
 	r.mu.Unlock()
 	if err := r.call(ctx, id, http.MethodPost, agentapi.PathFaults, f, nil); err != nil {
+		if track && !errors.Is(err, errOutOfReach) && !errors.Is(err, arena.ErrUnsupported) && !errors.Is(err, ErrCannotLand) {
+			// The answer was lost (the caller gave up, the connection
+			// broke): the fault may have landed all the same, and no
+			// one would lift it. Lifting one that did not land is a no-op.
+			undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+			_ = r.call(undo, id, http.MethodDelete, agentapi.PathFaults+"/"+url.PathEscape(f.Kind), nil, nil)
+			cancel()
+		}
 		if f.Kind == agentapi.KindPause {
 			r.forget(id, f.Kind)
 		}
