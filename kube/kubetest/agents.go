@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -33,10 +32,11 @@ import (
 //     dev lo`, which needs root or CAP_NET_ADMIN; Close deletes the route),
 //     so the process listens on its pod's IP and the API server's pod proxy
 //     (/api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy/...) reaches it. The
-//     proxy refuses loopback (127/8) addresses, hence a range of its own.
-//     A test binary killed before Close leaves its route behind (remove it
-//     with `ip route del local <cidr> dev lo`); later planes pick another
-//     range.
+//     proxy refuses loopback (127/8) addresses, hence a range of its own,
+//     one of 10.200-249.0.0/16 that overlaps none of the host's networks
+//     and routes. A test binary killed before Close leaves its route
+//     behind; the next plane on the host deletes it (each route's owner PID
+//     is noted in $TMPDIR/arena-kubetest-routes).
 //   - The process gets the container's args and env (value, or fieldRef of
 //     metadata.name, metadata.namespace, status.podIP), AGENTD_ID=<pod
 //     name> and AGENTD_ADDR=<pod IP>:<first container port, else 8080>.
@@ -75,47 +75,6 @@ func WithAgentImage(image, binary string) Option {
 
 // runsAgents says whether the plane runs pods as processes.
 func (o *options) runsAgents() bool { return o.agentd || len(o.images) > 0 }
-
-// podNetwork picks a pod CIDR (unless WithPodCIDR chose one) and routes it
-// to this host.
-func (p *Plane) podNetwork(ctx context.Context) error {
-	if _, err := exec.LookPath("ip"); err != nil {
-		return fmt.Errorf("%w: no ip command: %v", ErrNoPodNetwork, err)
-	}
-	cands := []string{p.opts.podCIDR}
-	if !p.opts.podCIDRSet {
-		cands = nil
-		for _, i := range rand.Perm(50) {
-			cands = append(cands, fmt.Sprintf("10.%d.0.0/16", 200+i))
-		}
-	}
-	var last error
-	for _, cidr := range cands {
-		out, err := exec.CommandContext(ctx, "ip", "route", "add", "local", cidr, "dev", "lo").CombinedOutput()
-		if err == nil {
-			p.opts.podCIDR = cidr
-			p.route = cidr
-			return nil
-		}
-		last = fmt.Errorf("ip route add local %s dev lo: %v: %s", cidr, err, strings.TrimSpace(string(out)))
-		if !strings.Contains(string(out), "File exists") {
-			break // not a clash with another plane's range: trying others will not help
-		}
-	}
-	return fmt.Errorf("%w: %v", ErrNoPodNetwork, last)
-}
-
-func (p *Plane) deleteRoute() error {
-	if p.route == "" {
-		return nil
-	}
-	out, err := exec.Command("ip", "route", "del", "local", p.route, "dev", "lo").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("kubetest: ip route del local %s: %v: %s", p.route, err, strings.TrimSpace(string(out)))
-	}
-	p.route = ""
-	return nil
-}
 
 // buildAgentd compiles agentd into dir.
 func buildAgentd(ctx context.Context, dir string) (string, error) {
