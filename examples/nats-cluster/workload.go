@@ -21,7 +21,8 @@ const (
 
 // Attempt is one publish: when it started, whether it was acknowledged.
 type Attempt struct {
-	At     time.Time
+	At     time.Time // the publish started
+	Done   time.Time // its answer (or its failure) came
 	OK     bool
 	Err    string // why it failed
 	Server string // the server the client was connected to
@@ -193,7 +194,7 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 			return
 		}
 		w.mu.Lock()
-		a := Attempt{At: start, OK: err == nil, Server: w.nc.ConnectedServerName()}
+		a := Attempt{At: start, Done: time.Now(), OK: err == nil, Server: w.nc.ConnectedServerName()}
 		if err != nil {
 			a.Err = err.Error()
 		}
@@ -217,16 +218,19 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 func (w *Workload) Close() { w.nc.Close() }
 
 // Outage returns how long after from the workload took to work again for
-// good, looking at the attempts in [from, to): from from to the start of the
-// first acknowledged publish after the last failed one. Zero when no publish
-// in the window failed. This is the workload's own TTR, measured the way
-// arena measures its (from the fault's start to the first good sample).
+// good, looking at the attempts that ended in [from, to) (a publish that
+// started before a fault and failed after it failed because of it): from
+// from to the acknowledgement of the first publish that succeeded after the
+// last failed one (when the client saw it work). Zero when no publish in
+// the window failed. This is the workload's own TTR, measured the way arena measures
+// its (from the fault's start to the first good sample), so arena's can be
+// later by up to one probe interval, never earlier.
 func (w *Workload) Outage(from, to time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	lastFail := -1
 	for i, a := range w.attempts {
-		if !a.At.Before(from) && a.At.Before(to) && !a.OK {
+		if !a.Done.Before(from) && a.Done.Before(to) && !a.OK {
 			lastFail = i
 		}
 	}
@@ -235,21 +239,21 @@ func (w *Workload) Outage(from, to time.Time) time.Duration {
 	}
 	for _, a := range w.attempts[lastFail+1:] {
 		if a.OK {
-			return a.At.Sub(from)
+			return a.Done.Sub(from)
 		}
 	}
 	return to.Sub(from)
 }
 
 // Failures returns the distinct reasons (and servers) of the failed
-// publishes in [from, to), for the log.
+// publishes that ended in [from, to), for the log.
 func (w *Workload) Failures(from, to time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	count := map[string]int{}
 	var order []string
 	for _, a := range w.attempts {
-		if a.OK || a.At.Before(from) || !a.At.Before(to) {
+		if a.OK || a.Done.Before(from) || !a.Done.Before(to) {
 			continue
 		}
 		k := a.Err + " (via " + a.Server + ")"
