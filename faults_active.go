@@ -137,6 +137,9 @@ func (s *Service) track(res Result, run *Run) {
 	if s.faults.m == nil {
 		s.faults.m = map[string]*activeFault{}
 	}
+	if run == nil {
+		s.supersede(f)
+	}
 	s.faults.m[a.ID] = f
 	if run == nil && p.Duration > 0 {
 		// The duration counts from the start of landing, as in a run and as
@@ -146,6 +149,21 @@ func (s *Service) track(res Result, run *Run) {
 			defer cancel()
 			_, _ = s.lift(ctx, a.ID, "duration") // a failed lift is in its event
 		})
+	}
+}
+
+// supersede forgets the faults from outside a run of f's type on f's
+// target: the runtime lifts a type on an agent as one (LiftFault takes the
+// type and the agent), so f replaces them, and its own duration, not
+// theirs, says when it ends. Without it, faults that the system healed by
+// itself would pile up in the registry of a long-lived service, and an
+// earlier fault's timer would lift f before its time. Called with
+// s.faults.mu held.
+func (s *Service) supersede(f *activeFault) {
+	for id, old := range s.faults.m {
+		if old.run == nil && old.Type == f.Type && old.TargetID == f.TargetID {
+			s.forget(id, old)
+		}
 	}
 }
 

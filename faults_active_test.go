@@ -648,3 +648,47 @@ func TestRealTimeLiftNotHeldByEvents(t *testing.T) {
 		t.Errorf("rollback = %+v, want the fault lifted at its duration", rep.Rollback)
 	}
 }
+
+// TestExecuteSupersedesSameFault: a fault executed outside a run on an
+// agent that carries one of its type already replaces it in the registry:
+// one lift lifts both, the newer duration governs (the older timer does not
+// lift it early), and the registry does not grow with faults the system
+// healed by itself.
+func TestExecuteSupersedesSameFault(t *testing.T) {
+	e := newEngine(fakes.WithoutHealing())
+	ctx := context.Background()
+	slow := liftable[1]
+	first := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "2s"))
+	e.clock.Advance(time.Second)
+	second := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "5s"))
+	other := e.svc.Execute(ctx, arena.Action{Type: slow.typ, TargetID: "worker-2", Metadata: slow.meta})
+	if !first.Success || !second.Success || !other.Success {
+		t.Fatalf("Execute = %+v / %+v / %+v", first, second, other)
+	}
+	active := e.svc.ActiveFaults()
+	ids := map[string]bool{}
+	for _, f := range active {
+		ids[f.ID] = true
+	}
+	if len(active) != 2 || !ids[second.Action.ID] || !ids[other.Action.ID] {
+		t.Fatalf("ActiveFaults() = %+v, want the second slowdown of worker-1 and worker-2's", active)
+	}
+	if err := e.svc.LiftFault(ctx, first.Action.ID); !errors.Is(err, arena.ErrNoActiveFault) {
+		t.Errorf("LiftFault(the superseded slowdown) = %v, want ErrNoActiveFault", err)
+	}
+	e.clock.Advance(2 * time.Second) // past the first slowdown's end
+	if !e.faulted(t, slow.on) {
+		t.Fatal("worker-1 lost its slowdown at the superseded one's end, want at the second's")
+	}
+	e.clock.Advance(3 * time.Second)
+	if e.faulted(t, slow.on) {
+		t.Fatal("worker-1 still slow at the second slowdown's end")
+	}
+	for range 1000 {
+		e.svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-3"})
+		_ = e.cluster.LiftFault(ctx, arena.ActionNetworkPartition, "worker-3") // healed behind arena's back
+	}
+	if n := len(e.svc.ActiveFaults()); n != 2 {
+		t.Errorf("%d active faults after 1000 partitions of worker-3 healed by the system, want 2", n)
+	}
+}
