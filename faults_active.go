@@ -108,7 +108,7 @@ type liftEvent struct {
 // outside a run with a `duration` gets a timer on the service's clock; a
 // run schedules its own lift (Run.Inject). A landed resume_agent ends the
 // pause it resumes.
-func (s *Service) track(res Result, run *Run) {
+func (s *Service) track(res Result, p Params, run *Run) {
 	a := res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
@@ -123,7 +123,6 @@ func (s *Service) track(res Result, run *Run) {
 	if !s.injector.CanLift(a.Type) {
 		return
 	}
-	p, _ := a.Params()
 	f := &activeFault{ActiveFault: ActiveFault{ID: a.ID, Type: a.Type, TargetID: a.TargetID, Start: res.StartedAt, Origin: OriginExecute}, action: a, run: run}
 	if run != nil {
 		f.Origin, f.RunID = run.origin, run.id

@@ -692,3 +692,37 @@ func TestExecuteSupersedesSameFault(t *testing.T) {
 		t.Errorf("%d active faults after 1000 partitions of worker-3 healed by the system, want 2", n)
 	}
 }
+
+// TestUserFaultDurationOutsideARun: a user-defined fault's `duration` is
+// read with its own spec, so outside a run it is bounded by the service's
+// maximum and lifted when it elapses, like a built-in's.
+func TestUserFaultDurationOutsideARun(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock))
+	var full, lifts atomic.Int32
+	spec := arena.FaultSpec{Type: "disk_full", Target: arena.TargetAgent, Priority: 5, Fix: "free the disk", Suggestion: "watch the disk",
+		Metadata: []arena.MetaKey{{Name: arena.MetaDuration, Kind: arena.MetaKindDuration}},
+		Lifts:    true,
+		Inject:   func(context.Context, arena.Action, arena.Params) error { full.Add(1); return nil },
+		Lift:     func(context.Context, arena.Action) error { lifts.Add(1); return nil },
+	}
+	svc := arena.NewService(arena.NewInjectorFor(c, arena.WithFault(spec)), nil, nil,
+		arena.WithClock(clock), arena.WithMaxFaultDuration(time.Minute))
+	ctx := context.Background()
+	over := svc.Execute(ctx, arena.Action{Type: "disk_full", TargetID: "worker-1", Metadata: map[string]any{"duration": "2m"}})
+	if over.Success || !strings.Contains(over.Error, "metadata.duration") || full.Load() != 0 {
+		t.Fatalf("disk_full for 2m with a 1m maximum = %+v (landed %d), want refused naming metadata.duration", over, full.Load())
+	}
+	res := svc.Execute(ctx, arena.Action{Type: "disk_full", TargetID: "worker-1", Metadata: map[string]any{"duration": "2s"}})
+	if !res.Success {
+		t.Fatalf("Execute = %+v", res)
+	}
+	clock.Advance(1999 * time.Millisecond)
+	if lifts.Load() != 0 {
+		t.Fatal("lifted before its duration")
+	}
+	clock.Advance(time.Millisecond)
+	if lifts.Load() != 1 || len(svc.ActiveFaults()) != 0 {
+		t.Errorf("at its duration: %d lifts, active %+v; want 1 lift and none active", lifts.Load(), svc.ActiveFaults())
+	}
+}

@@ -127,13 +127,15 @@ func (s *Service) release(r *Run) {
 // refused, not mixed into that run's score: it is recorded as a failed
 // action (history, stats, events) and the HTTP action routes answer 409.
 func (s *Service) Admit(a Action) error {
-	return s.admit(context.Background(), a, nil)
+	p, _ := s.injector.faults.params(a) // an invalid action is Execute's to report
+	return s.admit(context.Background(), a, p, nil)
 }
 
-// admit is Admit for an action of run (nil: outside any run), executed with
-// ctx (which may carry an A/B test's lease).
-func (s *Service) admit(ctx context.Context, a Action, run *Run) error {
-	if err := s.checkDuration(a); err != nil {
+// admit is Admit for an action of run (nil: outside any run) whose
+// metadata decoded to p, executed with ctx (which may carry an A/B test's
+// lease).
+func (s *Service) admit(ctx context.Context, a Action, p Params, run *Run) error {
+	if err := s.checkDuration(p); err != nil {
 		return err
 	}
 	if s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
@@ -148,8 +150,8 @@ func (s *Service) admit(ctx context.Context, a Action, run *Run) error {
 }
 
 // checkDuration refuses a `duration` over the service's maximum.
-func (s *Service) checkDuration(a Action) error {
-	if p, err := a.Params(); err == nil && p.Duration > s.opts.maxFaultDuration {
+func (s *Service) checkDuration(p Params) error {
+	if p.Duration > s.opts.maxFaultDuration {
 		return invalid("metadata."+MetaDuration, "%s is over the maximum fault duration %s", p.Duration, s.opts.maxFaultDuration)
 	}
 	return nil

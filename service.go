@@ -121,7 +121,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	}
 	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
-		err = s.admit(ctx, prepared, run) // duration bound; refused outside a run that holds the service
+		err = s.admit(ctx, prepared, params, run) // duration bound; refused outside a run that holds the service
 	}
 	if err == nil {
 		start = clock.Now()
@@ -135,7 +135,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(res, run) // into the active-fault registry, if arena can lift it
+		s.track(res, params, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(res, time.Since(wallStart))
 	if s.store != nil {
