@@ -45,7 +45,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, st.Action.Type, err)
 		}
 		p, _ := svc.injector.faults.params(st.Action) // validated above
-		if err := svc.checkDuration(p); err != nil { // the service's bound, not the file's
+		if err := svc.checkDuration(p); err != nil {  // the service's bound, not the file's
 			var ve *ValidationError
 			errors.As(err, &ve)
 			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
