@@ -44,8 +44,9 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		if err := svc.injector.Unsupported(st.Action.Type); err != nil {
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, st.Action.Type, err)
 		}
-		p, _ := svc.injector.faults.params(st.Action) // validated above
-		if err := svc.checkDuration(p); err != nil {  // the service's bound, not the file's
+		// Validated above; the bound is the service's, not the file's.
+		p, _ := svc.injector.faults.params(st.Action)
+		if err := svc.checkDuration(p); err != nil {
 			var ve *ValidationError
 			errors.As(err, &ve)
 			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
