@@ -14,8 +14,11 @@ import (
 	"github.com/ares-arena/arena/events"
 )
 
-// probeInterval is arena's probe interval in this test; the tolerance of a
-// TTR against the workload's own outage is one interval plus 100ms.
+// probeInterval is arena's probe interval in this test. The tolerance of a
+// TTR against the workload's own outage is two intervals plus 100ms: the
+// probe fails a sample when any publish failed since the previous one (so a
+// brief failure between samples is not missed), so the recovery is seen at
+// the second sample after the last failure at the latest.
 const probeInterval = 100 * time.Millisecond
 
 // probeTimeout bounds each of the workload's publishes (and so arena's
@@ -35,7 +38,7 @@ type leaderView struct {
 // the runtime's quorum probe on /healthz answers for the meta layer, which a
 // client does not see (a meta leader that leads no stream can die unnoticed).
 // Per fault it prints arena's TTR beside the outage the workload measured
-// itself, and asserts that they agree within one probe interval
+// itself, and asserts that they agree within two probe intervals
 // plus 100ms, that every leader kill hit the node the servers themselves
 // named meta leader just before, and that no acknowledged message was lost
 // nor a sequence skipped.
@@ -132,7 +135,7 @@ func TestChaosAgainstNATS(t *testing.T) {
 	var tb strings.Builder
 	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "at\tfault\ttarget\tinject call\tarena TTR\tworkload outage\tdiff\tmeta leader before (servers' /jsz)")
-	tolerance := probeInterval + 100*time.Millisecond
+	tolerance := 2*probeInterval + 100*time.Millisecond
 	var failures []string
 	for i, f := range rep.Faults {
 		start := rep.Start.Add(f.At.D())

@@ -224,7 +224,7 @@ func (w *Workload) Close() { w.nc.Close() }
 // last failed one (when the client saw it work). Zero when no publish in
 // the window failed. This is the workload's own TTR, measured the way arena measures
 // its (from the fault's start to the first good sample), so arena's can be
-// later by up to one probe interval, never earlier.
+// later by up to two probe intervals (see Probe), never earlier.
 func (w *Workload) Outage(from, to time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
