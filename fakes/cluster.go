@@ -216,6 +216,9 @@ type Cluster struct {
 	work   workload
 	events heapq.Heap[event, *event]
 	seq    uint64
+	// compactAt is the queue length at which schedule next drops stale
+	// deadlines: twice what was live after the last time.
+	compactAt int
 
 	// One stream per purpose, so that faults (which draw election jitter and
 	// corruption masks) do not shift the workload's arrivals.

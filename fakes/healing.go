@@ -40,10 +40,45 @@ func (a *event) Less(b *event) bool {
 	return a.seq < b.seq
 }
 
-// schedule sets a deadline d after now.
+// minCompact is the queue length below which stale deadlines are left to
+// be popped and skipped.
+const minCompact = 256
+
+// schedule sets a deadline d after now. When the queue has doubled since it
+// was last compacted, the deadlines overtaken by events go first: a fault
+// lifted before its healing deadline leaves one behind, and under a clock
+// that does not move (a long arena serve, a benchmark) nothing pops them.
 func (c *Cluster) schedule(d time.Duration, kind eventKind, ref int, gen uint32) {
+	if len(c.events) >= max(c.compactAt, minCompact) {
+		c.events.DeleteFunc(c.stale)
+		c.compactAt = 2 * len(c.events)
+	}
 	c.seq++
 	c.events.Push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
+}
+
+// stale reports whether e was overtaken by events: the generation of what it
+// acts on has moved on, so handle would skip it, now and for good
+// (generations only grow). Dropping it changes nothing: (at, seq) is a total
+// order, so the rest pop in the same sequence.
+func (c *Cluster) stale(e *event) bool {
+	switch e.kind {
+	case evAttemptEnd, evRetry:
+		return c.work.tasks[e.ref].gen != e.gen
+	case evResurrect:
+		return c.agents[e.ref].lifeGen != e.gen
+	case evElection:
+		return c.roles[e.ref].epoch != e.gen
+	case evNodeRepair:
+		return c.dag.nodes[e.ref].gen != e.gen
+	case evEdgeRepair:
+		return c.dag.edges[e.ref].gen != e.gen
+	case evPartitionHeal:
+		return c.agents[e.ref].partGen != e.gen
+	case evMCPReconnect:
+		return c.agents[e.ref].mcpGen != e.gen
+	}
+	return false
 }
 
 // advance runs every deadline due at or before the clock's reading, in

@@ -38,7 +38,35 @@ func (h *Heap[T, PT]) Pop() T {
 	var zero T
 	s[n] = zero
 	s = s[:n]
-	for i := 0; ; {
+	s.down(0)
+	*h = s
+	return top
+}
+
+// DeleteFunc removes every element for which drop returns true and restores
+// the heap order in O(n); the slots it frees are zeroed. With a total order
+// the elements left pop in the same sequence as before.
+func (h *Heap[T, PT]) DeleteFunc(drop func(*T) bool) {
+	s := *h
+	k := 0
+	for i := range s {
+		if !drop(&s[i]) {
+			s[k] = s[i]
+			k++
+		}
+	}
+	clear(s[k:])
+	s = s[:k]
+	for i := k/2 - 1; i >= 0; i-- {
+		s.down(i)
+	}
+	*h = s
+}
+
+// down moves s[i] towards the leaves until neither child is less.
+func (s Heap[T, PT]) down(i int) {
+	n := len(s)
+	for {
 		l, m := 2*i+1, i
 		if l < n && PT(&s[l]).Less(&s[m]) {
 			m = l
@@ -47,11 +75,9 @@ func (h *Heap[T, PT]) Pop() T {
 			m = r
 		}
 		if m == i {
-			break
+			return
 		}
 		s[i], s[m] = s[m], s[i]
 		i = m
 	}
-	*h = s
-	return top
 }

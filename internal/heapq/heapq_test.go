@@ -54,6 +54,44 @@ func TestHeapOrder(t *testing.T) {
 	}
 }
 
+// DeleteFunc drops exactly what it is asked to and frees the slots, and
+// what is left pops in order, on heaps built by pushes and pops.
+func TestHeapDeleteFunc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	less := func(a, b item) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq)) }
+	for round := range 200 {
+		var h Heap[item, *item]
+		var in []item // what is in the heap, kept sorted
+		for seq := range rng.IntN(300) {
+			if len(in) > 0 && rng.IntN(4) == 0 {
+				_ = h.Pop()
+				in = in[1:]
+				continue
+			}
+			e := item{key: rng.IntN(20), seq: seq, ref: new(int)}
+			h.Push(e)
+			i, _ := slices.BinarySearchFunc(in, e, less)
+			in = slices.Insert(in, i, e)
+		}
+		want := slices.DeleteFunc(in, func(e item) bool { return e.key%3 == 0 })
+		n := len(h)
+		h.DeleteFunc(func(e *item) bool { return e.key%3 == 0 })
+		for _, c := range h[len(h):n] {
+			if c.ref != nil {
+				t.Fatalf("round %d: a freed slot still holds a reference", round)
+			}
+		}
+		if len(h) != len(want) {
+			t.Fatalf("round %d: %d left, want %d", round, len(h), len(want))
+		}
+		for i := range want {
+			if got := h.Pop(); got.key != want[i].key || got.seq != want[i].seq {
+				t.Fatalf("round %d: pop %d = (%d, %d), want (%d, %d)", round, i, got.key, got.seq, want[i].key, want[i].seq)
+			}
+		}
+	}
+}
+
 func TestHeapNoAlloc(t *testing.T) {
 	h := make(Heap[item, *item], 0, 64)
 	if n := testing.AllocsPerRun(100, func() {
