@@ -15,6 +15,18 @@ import (
 // report or a terminal cannot look like another one. Length is the
 // caller's rule.
 func IdentifierProblem(id string) string {
+	ascii := true // printable ASCII is the common case and needs no tables
+	for i := 0; i < len(id) && ascii; i++ {
+		switch b := id[i]; {
+		case b >= utf8.RuneSelf:
+			ascii = false
+		case b <= ' ' || b == 0x7f:
+			return "contains white space or control characters"
+		}
+	}
+	if ascii {
+		return ""
+	}
 	if !utf8.ValidString(id) {
 		return "is not valid UTF-8"
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ares-arena/arena"
 )
@@ -48,5 +50,18 @@ func TestScenarioNamesAreOneLineOfText(t *testing.T) {
 	}
 	if _, err := arena.LoadScenario([]byte("name: leader failover — día 2\nactions:\n  - action: {type: kill_leader}\n"), "n.yaml"); err != nil {
 		t.Errorf("a name with spaces and accents: %v", err)
+	}
+}
+
+// The ASCII fast path says what the Unicode rules say, for every ASCII
+// character alone, between others, and before a non-ASCII one.
+func TestIdentifierProblemASCII(t *testing.T) {
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		bad := r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+		for _, id := range []string{string(r), "a" + string(r) + "b", string(r) + "é"} {
+			if got := arena.IdentifierProblem(id); (got != "") != bad {
+				t.Errorf("IdentifierProblem(%q) = %q, want a problem: %v", id, got, bad)
+			}
+		}
 	}
 }
