@@ -1,0 +1,135 @@
+package fakes
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDroppingStaleDeadlinesChangesNothing drives two clusters with the same
+// seed through the same random faults, lifts and time; one drops every stale
+// deadline after each step, the most it ever could. Their agents, tasks,
+// DAG, roles and probe stay equal at every step: what stale calls overtaken
+// was, and the rest pop in the same order.
+func TestDroppingStaleDeadlinesChangesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []Option
+	}{
+		{"seed 5", []Option{WithSeed(5)}},
+		{"seed 6, no checkpoints", []Option{WithSeed(6), WithoutCheckpoints()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := append([]Option{WithWorkers(6)}, tc.opts...)
+			a, b := newClusterSim(t, opts...), newClusterSim(t, opts...)
+			ids := make([]string, len(a.c.agents))
+			for i := range a.c.agents {
+				ids[i] = a.c.agents[i].id
+			}
+			nodes, _ := a.c.ListNodes(context.Background())
+			edges, _ := a.c.ListEdges(context.Background())
+			lifts := []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition, arena.ActionMCPDisconnect, arena.ActionNetworkLatency}
+			rng := rand.New(rand.NewPCG(7, 8))
+			dropped := 0
+			for step := range 4000 {
+				id, op, d := ids[rng.IntN(len(ids))], rng.IntN(11), time.Duration(rng.IntN(8))*probeStep
+				node, edge := nodes[rng.IntN(len(nodes))], edges[rng.IntN(len(edges))]
+				for _, s := range []*clusterSim{a, b} {
+					staleOp(s.c, op, id, node, edge, lifts[step%len(lifts)])
+					s.clock.Advance(d)
+				}
+				b.c.mu.Lock()
+				n := len(b.c.events)
+				b.c.events.DeleteFunc(b.c.stale)
+				dropped += n - len(b.c.events)
+				b.c.mu.Unlock()
+				if diff := cmp.Diff(clusterView(a.c), clusterView(b.c)); diff != "" {
+					t.Fatalf("step %d (op %d on %s): the clusters differ (-kept +dropped):\n%s", step, op, id, diff)
+				}
+			}
+			if dropped == 0 {
+				t.Fatal("no deadline was ever stale: the test compared nothing")
+			}
+			t.Logf("%d stale deadlines dropped", dropped)
+		})
+	}
+}
+
+func staleOp(c *Cluster, op int, id, node string, edge arena.Edge, lift arena.ActionType) {
+	ctx := context.Background()
+	switch op {
+	case 0:
+		_ = c.StopAgent(ctx, id)
+	case 1:
+		_ = c.PauseAgent(ctx, id)
+	case 2:
+		_ = c.ResumeAgent(ctx, id)
+	case 3:
+		_ = c.SlowAgent(ctx, id, 2*time.Second)
+	case 4:
+		_ = c.PartitionNetwork(ctx, id)
+	case 5:
+		_ = c.DisconnectMCP(ctx, id)
+	case 6:
+		_ = c.RemoveNode(ctx, node)
+	case 7:
+		_ = c.RemoveEdge(ctx, edge.Source, edge.Target)
+	case 8, 9:
+		_ = c.LiftFault(ctx, lift, id)
+	}
+}
+
+// view is what a user of a Cluster can see.
+type view struct {
+	Agents         []AgentState
+	Tasks          TaskStats
+	Nodes          []string
+	Edges          []arena.Edge
+	Leader, Orch   string
+	Probe          string
+	QueuedLiveOnly int // deadlines that are not stale
+}
+
+func clusterView(c *Cluster) view {
+	ctx := context.Background()
+	v := view{Tasks: c.Tasks(), Leader: c.Leader(), Orch: c.Orchestrator()}
+	agents, _ := c.ListAgents(ctx)
+	for _, ag := range agents {
+		st, _ := c.Agent(ag.ID)
+		v.Agents = append(v.Agents, st)
+	}
+	v.Nodes, _ = c.ListNodes(ctx)
+	v.Edges, _ = c.ListEdges(ctx)
+	if err := c.Probe(ctx); err != nil {
+		v.Probe = err.Error()
+	}
+	c.mu.Lock()
+	for i := range c.events {
+		if !c.stale(&c.events[i]) {
+			v.QueuedLiveOnly++
+		}
+	}
+	c.mu.Unlock()
+	return v
+}
+
+// Under a clock that does not move, faults landed and lifted over and over
+// leave a queue bounded by what is live, not by how many there were.
+func TestStaleDeadlinesDoNotPileUp(t *testing.T) {
+	s := newClusterSim(t, WithWorkers(4))
+	ctx := context.Background()
+	for range 100_000 {
+		s.must(s.c.PartitionNetwork(ctx, "worker-2"))
+		s.must(s.c.LiftFault(ctx, arena.ActionNetworkPartition, "worker-2"))
+	}
+	s.c.mu.Lock()
+	n := len(s.c.events)
+	s.c.mu.Unlock()
+	if n > 2*minCompact {
+		t.Errorf("%d deadlines queued after 100,000 partitions lifted at once, want at most %d", n, 2*minCompact)
+	}
+}
