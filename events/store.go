@@ -116,9 +116,9 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 		version++
 		s.total++
 		e.Stream, e.Version, e.Sequence = stream, version, s.total
-		if e.ID == "" {
-			e.ID = storeID(stream, version)
-		}
+		// An empty ID stays empty in the ring and is made on the way out
+		// (withID): most events are never read, and the string was one
+		// allocation per event.
 		s.log.push(e)
 		// Deliver from e, not from the ring: with a batch larger than the
 		// retention the ring may already have dropped it.
@@ -128,12 +128,16 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 	return version, nil
 }
 
-// storeID is "<stream>-<version>", made with one allocation.
-func storeID(stream string, version uint64) string {
-	var buf [64]byte
-	b := append(buf[:0], stream...)
-	b = append(b, '-')
-	return string(strconv.AppendUint(b, version, 10))
+// withID returns e with the store's ID, "<stream>-<version>", if it has
+// none of its own.
+func withID(e Event) Event {
+	if e.ID == "" {
+		var buf [64]byte
+		b := append(buf[:0], e.Stream...)
+		b = append(b, '-')
+		e.ID = string(strconv.AppendUint(b, e.Version, 10))
+	}
+	return e
 }
 
 // validate checks everything that can fail before the lock is taken, so an
@@ -156,6 +160,10 @@ func validate(stream string, evs []Event) error {
 // deliver offers e to every subscriber and forgets those that lagged.
 // s.mu must be held.
 func (s *MemoryStore) deliver(e Event) {
+	if len(s.subs) == 0 {
+		return
+	}
+	e = withID(e)
 	kept := s.subs[:0]
 	for _, sub := range s.subs {
 		if sub.offer(e) {
@@ -194,7 +202,7 @@ func (s *MemoryStore) Read(ctx context.Context, f Filter, limit int) ([]Event, e
 			break
 		}
 		if e := s.log.at(i); f.Match(*e) {
-			out = append(out, *e)
+			out = append(out, withID(*e))
 		}
 	}
 	return out, nil

@@ -68,7 +68,7 @@ func (s *MemoryStore) Subscribe(ctx context.Context, f Filter) (*Subscription, e
 	}
 	lagged := false
 	for i := s.indexAfter(f.FromSequence); i < s.log.n; i++ {
-		if !sub.offer(*s.log.at(i)) {
+		if !sub.offer(withID(*s.log.at(i))) {
 			lagged = true
 			s.lagged++
 			break

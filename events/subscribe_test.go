@@ -45,6 +45,7 @@ func TestSubscribeDeliversInOrder(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("delivered events differ from Read (-want +got):\n%s", diff)
 			}
+			checkStoreIDs(t, got)
 			if len(got) > 0 && sub.LastSequence() != got[len(got)-1].Sequence {
 				t.Errorf("LastSequence() = %d, want %d", sub.LastSequence(), got[len(got)-1].Sequence)
 			}
@@ -83,10 +84,23 @@ func TestSubscribeReplaysFromSequence(t *testing.T) {
 				t.Fatal(err)
 			}
 			sub.Close()
-			if diff := cmp.Diff(tt.want, sequences(drain(t, sub))); diff != "" {
+			got := drain(t, sub)
+			if diff := cmp.Diff(tt.want, sequences(got)); diff != "" {
 				t.Errorf("sequences (-want +got):\n%s", diff)
 			}
+			checkStoreIDs(t, got) // replayed from the ring and delivered live
 		})
+	}
+}
+
+// checkStoreIDs checks that events appended without an ID carry the
+// store's, "<stream>-<version>".
+func checkStoreIDs(t *testing.T, evs []Event) {
+	t.Helper()
+	for _, e := range evs {
+		if want := fmt.Sprintf("%s-%d", e.Stream, e.Version); e.ID != want {
+			t.Errorf("event %d: ID %q, want %q", e.Sequence, e.ID, want)
+		}
 	}
 }
 
