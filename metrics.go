@@ -24,13 +24,10 @@ type metrics struct {
 	// outcome, so Execute does not hash label values per call. Children are
 	// made on first use, as WithLabelValues would, so /metrics shows the same
 	// series. Copy-on-write: readers load without a lock.
-	byOutcome   atomic.Pointer[map[outcomeKey]*outcomeMetrics]
+	// Indexed by type, then outcome (0 failed, 1 landed): a string key
+	// hashes faster than a struct of a string and a bool.
+	byOutcome   atomic.Pointer[map[ActionType][2]*outcomeMetrics]
 	byOutcomeMu sync.Mutex // serialises writers of byOutcome
-}
-
-type outcomeKey struct {
-	typ    ActionType
-	landed bool
 }
 
 // outcomeMetrics are the children for one action type and outcome.
@@ -41,17 +38,20 @@ type outcomeMetrics struct {
 
 // forOutcome returns the children for typ and outcome, made on first use.
 func (m *metrics) forOutcome(typ ActionType, landed bool) *outcomeMetrics {
-	k := outcomeKey{typ, landed}
+	i := 0
+	if landed {
+		i = 1
+	}
 	if p := m.byOutcome.Load(); p != nil {
-		if om, ok := (*p)[k]; ok {
+		if om := (*p)[typ][i]; om != nil {
 			return om
 		}
 	}
 	m.byOutcomeMu.Lock()
 	defer m.byOutcomeMu.Unlock()
-	var old map[outcomeKey]*outcomeMetrics
+	var old map[ActionType][2]*outcomeMetrics
 	if p := m.byOutcome.Load(); p != nil {
-		if om, ok := (*p)[k]; ok {
+		if om := (*p)[typ][i]; om != nil {
 			return om
 		}
 		old = *p
@@ -64,9 +64,11 @@ func (m *metrics) forOutcome(typ ActionType, landed bool) *outcomeMetrics {
 		actions: m.actions.WithLabelValues(string(typ), outcome),
 		latency: m.latency.WithLabelValues(string(typ)),
 	}
-	next := make(map[outcomeKey]*outcomeMetrics, len(old)+1)
+	next := make(map[ActionType][2]*outcomeMetrics, len(old)+1)
 	maps.Copy(next, old)
-	next[k] = om
+	both := next[typ]
+	both[i] = om
+	next[typ] = both
 	m.byOutcome.Store(&next)
 	return om
 }
