@@ -39,7 +39,7 @@ func ActionTypes() []ActionType {
 func (t ActionType) Valid() bool { _, ok := builtins.lookup(t); return ok }
 
 // NeedsDAG reports whether the built-in t is injected through the DAGProvider.
-func (t ActionType) NeedsDAG() bool { s, _ := builtins.lookup(t); return s.capability.dag }
+func (t ActionType) NeedsDAG() bool { s, ok := builtins.lookup(t); return ok && s.capability.dag }
 
 // MetadataKeys returns the metadata keys the built-in t accepts.
 func (t ActionType) MetadataKeys() []string {
@@ -52,7 +52,7 @@ func (t ActionType) MetadataKeys() []string {
 
 // Liftable reports whether a `duration` on the built-in t makes the engine
 // lift the fault.
-func (t ActionType) Liftable() bool { s, _ := builtins.lookup(t); return s.Lifts }
+func (t ActionType) Liftable() bool { s, ok := builtins.lookup(t); return ok && s.Lifts }
 
 // Action is one fault to inject. ID and CreatedAt are filled by the engine
 // when empty. TargetID may be a selector: "random" or "type:<agent type>".
@@ -144,13 +144,19 @@ func (fs *faultSet) params(a Action) (Params, error) {
 		}
 		return Params{}, invalid("type", "unknown action type %q (want one of %s)", a.Type, fs.list())
 	}
+	return a.paramsFor(spec)
+}
+
+// paramsFor validates a's target and decodes its metadata against spec, the
+// spec of a's type.
+func (a Action) paramsFor(spec *FaultSpec) (Params, error) {
 	if err := a.validateTarget(spec); err != nil {
 		return Params{}, err
 	}
 	return a.decodeMetadata(spec)
 }
 
-func (a Action) validateTarget(spec FaultSpec) error {
+func (a Action) validateTarget(spec *FaultSpec) error {
 	if a.SourceID != "" && spec.Target != TargetEdge {
 		return invalid("source_id", "%s takes no source_id", a.Type)
 	}
@@ -192,7 +198,7 @@ func checkID(field, id string, selectors bool) error {
 	return nil
 }
 
-func (a Action) decodeMetadata(spec FaultSpec) (Params, error) {
+func (a Action) decodeMetadata(spec *FaultSpec) (Params, error) {
 	p := baseParams()
 	if len(a.Metadata) > 0 || spec.hasDefaults() { // most actions have none: no map
 		p.Values = map[string]any{}

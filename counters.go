@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"maps"
 	"time"
 )
 
@@ -39,7 +38,10 @@ func (s *Service) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
-	st.ByType = maps.Clone(s.stats.ByType)
+	st.ByType = make(map[ActionType]TypeStats, len(s.byType))
+	for t, ts := range s.byType {
+		st.ByType[t] = *ts
+	}
 	st.HistoryDropped = s.history.dropped
 	if st.LastScore != nil {
 		v := *st.LastScore

@@ -77,6 +77,9 @@ const DefaultMaxFaultDuration = time.Hour
 type activeFaults struct {
 	mu sync.Mutex
 	m  map[string]*activeFault
+	// outside indexes the faults of m from outside a run by type, then
+	// target: there is at most one of each (see supersede).
+	outside map[ActionType]map[string]*activeFault
 	// lifting holds the lifts under way: out of m, not yet done. A rollback
 	// waits for those of its faults, so that a timer firing as a run or the
 	// process ends cannot leave a lift running after Rollback returned.
@@ -107,20 +110,20 @@ type liftEvent struct {
 // track registers a landed fault that arena can lift. A fault executed
 // outside a run with a `duration` gets a timer on the service's clock; a
 // run schedules its own lift (Run.Inject). A landed resume_agent ends the
-// pause it resumes.
-func (s *Service) track(res Result, p Params, run *Run) {
+// pause it resumes. canLift says whether the injector can lift res's type.
+func (s *Service) track(res Result, p Params, canLift bool, run *Run) {
 	a := res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
-		for id, f := range s.faults.m {
+		for _, f := range s.faults.m {
 			if f.Type == ActionPauseAgent && f.TargetID == a.TargetID {
-				s.forget(id, f)
+				s.forget(f)
 			}
 		}
 		s.faults.mu.Unlock()
 		return
 	}
-	if !s.injector.CanLift(a.Type) {
+	if !canLift {
 		return
 	}
 	f := &activeFault{ActiveFault: ActiveFault{ID: a.ID, Type: a.Type, TargetID: a.TargetID, Start: res.StartedAt, Origin: OriginExecute}, action: a, run: run}
@@ -135,6 +138,7 @@ func (s *Service) track(res Result, p Params, run *Run) {
 	defer s.faults.mu.Unlock()
 	if s.faults.m == nil {
 		s.faults.m = map[string]*activeFault{}
+		s.faults.outside = map[ActionType]map[string]*activeFault{}
 	}
 	if run == nil {
 		s.supersede(f)
@@ -151,19 +155,23 @@ func (s *Service) track(res Result, p Params, run *Run) {
 	}
 }
 
-// supersede forgets the faults from outside a run of f's type on f's
-// target: the runtime lifts a type on an agent as one (LiftFault takes the
+// supersede forgets the fault from outside a run of f's type on f's target
+// (there is at most one, found through the outside index): the runtime lifts a type on an agent as one (LiftFault takes the
 // type and the agent), so f replaces them, and its own duration, not
 // theirs, says when it ends. Without it, faults that the system healed by
 // itself would pile up in the registry of a long-lived service, and an
 // earlier fault's timer would lift f before its time. Called with
 // s.faults.mu held.
 func (s *Service) supersede(f *activeFault) {
-	for id, old := range s.faults.m {
-		if old.run == nil && old.Type == f.Type && old.TargetID == f.TargetID {
-			s.forget(id, old)
-		}
+	byTarget := s.faults.outside[f.Type]
+	if byTarget == nil {
+		byTarget = map[string]*activeFault{}
+		s.faults.outside[f.Type] = byTarget
 	}
+	if old := byTarget[f.TargetID]; old != nil {
+		s.drop(old)
+	}
+	byTarget[f.TargetID] = f
 }
 
 // faultActive reports whether id is an active fault's ID.
@@ -175,8 +183,17 @@ func (s *Service) faultActive(id string) bool {
 }
 
 // forget removes f from the registry. Called with s.faults.mu held.
-func (s *Service) forget(id string, f *activeFault) {
-	delete(s.faults.m, id)
+func (s *Service) forget(f *activeFault) {
+	if byTarget := s.faults.outside[f.Type]; f.run == nil && byTarget[f.TargetID] == f {
+		delete(byTarget, f.TargetID)
+	}
+	s.drop(f)
+}
+
+// drop removes f from m and stops its timer, leaving the outside index to
+// the caller. Called with s.faults.mu held.
+func (s *Service) drop(f *activeFault) {
+	delete(s.faults.m, f.ID)
 	if f.stop != nil {
 		f.stop()
 	}
@@ -198,7 +215,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	s.faults.mu.Lock()
 	f, ok := s.faults.m[id]
 	if ok {
-		s.forget(id, f)
+		s.forget(f)
 		if s.faults.lifting == nil {
 			s.faults.lifting = map[string]*liftInFlight{}
 		}

@@ -684,6 +684,21 @@ func TestExecuteSupersedesSameFault(t *testing.T) {
 	if e.faulted(t, slow.on) {
 		t.Fatal("worker-1 still slow at the second slowdown's end")
 	}
+	// Lifted at its duration, the second is out of the index too: a third
+	// lands on its own, and a fourth supersedes the third.
+	third := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "5s"))
+	fourth := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "5s"))
+	active = e.svc.ActiveFaults()
+	clear(ids)
+	for _, f := range active {
+		ids[f.ID] = true
+	}
+	if !third.Success || !fourth.Success || len(active) != 2 || !ids[fourth.Action.ID] || !ids[other.Action.ID] {
+		t.Fatalf("after two more slowdowns of worker-1: ActiveFaults() = %+v, want the fourth and worker-2's", active)
+	}
+	if err := e.svc.LiftFault(ctx, fourth.Action.ID); err != nil || e.faulted(t, slow.on) {
+		t.Fatalf("LiftFault(the fourth) = %v, worker-1 slow: %v; want lifted", err, e.faulted(t, slow.on))
+	}
 	for range 1000 {
 		e.svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-3"})
 		_ = e.cluster.LiftFault(ctx, arena.ActionNetworkPartition, "worker-3") // healed behind arena's back

@@ -273,17 +273,17 @@ func (k MetaKey) decode(v any) (any, error) {
 // faultSet is the fault types one injector (or one validation) knows: the
 // built-ins, then the user's in registration order.
 type faultSet struct {
-	byType map[ActionType]FaultSpec
+	byType map[ActionType]*FaultSpec // never written after newFaultSet
 	order  []ActionType
 }
 
 func newFaultSet(specs ...FaultSpec) *faultSet {
-	fs := &faultSet{byType: map[ActionType]FaultSpec{}}
+	fs := &faultSet{byType: map[ActionType]*FaultSpec{}}
 	for _, s := range specs {
 		if _, dup := fs.byType[s.Type]; !dup {
 			fs.order = append(fs.order, s.Type)
 		}
-		fs.byType[s.Type] = s
+		fs.byType[s.Type] = &s
 	}
 	return fs
 }
@@ -295,12 +295,14 @@ func (fs *faultSet) with(extra []FaultSpec) *faultSet {
 	}
 	all := make([]FaultSpec, 0, len(fs.order)+len(extra))
 	for _, t := range fs.order {
-		all = append(all, fs.byType[t])
+		all = append(all, *fs.byType[t])
 	}
 	return newFaultSet(append(all, extra...)...)
 }
 
-func (fs *faultSet) lookup(t ActionType) (FaultSpec, bool) {
+// lookup returns the set's own spec of t, not a copy: read it, never write
+// it.
+func (fs *faultSet) lookup(t ActionType) (*FaultSpec, bool) {
 	s, ok := fs.byType[t]
 	return s, ok
 }
@@ -308,7 +310,7 @@ func (fs *faultSet) lookup(t ActionType) (FaultSpec, bool) {
 func (fs *faultSet) specs() []FaultSpec {
 	out := make([]FaultSpec, len(fs.order))
 	for i, t := range fs.order {
-		out[i] = fs.byType[t]
+		out[i] = *fs.byType[t]
 	}
 	return out
 }
@@ -327,4 +329,9 @@ func (fs *faultSet) list() string {
 func FaultSpecs() []FaultSpec { return builtins.specs() }
 
 // LookupFault returns the spec of a built-in fault type.
-func LookupFault(t ActionType) (FaultSpec, bool) { return builtins.lookup(t) }
+func LookupFault(t ActionType) (FaultSpec, bool) {
+	if s, ok := builtins.lookup(t); ok {
+		return *s, true
+	}
+	return FaultSpec{}, false
+}

@@ -18,6 +18,16 @@ type Injector struct {
 	dag     DAGProvider
 	faults  *faultSet
 	roles   RoleResolver // nil: the roles ListAgents reports
+	// kinds is what the injector can do with each type it knows, worked
+	// out once by NewInjectorFor: the providers never change afterwards.
+	kinds map[ActionType]faultKind
+}
+
+// faultKind is one type as this injector sees it.
+type faultKind struct {
+	spec        *FaultSpec
+	unsupported error // nil when the injector can land it
+	canLift     bool
 }
 
 // InjectorOption configures NewInjectorFor.
@@ -66,6 +76,11 @@ func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
 	for _, o := range opts {
 		o.apply(in)
 	}
+	in.kinds = make(map[ActionType]faultKind, len(in.faults.order))
+	for _, t := range in.faults.order {
+		spec := in.faults.byType[t]
+		in.kinds[t] = faultKind{spec: spec, unsupported: in.capable(spec), canLift: in.canLift(spec)}
+	}
 	return in
 }
 
@@ -107,7 +122,18 @@ func (in *Injector) DAG() DAGProvider { return in.dag }
 func (in *Injector) FaultTypes() []FaultSpec { return in.faults.specs() }
 
 // Fault returns the spec of a type the injector knows.
-func (in *Injector) Fault(t ActionType) (FaultSpec, bool) { return in.faults.lookup(t) }
+func (in *Injector) Fault(t ActionType) (FaultSpec, bool) {
+	if k, ok := in.kinds[t]; ok {
+		return *k.spec, true
+	}
+	return FaultSpec{}, false
+}
+
+// spec is Fault without the copy: the injector's own spec, read only.
+func (in *Injector) spec(t ActionType) (*FaultSpec, bool) {
+	k, ok := in.kinds[t]
+	return k.spec, ok
+}
 
 // Supports reports whether the injector can land faults of type t.
 func (in *Injector) Supports(t ActionType) bool { return in.Unsupported(t) == nil }
@@ -118,14 +144,15 @@ func (in *Injector) Supports(t ActionType) bool { return in.Unsupported(t) == ni
 // (ErrUnsupported: "mcp_disconnect is not supported by this runtime (it
 // does not implement arena.MCPDisconnecter)").
 func (in *Injector) Unsupported(t ActionType) error {
-	spec, ok := in.faults.lookup(t)
+	k, ok := in.kinds[t]
 	if !ok {
 		return invalid("type", "unknown action type %q (want one of %s)", t, in.faults.list())
 	}
-	return in.capable(spec)
+	return k.unsupported
 }
 
-func (in *Injector) capable(spec FaultSpec) error {
+// capable is Unsupported for a spec, worked out from the providers.
+func (in *Injector) capable(spec *FaultSpec) error {
 	if !spec.BuiltIn() {
 		if (spec.Target == TargetRole || spec.Target == TargetAgent) && in.runtime == nil {
 			return ErrNoRuntime // roles and selectors are resolved from ListAgents
@@ -161,15 +188,27 @@ func (in *Injector) Validate(a Action) error {
 // kill_leader and kill_orchestrator get the current holder of the role. The
 // returned action carries the resolved IDs, so a run can be replayed.
 func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Action, Params, error) {
-	p, err := in.faults.params(a)
+	a, p, _, err := in.prepare(ctx, a, rng)
+	return a, p, err
+}
+
+// prepare is Prepare that also returns what the injector knows of a's type
+// (the zero faultKind for an unknown type), for the service to hand back to
+// land.
+func (in *Injector) prepare(ctx context.Context, a Action, rng *rand.Rand) (Action, Params, faultKind, error) {
+	k, ok := in.kinds[a.Type]
+	if !ok {
+		_, err := in.faults.params(a) // the error that names the type
+		return a, Params{}, k, err
+	}
+	p, err := a.paramsFor(k.spec)
 	if err != nil {
-		return a, p, err
+		return a, p, k, err
 	}
-	spec, _ := in.faults.lookup(a.Type)
-	if err := in.capable(spec); err != nil {
-		return a, p, err
+	if k.unsupported != nil {
+		return a, p, k, k.unsupported
 	}
-	switch spec.Target {
+	switch spec := k.spec; spec.Target {
 	case TargetNode:
 		if a.TargetID == "random" && in.dag != nil {
 			err = safely(func() error {
@@ -193,7 +232,7 @@ func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 			})
 		}
 	}
-	return a, p, err
+	return a, p, k, err
 }
 
 // resolveAgent picks the agent for a role or selector. Eligible agents are
@@ -201,7 +240,7 @@ func (in *Injector) Prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 // and most faults, paused for resume_agent). Candidates are sorted by ID
 // before the seeded choice so that the choice depends only on the seed and
 // the cluster state.
-func resolveAgent(a Action, spec FaultSpec, agents []AgentInfo, rng *rand.Rand) (string, error) {
+func resolveAgent(a Action, spec *FaultSpec, agents []AgentInfo, rng *rand.Rand) (string, error) {
 	wantType := spec.Role
 	if t, ok := strings.CutPrefix(a.TargetID, "type:"); ok {
 		wantType = t
@@ -243,20 +282,30 @@ func pick(ids []string, rng *rand.Rand) (string, error) {
 // Inject lands a prepared action. It never panics: a provider panic becomes
 // an error that says so.
 func (in *Injector) Inject(ctx context.Context, a Action, p Params) error {
+	k, ok := in.kinds[a.Type]
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return invalid("type", "unknown action type %q", a.Type)
+	}
+	return in.injectKind(ctx, k, a, p)
+}
+
+// injectKind is Inject for an action whose kind prepare returned.
+func (in *Injector) injectKind(ctx context.Context, k faultKind, a Action, p Params) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return safely(func() error { return in.inject(ctx, a, p) })
+	return safely(func() error { return in.land(ctx, k, a, p) })
 }
 
-func (in *Injector) inject(ctx context.Context, a Action, p Params) error {
-	spec, ok := in.faults.lookup(a.Type)
-	if !ok {
-		return invalid("type", "unknown action type %q", a.Type)
+// land lands a prepared action of kind k.
+func (in *Injector) land(ctx context.Context, k faultKind, a Action, p Params) error {
+	if k.unsupported != nil {
+		return k.unsupported
 	}
-	if err := in.capable(spec); err != nil {
-		return err
-	}
+	spec := k.spec
 	if !spec.BuiltIn() {
 		return spec.Inject(ctx, a, p)
 	}
@@ -269,15 +318,16 @@ func (in *Injector) inject(ctx context.Context, a Action, p Params) error {
 // CanLift reports whether the injector can lift a timed fault of type t: a
 // liftable built-in on a runtime that is a FaultLifter, or a user type with
 // a Lift function.
-func (in *Injector) CanLift(t ActionType) bool {
-	spec, ok := in.faults.lookup(t)
-	if !ok || !spec.Lifts {
+func (in *Injector) CanLift(t ActionType) bool { return in.kinds[t].canLift }
+
+func (in *Injector) canLift(spec *FaultSpec) bool {
+	if !spec.Lifts {
 		return false
 	}
 	if !spec.BuiltIn() {
 		return spec.Lift != nil
 	}
-	_, ok = in.runtime.(FaultLifter)
+	_, ok := in.runtime.(FaultLifter)
 	return ok
 }
 
@@ -286,8 +336,7 @@ func (in *Injector) Lift(ctx context.Context, a Action) error {
 	if !in.CanLift(a.Type) {
 		return fmt.Errorf("%s cannot be lifted by this runtime", a.Type)
 	}
-	spec, _ := in.faults.lookup(a.Type)
-	if !spec.BuiltIn() {
+	if spec := in.kinds[a.Type].spec; !spec.BuiltIn() {
 		return safely(func() error { return spec.Lift(ctx, a) })
 	}
 	lifter := in.runtime.(FaultLifter)

@@ -54,12 +54,17 @@ type Service struct {
 	metrics  *metrics
 	ids      atomic.Uint64
 	runIDs   atomic.Uint64
-	faults   activeFaults // see faults_active.go
+	// version is the arena stream's version as of the service's last
+	// append: the expected version of its next one, so that an append
+	// needs no read first unless someone else appended meanwhile.
+	version atomic.Uint64
+	faults  activeFaults // see faults_active.go
 
 	mu       sync.Mutex
 	rng      *rand.Rand // for selectors outside a run
 	shared   *rand.Rand // rng behind mu, for concurrent callers
-	stats    Stats
+	stats    Stats      // ByType is nil: the counts are in byType
+	byType   map[ActionType]*TypeStats
 	history  history
 	survival *survival // the running survival run, if any
 	holder   *Run      // the run that holds the service (run_guard.go)
@@ -83,7 +88,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		history: history{cap: o.historyCap},
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
-	s.stats.ByType = map[ActionType]TypeStats{}
+	s.byType = map[ActionType]*TypeStats{}
 	return s
 }
 
@@ -119,7 +124,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
 	}
-	prepared, params, err := s.injector.Prepare(ctx, a, s.selectorRand(run))
+	prepared, params, kind, err := s.injector.prepare(ctx, a, s.selectorRand(run))
 	if err == nil {
 		err = s.admit(ctx, prepared, params, run) // duration bound; refused outside a run that holds the service
 	}
@@ -129,15 +134,15 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 			run.obs.Settle(ctx)       // the next fault's impact is its own
 			start = run.obs.Landing() // the fault's time: when arena starts landing it
 		}
-		err = s.injector.Inject(ctx, prepared, params)
+		err = s.injector.injectKind(ctx, kind, prepared, params)
 	}
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(res, params, run) // into the active-fault registry, if arena can lift it
+		s.track(res, params, kind.canLift, run) // into the active-fault registry, if arena can lift it
 	}
-	s.record(res, time.Since(wallStart))
+	s.record(res, kind.spec != nil, time.Since(wallStart))
 	if s.store != nil {
 		ev := ActionEvent{
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
@@ -169,9 +174,11 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	return s.shared
 }
 
-func (s *Service) record(res Result, wall time.Duration) {
+// record counts res in stats, metrics and history; known says whether its
+// type is one the injector knows.
+func (s *Service) record(res Result, known bool, wall time.Duration) {
 	typ := res.Action.Type
-	if _, ok := s.injector.Fault(typ); !ok {
+	if !known {
 		typ = invalidType // any string a client sends must not become a label
 	}
 	om := s.metrics.forOutcome(typ, res.Success)
@@ -179,7 +186,11 @@ func (s *Service) record(res Result, wall time.Duration) {
 	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := s.stats.ByType[typ]
+	ts := s.byType[typ]
+	if ts == nil {
+		ts = new(TypeStats)
+		s.byType[typ] = ts
+	}
 	s.stats.Total++
 	ts.Total++
 	if res.Success {
@@ -189,14 +200,14 @@ func (s *Service) record(res Result, wall time.Duration) {
 		s.stats.Failed++
 		ts.Failed++
 	}
-	s.stats.ByType[typ] = ts
 	s.stats.injectionWall += wall
 	s.history.add(res)
 }
 
 // appendEvent appends one event to the arena stream with optimistic
-// concurrency: read the version, append expecting it, retry on conflict. So
-// concurrent calls neither lose nor duplicate an event.
+// concurrency: append expecting the version last seen, and on a conflict
+// retry with the version the store reports (or reads). So concurrent calls
+// neither lose nor duplicate an event.
 func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, payload any) {
 	if s.store == nil {
 		return
@@ -223,15 +234,20 @@ func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, d
 	if ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
 	}
+	v := s.version.Load()
 	for attempt := 0; ; attempt++ {
-		v, err := s.store.StreamVersion(ctx, EventStream)
+		nv, err := s.store.Append(ctx, EventStream, *ev, v)
 		if err == nil {
-			_, err = s.store.Append(ctx, EventStream, *ev, v)
-		}
-		if err == nil {
+			s.version.Store(nv) // a racing append may store an older one: it costs a retry, never an event
 			return
 		}
 		if !errors.Is(err, events.ErrConflict) || attempt >= maxAppendAttempts {
+			s.eventErr(err)
+			return
+		}
+		if c := (*events.ConflictError)(nil); errors.As(err, &c) {
+			v = c.Actual
+		} else if v, err = s.store.StreamVersion(ctx, EventStream); err != nil {
 			s.eventErr(err)
 			return
 		}

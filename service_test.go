@@ -410,3 +410,58 @@ func TestTwoServicesShareARegistry(t *testing.T) {
 		t.Errorf("shared counter = %v, want 2", got)
 	}
 }
+
+// conflictFlattener hides the *events.ConflictError behind a plain
+// ErrConflict, as a store of the user's may, so the service must read the
+// version itself.
+type conflictFlattener struct{ *events.MemoryStore }
+
+func (s conflictFlattener) Append(ctx context.Context, stream string, evs []events.Event, v uint64) (uint64, error) {
+	n, err := s.MemoryStore.Append(ctx, stream, evs, v)
+	if errors.Is(err, events.ErrConflict) {
+		return 0, fmt.Errorf("my store: %w", events.ErrConflict)
+	}
+	return n, err
+}
+
+// The service's events land after other writers' on a shared stream, with
+// or without the conflict's actual version, and none is lost.
+func TestEventsAfterOtherWriters(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		store func(*events.MemoryStore) EventStore
+	}{
+		{"conflict error", func(m *events.MemoryStore) EventStore { return m }},
+		{"plain ErrConflict", func(m *events.MemoryStore) EventStore { return conflictFlattener{m} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := events.NewMemoryStore()
+			defer mem.Close()
+			other := func() {
+				if _, err := mem.Append(ctx, EventStream, []events.Event{{Type: "someone.else"}}, events.AnyVersion); err != nil {
+					t.Fatal(err)
+				}
+			}
+			other()
+			other()
+			svc := NewService(NewInjector(newStub(RealClock{}, 0), nil), tc.store(mem), nil)
+			for i := range 6 {
+				if i%2 == 1 {
+					other()
+				}
+				svc.Execute(ctx, Action{Type: ActionKillAgent, TargetID: "worker-1"})
+			}
+			evs, _ := mem.Read(ctx, events.Filter{Streams: []string{EventStream}}, 0)
+			var mine int
+			for _, e := range evs {
+				if e.Type == EventActionExecuted {
+					mine++
+				}
+			}
+			if st := svc.Stats(); mine != 6 || len(evs) != 11 || st.EventErrors != 0 {
+				t.Errorf("%d of the service's events in %d, %d event errors (%s); want 6 of 11, none", mine, len(evs), st.EventErrors, st.LastEventError)
+			}
+		})
+	}
+}

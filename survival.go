@@ -542,7 +542,7 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		At: Duration(res.StartedAt.Sub(r.Start())), ActionID: res.Action.ID, Type: a.Type,
 		TargetID: res.Action.TargetID, SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error,
 	}
-	if spec, ok := c.svc.injector.Fault(a.Type); ok && spec.Lifts {
+	if spec, ok := c.svc.injector.spec(a.Type); ok && spec.Lifts {
 		if p, err := c.svc.injector.faults.params(a); err == nil {
 			ev.Lifetime = Duration(p.Duration)
 		}
@@ -607,9 +607,8 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 		}
 		x -= w
 	}
-	spec0 := c.spec(t)
-	pick := st.nth(spec0, c.rng.IntN(st.count(spec0, -1)))
-	spec, _ := c.svc.injector.Fault(t)
+	spec := c.spec(t)
+	pick := st.nth(spec, c.rng.IntN(st.count(spec, -1)))
 	a := Action{Type: t}
 	switch spec.Target {
 	case TargetEdge:
@@ -633,8 +632,8 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	return a, true
 }
 
-func (c *chaos) spec(t ActionType) FaultSpec {
-	spec, _ := c.svc.injector.Fault(t)
+func (c *chaos) spec(t ActionType) *FaultSpec {
+	spec, _ := c.svc.injector.spec(t)
 	return spec
 }
 
@@ -801,11 +800,11 @@ func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
 
 // count returns how many targets walk visits, stopping at limit (< 0: no
 // limit). For a fault on agents it adds up the counts by status.
-func (st *systemState) count(spec FaultSpec, limit int) int {
+func (st *systemState) count(spec *FaultSpec, limit int) int {
 	n := 0
 	switch spec.Target {
 	case TargetSystem, TargetNode, TargetEdge, TargetRole:
-		st.walk(&spec, func(target) bool {
+		st.walk(spec, func(target) bool {
 			n++
 			return n != limit
 		})
@@ -823,9 +822,9 @@ func (st *systemState) count(spec FaultSpec, limit int) int {
 }
 
 // nth returns the k-th target walk visits (0-based; k < count).
-func (st *systemState) nth(spec FaultSpec, k int) target {
+func (st *systemState) nth(spec *FaultSpec, k int) target {
 	var out target
-	st.walk(&spec, func(t target) bool {
+	st.walk(spec, func(t target) bool {
 		if k == 0 {
 			out = t
 			return false
