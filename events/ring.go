@@ -25,11 +25,15 @@ func (r *ring) push(e Event) {
 		}
 	}
 	if r.n == len(r.buf) {
-		if len(r.buf) == r.limit {
-			r.dropOldest()
-		} else {
-			r.grow()
+		if len(r.buf) == r.limit { // full: e takes the oldest's slot
+			if r.limitBytes > 0 {
+				r.bytes -= eventSize(&r.buf[r.head])
+			}
+			r.buf[r.head] = e
+			r.head = (r.head + 1) % len(r.buf)
+			return
 		}
+		r.grow()
 	}
 	r.buf[(r.head+r.n)%len(r.buf)] = e
 	r.n++
