@@ -69,16 +69,16 @@ type history struct {
 	dropped int
 }
 
-func (h *history) add(r Result) {
+func (h *history) add(r *Result) {
 	if h.cap <= 0 {
 		h.dropped++
 		return
 	}
 	if len(h.buf) < h.cap {
-		h.buf = append(h.buf, r)
+		h.buf = append(h.buf, *r)
 		return
 	}
-	h.buf[h.head] = r
+	h.buf[h.head] = *r
 	h.head = (h.head + 1) % h.cap
 	h.dropped++
 }

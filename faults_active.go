@@ -111,7 +111,7 @@ type liftEvent struct {
 // outside a run with a `duration` gets a timer on the service's clock; a
 // run schedules its own lift (Run.Inject). A landed resume_agent ends the
 // pause it resumes. canLift says whether the injector can lift res's type.
-func (s *Service) track(res Result, p Params, canLift bool, run *Run) {
+func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 	a := res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()

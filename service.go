@@ -140,9 +140,9 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(res, params, kind.canLift, run) // into the active-fault registry, if arena can lift it
+		s.track(&res, params, kind.canLift, run) // into the active-fault registry, if arena can lift it
 	}
-	s.record(res, kind.spec != nil, time.Since(wallStart))
+	s.record(&res, kind.spec != nil, time.Since(wallStart))
 	if s.store != nil {
 		ev := ActionEvent{
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
@@ -154,7 +154,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
 		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
 	}
-	s.flight(ctx, res, err)
+	s.flight(ctx, &res, err)
 	return res
 }
 
@@ -176,7 +176,7 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 
 // record counts res in stats, metrics and history; known says whether its
 // type is one the injector knows.
-func (s *Service) record(res Result, known bool, wall time.Duration) {
+func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	typ := res.Action.Type
 	if !known {
 		typ = invalidType // any string a client sends must not become a label
@@ -279,7 +279,7 @@ func (s *Service) bridgeErr(err error) {
 
 // flight is the flight bridge: a timeline event for every action, and a
 // diagnostic for every failed one.
-func (s *Service) flight(ctx context.Context, res Result, err error) {
+func (s *Service) flight(ctx context.Context, res *Result, err error) {
 	fr := s.opts.flight
 	if fr == nil {
 		return
@@ -291,7 +291,7 @@ func (s *Service) flight(ctx context.Context, res Result, err error) {
 	}))
 	if !res.Success {
 		spec, _ := s.injector.Fault(a.Type)
-		s.bridgeErr(fr.RecordDiagnostic(ctx, diagnose(res, err, spec)))
+		s.bridgeErr(fr.RecordDiagnostic(ctx, diagnose(*res, err, spec)))
 	}
 }
 
