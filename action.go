@@ -200,9 +200,10 @@ func checkID(field, id string, selectors bool) error {
 
 func (a Action) decodeMetadata(spec *FaultSpec) (Params, error) {
 	p := baseParams()
-	if len(a.Metadata) > 0 || spec.hasDefaults() { // most actions have none: no map
-		p.Values = map[string]any{}
+	if len(a.Metadata) == 0 && !spec.hasDefaults() { // most actions: no map, nothing to decode
+		return p, nil
 	}
+	p.Values = map[string]any{}
 	for _, k := range spec.Metadata {
 		if k.Default != nil {
 			p.Values[k.Name], _ = k.decode(k.Default) // checked when the spec was made
