@@ -2,6 +2,7 @@ package arena
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,14 @@ type VirtualClock struct {
 	inUse  bool // a run is playing on it; see Run.Play
 	timers []*clockTimer
 	timerN uint64
+
+	// Now reads the time without the lock while exact holds: now is then
+	// base plus off nanoseconds, to the last bit (same location, no
+	// monotonic reading). A time that is not (a Set from another zone, a
+	// time.Now reading) clears exact for good, and Now takes the lock.
+	base  time.Time
+	off   atomic.Int64
+	exact atomic.Bool
 }
 
 // acquire marks the clock as driven by a run; false if one already is.
@@ -54,14 +63,32 @@ func NewVirtualClock(start time.Time) *VirtualClock {
 	if start.IsZero() {
 		start = VirtualEpoch
 	}
-	return &VirtualClock{now: start}
+	c := &VirtualClock{now: start, base: start}
+	c.exact.Store(true)
+	return c
 }
 
 // Now returns the clock's current time.
 func (c *VirtualClock) Now() time.Time {
+	if c.exact.Load() {
+		return c.base.Add(time.Duration(c.off.Load()))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
+}
+
+// setNow moves the clock to t. Called with c.mu held.
+func (c *VirtualClock) setNow(t time.Time) {
+	c.now = t
+	if !c.exact.Load() {
+		return
+	}
+	if d := t.Sub(c.base); c.base.Add(d) == t {
+		c.off.Store(int64(d))
+		return
+	}
+	c.exact.Store(false)
 }
 
 // Set moves the clock to t. Moving backwards is ignored: time never rewinds.
@@ -73,13 +100,13 @@ func (c *VirtualClock) Set(t time.Time) {
 		tm := c.dueBy(t)
 		if tm == nil {
 			if t.After(c.now) {
-				c.now = t
+				c.setNow(t)
 			}
 			c.mu.Unlock()
 			return
 		}
 		if tm.at.After(c.now) {
-			c.now = tm.at
+			c.setNow(tm.at)
 		}
 		c.mu.Unlock()
 		tm.fn() // unlocked: it may read the clock
