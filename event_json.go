@@ -33,6 +33,15 @@ func (e *ActionEvent) appendJSON(b []byte) []byte {
 	return append(b, `"}`...)
 }
 
+// jsonSafe marks the ASCII bytes appendJSONString copies as they are: not
+// a control byte, a quote, a backslash or an HTML character.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString appends s as encoding/json writes a string: HTML
 // characters and control bytes escaped, invalid UTF-8 replaced by U+FFFD,
 // U+2028 and U+2029 escaped.
@@ -42,7 +51,7 @@ func appendJSONString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
