@@ -66,8 +66,10 @@ func (r *ring) at(i int) *Event { return &r.buf[(r.head+i)%len(r.buf)] }
 // the bytes of its strings, payload and metadata (map overhead excluded).
 func eventSize(e *Event) int64 {
 	n := int(unsafe.Sizeof(*e)) + len(e.ID) + len(e.Stream) + len(e.Type) + len(e.Data)
-	for k, v := range e.Metadata {
-		n += len(k) + len(v)
+	if len(e.Metadata) > 0 { // most events have none; ranging over nil still costs
+		for k, v := range e.Metadata {
+			n += len(k) + len(v)
+		}
 	}
 	return int64(n)
 }
