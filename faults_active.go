@@ -93,9 +93,19 @@ type liftInFlight struct {
 
 type activeFault struct {
 	ActiveFault
-	action Action
-	run    *Run        // nil: OriginExecute
-	stop   func() bool // cancels the timer of an OriginExecute fault with a duration
+	// The rest of the action, for its lift (ID, type and target are in
+	// ActiveFault).
+	sourceID string
+	metadata map[string]any
+	created  time.Time
+
+	run  *Run        // nil: OriginExecute
+	stop func() bool // cancels the timer of an OriginExecute fault with a duration
+}
+
+// action is the action that landed f.
+func (f *activeFault) action() Action {
+	return Action{ID: f.ID, Type: f.Type, TargetID: f.TargetID, SourceID: f.sourceID, Metadata: f.metadata, CreatedAt: f.created}
 }
 
 // liftEvent is the payload of arena.fault.lifted.
@@ -112,7 +122,7 @@ type liftEvent struct {
 // run schedules its own lift (Run.Inject). A landed resume_agent ends the
 // pause it resumes. canLift says whether the injector can lift res's type.
 func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
-	a := res.Action
+	a := &res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
 		for _, f := range s.faults.m {
@@ -126,7 +136,10 @@ func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 	if !canLift {
 		return
 	}
-	f := &activeFault{ActiveFault: ActiveFault{ID: a.ID, Type: a.Type, TargetID: a.TargetID, Start: res.StartedAt, Origin: OriginExecute}, action: a, run: run}
+	f := &activeFault{
+		ActiveFault: ActiveFault{ID: a.ID, Type: a.Type, TargetID: a.TargetID, Start: res.StartedAt, Origin: OriginExecute},
+		sourceID:    a.SourceID, metadata: a.Metadata, created: a.CreatedAt, run: run,
+	}
 	if run != nil {
 		f.Origin, f.RunID = run.origin, run.id
 	}
@@ -150,7 +163,7 @@ func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 		f.stop = s.afterFunc(f.LiftAt.Sub(s.opts.clock.Now()), func() {
 			ctx, cancel := context.WithTimeout(context.Background(), s.opts.rollbackTimeout) // a hung runtime must not hold the timer's goroutine
 			defer cancel()
-			_, _ = s.lift(ctx, a.ID, "duration") // a failed lift is in its event
+			_, _ = s.lift(ctx, f.ID, "duration") // a failed lift is in its event
 		})
 	}
 }
@@ -232,7 +245,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if !ok {
 		return false, nil
 	}
-	err = s.injector.Lift(ctx, f.action)
+	err = s.injector.Lift(ctx, f.action())
 	ev := liftEvent{ActionID: id, Type: f.Type, TargetID: f.TargetID, Why: why}
 	if err != nil {
 		ev.Error = err.Error()
