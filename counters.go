@@ -79,7 +79,9 @@ func (h *history) add(r *Result) {
 		return
 	}
 	h.buf[h.head] = *r
-	h.head = (h.head + 1) % h.cap
+	if h.head++; h.head == h.cap { // no division: this runs per action
+		h.head = 0
+	}
 	h.dropped++
 }
 

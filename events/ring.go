@@ -30,7 +30,7 @@ func (r *ring) push(e Event) {
 				r.bytes -= eventSize(&r.buf[r.head])
 			}
 			r.buf[r.head] = e
-			r.head = (r.head + 1) % len(r.buf)
+			r.advanceHead()
 			return
 		}
 		r.grow()
@@ -46,8 +46,16 @@ func (r *ring) dropOldest() {
 		r.bytes -= eventSize(old)
 	}
 	*old = Event{}
-	r.head = (r.head + 1) % len(r.buf)
+	r.advanceHead()
 	r.n--
+}
+
+// advanceHead moves head to the next slot (no division: it runs per
+// append).
+func (r *ring) advanceHead() {
+	if r.head++; r.head == len(r.buf) {
+		r.head = 0
+	}
 }
 
 // grow is only called when the ring is full, so buf[head:] then buf[:head]

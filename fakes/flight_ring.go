@@ -17,7 +17,9 @@ func (r *boundedRing[T]) add(v T) {
 		return
 	}
 	r.buf[r.head] = v
-	r.head = (r.head + 1) % r.cap
+	if r.head++; r.head == r.cap { // no division: this runs per action
+		r.head = 0
+	}
 }
 
 // at returns the i-th retained item, oldest first.
