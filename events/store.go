@@ -63,7 +63,7 @@ type MemoryStore struct {
 
 	mu       sync.Mutex
 	closed   bool
-	versions map[string]uint64
+	versions map[string]*uint64 // a pointer, so an append looks its stream up once
 	log      ring
 	total    uint64 // events ever appended = Sequence of the newest
 	lagged   uint64
@@ -76,7 +76,7 @@ func NewMemoryStore(opts ...Option) *MemoryStore {
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
-	return &MemoryStore{opts: o, versions: make(map[string]uint64), log: ring{limit: o.retention, limitBytes: o.retentionBytes}}
+	return &MemoryStore{opts: o, versions: make(map[string]*uint64), log: ring{limit: o.retention, limitBytes: o.retentionBytes}}
 }
 
 // Append appends evs to stream, all or none, provided the stream's current
@@ -105,7 +105,11 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 	if s.closed {
 		return 0, ErrClosed
 	}
-	version := s.versions[stream]
+	vp := s.versions[stream]
+	var version uint64
+	if vp != nil {
+		version = *vp
+	}
 	if expectedVersion != AnyVersion && expectedVersion != version {
 		return 0, &ConflictError{Stream: stream, Expected: expectedVersion, Actual: version}
 	}
@@ -124,7 +128,11 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 		// retention the ring may already have dropped it.
 		s.deliver(e)
 	}
-	s.versions[stream] = version
+	if vp == nil {
+		vp = new(uint64)
+		s.versions[stream] = vp
+	}
+	*vp = version
 	return version, nil
 }
 
@@ -184,7 +192,10 @@ func (s *MemoryStore) StreamVersion(ctx context.Context, stream string) (uint64,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.versions[stream], nil
+	if vp := s.versions[stream]; vp != nil {
+		return *vp, nil
+	}
+	return 0, nil
 }
 
 // Read returns the retained events f selects, in Sequence order, at most
