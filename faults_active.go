@@ -77,14 +77,17 @@ const DefaultMaxFaultDuration = time.Hour
 type activeFaults struct {
 	mu sync.Mutex
 	m  map[string]*activeFault
-	// outside indexes the faults of m from outside a run by type, then
-	// target: there is at most one of each (see supersede).
-	outside map[ActionType]map[string]*activeFault
+	// outside indexes the faults of m from outside a run by type (its
+	// faultKind.idx), then target: there is at most one of each (see
+	// supersede). A slot, so that replacing a fault writes no map.
+	outside []map[string]*outsideSlot
 	// lifting holds the lifts under way: out of m, not yet done. A rollback
 	// waits for those of its faults, so that a timer firing as a run or the
 	// process ends cannot leave a lift running after Rollback returned.
 	lifting map[string]*liftInFlight
 }
+
+type outsideSlot struct{ f *activeFault }
 
 type liftInFlight struct {
 	run  *Run
@@ -120,8 +123,8 @@ type liftEvent struct {
 // track registers a landed fault that arena can lift. A fault executed
 // outside a run with a `duration` gets a timer on the service's clock; a
 // run schedules its own lift (Run.Inject). A landed resume_agent ends the
-// pause it resumes. canLift says whether the injector can lift res's type.
-func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
+// pause it resumes. kind is what the injector knows of res's type.
+func (s *Service) track(res *Result, p Params, kind faultKind, run *Run) {
 	a := &res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
@@ -133,7 +136,7 @@ func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 		s.faults.mu.Unlock()
 		return
 	}
-	if !canLift {
+	if !kind.canLift {
 		return
 	}
 	f := &activeFault{
@@ -151,10 +154,10 @@ func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 	defer s.faults.mu.Unlock()
 	if s.faults.m == nil {
 		s.faults.m = map[string]*activeFault{}
-		s.faults.outside = map[ActionType]map[string]*activeFault{}
+		s.faults.outside = make([]map[string]*outsideSlot, len(s.injector.kinds))
 	}
 	if run == nil {
-		s.supersede(f)
+		s.supersede(f, kind.idx)
 	}
 	s.faults.m[a.ID] = f
 	if run == nil && p.Duration > 0 {
@@ -168,23 +171,28 @@ func (s *Service) track(res *Result, p Params, canLift bool, run *Run) {
 	}
 }
 
-// supersede forgets the fault from outside a run of f's type on f's target
-// (there is at most one, found through the outside index): the runtime lifts a type on an agent as one (LiftFault takes the
-// type and the agent), so f replaces them, and its own duration, not
+// supersede forgets the fault from outside a run of f's type (idx, its
+// faultKind.idx) on f's target (there is at most one, found through the
+// outside index): the runtime lifts a type on an agent as one (LiftFault
+// takes the type and the agent), so f replaces them, and its own duration, not
 // theirs, says when it ends. Without it, faults that the system healed by
 // itself would pile up in the registry of a long-lived service, and an
 // earlier fault's timer would lift f before its time. Called with
 // s.faults.mu held.
-func (s *Service) supersede(f *activeFault) {
-	byTarget := s.faults.outside[f.Type]
+func (s *Service) supersede(f *activeFault, idx int) {
+	byTarget := s.faults.outside[idx]
 	if byTarget == nil {
-		byTarget = map[string]*activeFault{}
-		s.faults.outside[f.Type] = byTarget
+		byTarget = map[string]*outsideSlot{}
+		s.faults.outside[idx] = byTarget
 	}
-	if old := byTarget[f.TargetID]; old != nil {
-		s.drop(old)
+	slot := byTarget[f.TargetID]
+	if slot == nil {
+		slot = &outsideSlot{}
+		byTarget[f.TargetID] = slot
+	} else if slot.f != nil {
+		s.drop(slot.f)
 	}
-	byTarget[f.TargetID] = f
+	slot.f = f
 }
 
 // faultActive reports whether id is an active fault's ID.
@@ -197,8 +205,11 @@ func (s *Service) faultActive(id string) bool {
 
 // forget removes f from the registry. Called with s.faults.mu held.
 func (s *Service) forget(f *activeFault) {
-	if byTarget := s.faults.outside[f.Type]; f.run == nil && byTarget[f.TargetID] == f {
-		delete(byTarget, f.TargetID)
+	if f.run == nil {
+		byTarget := s.faults.outside[s.injector.kinds[f.Type].idx]
+		if slot := byTarget[f.TargetID]; slot != nil && slot.f == f {
+			delete(byTarget, f.TargetID)
+		}
 	}
 	s.drop(f)
 }

@@ -25,6 +25,7 @@ type Injector struct {
 
 // faultKind is one type as this injector sees it.
 type faultKind struct {
+	idx         int // the type's position among the injector's (FaultTypes)
 	spec        *FaultSpec
 	unsupported error // nil when the injector can land it
 	canLift     bool
@@ -77,9 +78,9 @@ func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
 		o.apply(in)
 	}
 	in.kinds = make(map[ActionType]faultKind, len(in.faults.order))
-	for _, t := range in.faults.order {
+	for i, t := range in.faults.order {
 		spec := in.faults.byType[t]
-		in.kinds[t] = faultKind{spec: spec, unsupported: in.capable(spec), canLift: in.canLift(spec)}
+		in.kinds[t] = faultKind{idx: i, spec: spec, unsupported: in.capable(spec), canLift: in.canLift(spec)}
 	}
 	return in
 }

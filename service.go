@@ -140,7 +140,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(&res, params, kind.canLift, run) // into the active-fault registry, if arena can lift it
+		s.track(&res, params, kind, run) // into the active-fault registry, if arena can lift it
 	}
 	s.record(&res, kind.spec != nil, time.Since(wallStart))
 	if s.store != nil {
