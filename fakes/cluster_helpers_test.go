@@ -144,3 +144,45 @@ var bgCtx = context.Background()
 func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
+
+// liftable are the faults LiftFault ends.
+var liftable = []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
+	arena.ActionMCPDisconnect, arena.ActionNetworkLatency}
+
+// chaosOps is how many faults chaosOp knows; ops from chaosOps on lift.
+const chaosOps = 10
+
+// chaosOp lands fault op (0 to chaosOps-1) on agent id, node or edge, or
+// lifts lift from id (op >= chaosOps), for the randomised tests. Errors
+// are expected (a fault that cannot land now) and ignored.
+func chaosOp(c *Cluster, op int, id, node string, edge arena.Edge, lift arena.ActionType) {
+	ctx := context.Background()
+	switch op {
+	case 0:
+		_ = c.StopAgent(ctx, id)
+	case 1:
+		_ = c.PauseAgent(ctx, id)
+	case 2:
+		_ = c.ResumeAgent(ctx, id)
+	case 3:
+		_ = c.SlowAgent(ctx, id, 2*time.Second)
+	case 4:
+		_ = c.PartitionNetwork(ctx, id)
+	case 5:
+		_ = c.CorruptMemory(ctx, id)
+	case 6:
+		_ = c.InjectLatency(ctx, id, arena.Latency{Latency: 1400 * time.Millisecond})
+	case 7:
+		_ = c.DisconnectMCP(ctx, id)
+	case 8:
+		if node != "" {
+			_ = c.RemoveNode(ctx, node)
+		}
+	case 9:
+		if edge.Source != "" {
+			_ = c.RemoveEdge(ctx, edge.Source, edge.Target)
+		}
+	default:
+		_ = c.LiftFault(ctx, lift, id)
+	}
+}

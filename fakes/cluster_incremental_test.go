@@ -31,28 +31,10 @@ func TestIncrementalState(t *testing.T) {
 			for i := range c.agents {
 				ids[i] = c.agents[i].id
 			}
-			lifts := []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition, arena.ActionNetworkLatency}
 			downs, corrupted := 0, 0
 			for step := range 3000 {
 				id := ids[rng.IntN(len(ids))]
-				switch rng.IntN(9) {
-				case 0:
-					_ = c.StopAgent(ctx, id)
-				case 1:
-					_ = c.PauseAgent(ctx, id)
-				case 2:
-					_ = c.ResumeAgent(ctx, id)
-				case 3:
-					_ = c.SlowAgent(ctx, id, time.Duration(rng.IntN(3)+1)*time.Second)
-				case 4:
-					_ = c.PartitionNetwork(ctx, id)
-				case 5:
-					_ = c.CorruptMemory(ctx, id)
-				case 6:
-					_ = c.InjectLatency(ctx, id, arena.Latency{Latency: time.Duration(rng.IntN(3)+1) * 700 * time.Millisecond})
-				case 7:
-					_ = c.LiftFault(ctx, lifts[rng.IntN(len(lifts))], id)
-				}
+				chaosOp(c, rng.IntN(chaosOps+2), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
 				s.clock.Advance(time.Duration(rng.IntN(8)) * probeStep)
 				_ = c.Probe(ctx)
 

@@ -32,14 +32,13 @@ func TestDroppingStaleDeadlinesChangesNothing(t *testing.T) {
 			}
 			nodes, _ := a.c.ListNodes(context.Background())
 			edges, _ := a.c.ListEdges(context.Background())
-			lifts := []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition, arena.ActionMCPDisconnect, arena.ActionNetworkLatency}
 			rng := rand.New(rand.NewPCG(7, 8))
 			dropped := 0
 			for step := range 4000 {
-				id, op, d := ids[rng.IntN(len(ids))], rng.IntN(11), time.Duration(rng.IntN(8))*probeStep
+				id, op, d := ids[rng.IntN(len(ids))], rng.IntN(chaosOps+2), time.Duration(rng.IntN(8))*probeStep
 				node, edge := nodes[rng.IntN(len(nodes))], edges[rng.IntN(len(edges))]
 				for _, s := range []*clusterSim{a, b} {
-					staleOp(s.c, op, id, node, edge, lifts[step%len(lifts)])
+					chaosOp(s.c, op, id, node, edge, liftable[step%len(liftable)])
 					s.clock.Advance(d)
 				}
 				b.c.mu.Lock()
@@ -56,30 +55,6 @@ func TestDroppingStaleDeadlinesChangesNothing(t *testing.T) {
 			}
 			t.Logf("%d stale deadlines dropped", dropped)
 		})
-	}
-}
-
-func staleOp(c *Cluster, op int, id, node string, edge arena.Edge, lift arena.ActionType) {
-	ctx := context.Background()
-	switch op {
-	case 0:
-		_ = c.StopAgent(ctx, id)
-	case 1:
-		_ = c.PauseAgent(ctx, id)
-	case 2:
-		_ = c.ResumeAgent(ctx, id)
-	case 3:
-		_ = c.SlowAgent(ctx, id, 2*time.Second)
-	case 4:
-		_ = c.PartitionNetwork(ctx, id)
-	case 5:
-		_ = c.DisconnectMCP(ctx, id)
-	case 6:
-		_ = c.RemoveNode(ctx, node)
-	case 7:
-		_ = c.RemoveEdge(ctx, edge.Source, edge.Target)
-	case 8, 9:
-		_ = c.LiftFault(ctx, lift, id)
 	}
 }
 
