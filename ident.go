@@ -15,16 +15,11 @@ import (
 // report or a terminal cannot look like another one. Length is the
 // caller's rule.
 func IdentifierProblem(id string) string {
-	ascii := true // printable ASCII is the common case and needs no tables
-	for i := 0; i < len(id) && ascii; i++ {
-		switch b := id[i]; {
-		case b >= utf8.RuneSelf:
-			ascii = false
-		case b <= ' ' || b == 0x7f:
-			return "contains white space or control characters"
-		}
+	printable := true // printable ASCII is the common case and needs no tables
+	for i := 0; i < len(id) && printable; i++ {
+		printable = id[i] > ' ' && id[i] < 0x7f
 	}
-	if ascii {
+	if printable {
 		return ""
 	}
 	if !utf8.ValidString(id) {

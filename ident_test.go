@@ -2,6 +2,7 @@ package arena_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -62,6 +63,23 @@ func TestIdentifierProblemASCII(t *testing.T) {
 			if got := arena.IdentifierProblem(id); (got != "") != bad {
 				t.Errorf("IdentifierProblem(%q) = %q, want a problem: %v", id, got, bad)
 			}
+		}
+	}
+}
+
+// Invalid UTF-8 is named first, wherever it is and whatever else is wrong:
+// the fast path must not answer before the whole string was checked.
+func TestIdentifierProblemInvalidUTF8First(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	parts := []string{"a", "Z", " ", "\x01", "\x7f", "\xff", "\xc3", "é", "\u200b", "-"}
+	for range 20_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		id := b.String()
+		if got := arena.IdentifierProblem(id); !utf8.ValidString(id) && got != "is not valid UTF-8" {
+			t.Fatalf("IdentifierProblem(%q) = %q, want the invalid UTF-8 named", id, got)
 		}
 	}
 }
