@@ -74,10 +74,22 @@ func (r *ring) at(i int) *Event { return &r.buf[(r.head+i)%len(r.buf)] }
 // the bytes of its strings, payload and metadata (map overhead excluded).
 func eventSize(e *Event) int64 {
 	n := int(unsafe.Sizeof(*e)) + len(e.ID) + len(e.Stream) + len(e.Type) + len(e.Data)
+	if e.ID == "" { // the ID withID makes on the way out, as if it were kept
+		n += len(e.Stream) + 1 + digits(e.Version)
+	}
 	if len(e.Metadata) > 0 { // most events have none; ranging over nil still costs
 		for k, v := range e.Metadata {
 			n += len(k) + len(v)
 		}
 	}
 	return int64(n)
+}
+
+// digits is the length of v in decimal.
+func digits(v uint64) int {
+	n := 1
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
 }
