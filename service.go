@@ -245,9 +245,9 @@ func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, d
 			s.eventErr(err)
 			return
 		}
-		if c := (*events.ConflictError)(nil); errors.As(err, &c) {
+		if c := (*events.ConflictError)(nil); errors.As(err, &c) && c.Actual != v {
 			v = c.Actual
-		} else if v, err = s.store.StreamVersion(ctx, EventStream); err != nil {
+		} else if v, err = s.store.StreamVersion(ctx, EventStream); err != nil { // a store that says no more
 			s.eventErr(err)
 			return
 		}

@@ -424,6 +424,18 @@ func (s conflictFlattener) Append(ctx context.Context, stream string, evs []even
 	return n, err
 }
 
+// stuckConflict reports a conflict without the actual version (Actual is
+// left at 0), so the service must read it.
+type stuckConflict struct{ *events.MemoryStore }
+
+func (s stuckConflict) Append(ctx context.Context, stream string, evs []events.Event, v uint64) (uint64, error) {
+	n, err := s.MemoryStore.Append(ctx, stream, evs, v)
+	if errors.Is(err, events.ErrConflict) {
+		return 0, &events.ConflictError{Stream: stream, Expected: v}
+	}
+	return n, err
+}
+
 // The service's events land after other writers' on a shared stream, with
 // or without the conflict's actual version, and none is lost.
 func TestEventsAfterOtherWriters(t *testing.T) {
@@ -434,6 +446,7 @@ func TestEventsAfterOtherWriters(t *testing.T) {
 	}{
 		{"conflict error", func(m *events.MemoryStore) EventStore { return m }},
 		{"plain ErrConflict", func(m *events.MemoryStore) EventStore { return conflictFlattener{m} }},
+		{"conflict without the actual version", func(m *events.MemoryStore) EventStore { return stuckConflict{m} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := events.NewMemoryStore()
