@@ -156,6 +156,9 @@ func (s *Service) track(res *Result, p Params, kind faultKind, run *Run) {
 		s.faults.m = map[string]*activeFault{}
 		s.faults.outside = make([]map[string]*outsideSlot, len(s.injector.kinds))
 	}
+	if old := s.faults.m[a.ID]; old != nil {
+		s.forget(old) // the same ID twice, past admit's check by a race: the later one owns it
+	}
 	if run == nil {
 		s.supersede(f, kind.idx)
 	}
@@ -217,7 +220,9 @@ func (s *Service) forget(f *activeFault) {
 // drop removes f from m and stops its timer, leaving the outside index to
 // the caller. Called with s.faults.mu held.
 func (s *Service) drop(f *activeFault) {
-	delete(s.faults.m, f.ID)
+	if s.faults.m[f.ID] == f {
+		delete(s.faults.m, f.ID)
+	}
 	if f.stop != nil {
 		f.stop()
 	}

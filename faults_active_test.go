@@ -684,8 +684,8 @@ func TestExecuteSupersedesSameFault(t *testing.T) {
 	if e.faulted(t, slow.on) {
 		t.Fatal("worker-1 still slow at the second slowdown's end")
 	}
-	// Lifted at its duration, the second is out of the index too: a third
-	// lands on its own, and a fourth supersedes the third.
+	// The second was lifted at its duration: a third lands on its own, and
+	// a fourth supersedes the third.
 	third := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "5s"))
 	fourth := e.svc.Execute(ctx, timed(slow.typ, slow.meta, "5s"))
 	active = e.svc.ActiveFaults()

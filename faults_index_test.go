@@ -1,0 +1,100 @@
+package arena
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// The index of faults from outside a run follows the registry through
+// supersedes, lifts at a duration and on request, resume_agent and
+// rollback: every slot's fault is the registry's, and every fault from
+// outside a run has its slot.
+func TestOutsideIndexFollowsRegistry(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, 0)
+	svc := NewService(NewInjector(stub, stub), nil, nil, WithClock(clock))
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	types := []ActionType{ActionPauseAgent, ActionSlowAgent, ActionNetworkPartition, ActionToolTimeout}
+	targets := []string{"worker-1", "worker-3"}
+	landed := 0
+	for step := range 2000 {
+		switch op := rng.IntN(10); {
+		case op < 6:
+			a := Action{Type: types[rng.IntN(len(types))], TargetID: targets[rng.IntN(len(targets))]}
+			if rng.IntN(2) == 0 {
+				a.Metadata = map[string]any{MetaDuration: "3s"}
+			}
+			if svc.Execute(ctx, a).Success {
+				landed++
+			}
+		case op == 6:
+			svc.Execute(ctx, Action{Type: ActionResumeAgent, TargetID: targets[rng.IntN(len(targets))]})
+		case op == 7:
+			if active := svc.ActiveFaults(); len(active) > 0 {
+				_ = svc.LiftFault(ctx, active[rng.IntN(len(active))].ID)
+			}
+		case op == 8:
+			clock.Advance(time.Second)
+		default:
+			if rng.IntN(50) == 0 {
+				svc.Rollback(ctx)
+			}
+		}
+		checkOutsideIndex(t, step, svc)
+	}
+	if landed < 500 {
+		t.Fatalf("only %d faults landed: the test exercised little", landed)
+	}
+}
+
+func checkOutsideIndex(t *testing.T, step int, s *Service) {
+	t.Helper()
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	for idx, byTarget := range s.faults.outside {
+		for target, slot := range byTarget {
+			f := slot.f
+			if f == nil || s.faults.m[f.ID] != f || f.run != nil || f.TargetID != target || s.injector.kinds[f.Type].idx != idx {
+				t.Fatalf("step %d: index slot [%d][%s] holds %+v, not a fault of the registry from outside a run", step, idx, target, f)
+			}
+		}
+	}
+	for id, f := range s.faults.m {
+		if f.run != nil {
+			continue
+		}
+		if slot := s.faults.outside[s.injector.kinds[f.Type].idx][f.TargetID]; slot == nil || slot.f != f {
+			t.Fatalf("step %d: active fault %s (%s on %s) is not in the index", step, id, f.Type, f.TargetID)
+		}
+	}
+}
+
+// Two faults with one ID past admit's check (concurrent Executes): the
+// later owns the ID, and superseding the earlier's type and target later
+// does not take the later out of the registry.
+func TestDuplicateIDKeepsTheLaterFault(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, 0)
+	svc := NewService(NewInjector(stub, stub), nil, nil, WithClock(clock))
+	ctx := context.Background()
+	if res := svc.Execute(ctx, Action{ID: "x", Type: ActionNetworkPartition, TargetID: "worker-1"}); !res.Success {
+		t.Fatal(res.Error)
+	}
+	// What the second Execute would register had it passed admit at the same time.
+	svc.track(&Result{Action: Action{ID: "x", Type: ActionSlowAgent, TargetID: "worker-3"}, StartedAt: clock.Now()}, Params{}, svc.injector.kinds[ActionSlowAgent], nil)
+	checkOutsideIndex(t, 0, svc)
+	if res := svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: "worker-1"}); !res.Success {
+		t.Fatal(res.Error)
+	}
+	checkOutsideIndex(t, 1, svc)
+	var slow bool
+	for _, f := range svc.ActiveFaults() {
+		slow = slow || (f.ID == "x" && f.Type == ActionSlowAgent)
+	}
+	if !slow {
+		t.Errorf("ActiveFaults() = %+v, want the slowdown x still there", svc.ActiveFaults())
+	}
+}
