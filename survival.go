@@ -632,6 +632,8 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	return a, true
 }
 
+// spec returns the spec of t, a type of the mix: SurvivalConfig.normalize
+// refuses a mix with a type the injector does not know, so it is never nil.
 func (c *chaos) spec(t ActionType) *FaultSpec {
 	spec, _ := c.svc.injector.spec(t)
 	return spec

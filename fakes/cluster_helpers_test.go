@@ -153,9 +153,10 @@ var liftable = []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent,
 const chaosOps = 10
 
 // chaosOp lands fault op (0 to chaosOps-1) on agent id, node or edge, or
-// lifts lift from id (op >= chaosOps), for the randomised tests. Errors
-// are expected (a fault that cannot land now) and ignored.
-func chaosOp(c *Cluster, op int, id, node string, edge arena.Edge, lift arena.ActionType) {
+// lifts lift from id (op >= chaosOps), for the randomised tests; size (1
+// to 3) scales a slowdown (seconds) and a latency (700ms steps). Errors are
+// expected (a fault that cannot land now) and ignored.
+func chaosOp(c *Cluster, op, size int, id, node string, edge arena.Edge, lift arena.ActionType) {
 	ctx := context.Background()
 	switch op {
 	case 0:
@@ -165,13 +166,13 @@ func chaosOp(c *Cluster, op int, id, node string, edge arena.Edge, lift arena.Ac
 	case 2:
 		_ = c.ResumeAgent(ctx, id)
 	case 3:
-		_ = c.SlowAgent(ctx, id, 2*time.Second)
+		_ = c.SlowAgent(ctx, id, time.Duration(size)*time.Second)
 	case 4:
 		_ = c.PartitionNetwork(ctx, id)
 	case 5:
 		_ = c.CorruptMemory(ctx, id)
 	case 6:
-		_ = c.InjectLatency(ctx, id, arena.Latency{Latency: 1400 * time.Millisecond})
+		_ = c.InjectLatency(ctx, id, arena.Latency{Latency: time.Duration(size) * 700 * time.Millisecond})
 	case 7:
 		_ = c.DisconnectMCP(ctx, id)
 	case 8:

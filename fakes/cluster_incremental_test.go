@@ -34,7 +34,7 @@ func TestIncrementalState(t *testing.T) {
 			downs, corrupted := 0, 0
 			for step := range 3000 {
 				id := ids[rng.IntN(len(ids))]
-				chaosOp(c, rng.IntN(chaosOps+2), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
+				chaosOp(c, rng.IntN(chaosOps+2), 1+rng.IntN(3), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
 				s.clock.Advance(time.Duration(rng.IntN(8)) * probeStep)
 				_ = c.Probe(ctx)
 

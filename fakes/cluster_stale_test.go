@@ -35,10 +35,10 @@ func TestDroppingStaleDeadlinesChangesNothing(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 8))
 			dropped := 0
 			for step := range 4000 {
-				id, op, d := ids[rng.IntN(len(ids))], rng.IntN(chaosOps+2), time.Duration(rng.IntN(8))*probeStep
+				id, op, size, d := ids[rng.IntN(len(ids))], rng.IntN(chaosOps+2), 1+rng.IntN(3), time.Duration(rng.IntN(8))*probeStep
 				node, edge := nodes[rng.IntN(len(nodes))], edges[rng.IntN(len(edges))]
 				for _, s := range []*clusterSim{a, b} {
-					chaosOp(s.c, op, id, node, edge, liftable[step%len(liftable)])
+					chaosOp(s.c, op, size, id, node, edge, liftable[step%len(liftable)])
 					s.clock.Advance(d)
 				}
 				b.c.mu.Lock()
