@@ -350,3 +350,25 @@ func TestRunScenarioReportSharesTheScenario(t *testing.T) {
 		t.Errorf("the scenario changed:\n%s\n%s", want, got)
 	}
 }
+
+// TestGatePassedUnderAnFGradeSaysWhy: a gate that asks nothing of the grade
+// passes a run graded F, and the report says so instead of leaving the two
+// to contradict each other.
+func TestGatePassedUnderAnFGradeSaysWhy(t *testing.T) {
+	e := newEngine(fakes.WithSeed(42), fakes.WithoutHealing())
+	sc := loadChaos(t)
+	sc.Config.Seed, sc.Expect = 42, arena.Gate{}
+	rep := runScenario(t, e.svc, sc)
+	if !rep.OK() || rep.Score.Grade != arena.GradeF {
+		t.Fatalf("gate %s, grade %s; want passed and F", rep.Gate.Verdict, rep.Score.Grade)
+	}
+	want := "  note: passed although graded F (36.2): this gate sets no min_grade or min_score, so the grade does not count\n"
+	if !strings.Contains(rep.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, rep)
+	}
+	// With a grade criterion there is nothing to explain.
+	sc.Expect = arena.Gate{MinGrade: arena.GradeF}
+	if rep := runScenario(t, newEngine(fakes.WithSeed(42), fakes.WithoutHealing()).svc, sc); rep.Gate.Note != "" {
+		t.Errorf("note %q with min_grade set", rep.Gate.Note)
+	}
+}
