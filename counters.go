@@ -13,6 +13,7 @@ type Stats struct {
 	ByType            map[ActionType]TypeStats `json:"by_type"`
 	FaultsRecovered   int                      `json:"faults_recovered"`
 	FaultsUnrecovered int                      `json:"faults_unrecovered"`
+	FaultsUndecided   int                      `json:"faults_undecided,omitempty"` // runs ended before their verdict
 	Proposals         int                      `json:"proposals"`
 	Runs              int                      `json:"runs"`
 	LastScore         *float64                 `json:"last_score,omitempty"`

@@ -76,7 +76,10 @@ type queue struct {
 	q       heapq.Heap[scheduled, *scheduled]
 	seq     uint64
 	stopped bool
-	wake    chan struct{} // signalled when an event is added or Stop is called (real time)
+	// overtime: the schedule is over and the run only watches its faults
+	// settle (Run.overtime): injections are dropped, new ones refused.
+	overtime bool
+	wake     chan struct{} // signalled when an event is added or Stop is called (real time)
 }
 
 // Stop makes Run return after the current event.
@@ -98,11 +101,29 @@ func (s *queue) signal() {
 
 func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	s.mu.Lock()
+	if s.overtime && kind == KindInject {
+		s.mu.Unlock()
+		return
+	}
 	s.seq++
 	s.q.Push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
 	s.mu.Unlock()
 	s.signal()
 }
+
+// startOvertime readies the queue for a second Run after the schedule's
+// end: Stop is undone, and the injections and phase edges still queued are
+// dropped (the schedule is over: only lifts, samples and checks go on).
+func (s *queue) startOvertime() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped, s.overtime = false, true
+	s.q.DeleteFunc(func(e *scheduled) bool { return e.kind == KindInject || e.kind == KindPhase })
+}
+
+// overtimer is what Run.overtime needs of an executor: both of arena's have
+// it through queue.
+type overtimer interface{ startOvertime() }
 
 func (s *queue) isStopped() bool {
 	s.mu.Lock()

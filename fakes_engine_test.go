@@ -199,10 +199,15 @@ func TestScoreOfAKillIsComputable(t *testing.T) {
 		t.Errorf("fresh cluster restarts = %d", info.Restarts)
 	}
 
-	// Without resurrection: unrecovered; A = 10/101 (0.0…0.9 healthy),
-	// R = 0, C = 3/3 at the end (no recovery, so no recovery checks).
+	// Without resurrection: unrecovered. The run observes past its 10s
+	// until the fault's recovery deadline (30s after 1s) has passed, to the
+	// sample at 31.1s: A = 10/312 (0.0…0.9 healthy), R = 0, C = 3/3 at the
+	// end (no recovery, so no recovery checks).
 	rep = newEngine(noFailover, fakes.WithoutResurrection()).run(t, 10*time.Second, at(time.Second, arena.ActionKillLeader, "", nil))
-	a = 100 * 10.0 / 101
+	if rep.Samples != 312 || rep.Overtime.D() != 21100*time.Millisecond {
+		t.Errorf("samples %d overtime %s, want 312 and 21.1s (to the first sample past the deadline)", rep.Samples, rep.Overtime)
+	}
+	a = 100 * 10.0 / 312
 	want = 0.4*a + 0.3*0 + 0.3*100
 	if d := rep.Score.Total - want; d > 1e-9 || d < -1e-9 || rep.Unrecovered != 1 {
 		t.Errorf("total = %.6f unrecovered %d, want %.6f and 1", rep.Score.Total, rep.Unrecovered, want)

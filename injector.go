@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -259,15 +260,41 @@ func resolveAgent(a Action, spec *FaultSpec, agents []AgentInfo, rng *rand.Rand)
 	slices.Sort(ids)
 	if spec.Target == TargetRole {
 		if len(ids) == 0 {
-			return "", fmt.Errorf("%w: no running %s", ErrNoTarget, spec.Role)
+			return "", fmt.Errorf("%w: no running %s%s", ErrNoTarget, spec.Role, noSuchType(spec.Role, agents))
 		}
 		return ids[0], nil
 	}
 	id, err := pick(ids, rng)
 	if err != nil {
-		return "", fmt.Errorf("%w for %s %q", ErrNoTarget, a.Type, a.TargetID)
+		return "", fmt.Errorf("%w for %s %q%s", ErrNoTarget, a.Type, a.TargetID, noSuchType(wantType, agents))
 	}
 	return id, nil
+}
+
+// noSuchType explains a selection that found nothing because no agent has
+// the type at all (as opposed to none running): the types the runtime
+// reports, and the fix when a role such as the leader moves between agents
+// of one type (an election) — a RoleResolver. "" when some agent has it.
+func noSuchType(want string, agents []AgentInfo) string {
+	if want == "" {
+		return ""
+	}
+	seen := map[string]int{}
+	for _, ag := range agents {
+		if ag.Type == want {
+			return ""
+		}
+		seen[ag.Type]++
+	}
+	if len(agents) == 0 {
+		return ": the runtime lists no agents"
+	}
+	types := make([]string, 0, len(seen))
+	for _, t := range slices.Sorted(maps.Keys(seen)) {
+		types = append(types, fmt.Sprintf("%s ×%d", t, seen[t]))
+	}
+	return fmt.Sprintf(": no agent has type %s (the runtime lists %s); if a role moves between agents, "+
+		"resolve it at each selection with arena.WithRoles (arenatest.WithRoles, containers.WithRoles)", want, strings.Join(types, ", "))
 }
 
 func pick(ids []string, rng *rand.Rand) (string, error) {

@@ -83,7 +83,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"type"}),
 		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "arena_faults_total", Help: "Landed faults by outcome (recovered or unrecovered).",
+			Name: "arena_faults_total", Help: "Landed faults by outcome (recovered, unrecovered, or undecided: the run ended before the verdict).",
 		}, []string{"outcome"}),
 		ttr: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "arena_time_to_recover_seconds", Help: "Time to recover of recovered faults.",

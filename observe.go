@@ -173,7 +173,8 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 // that follow a recovery, come once both StableSamples and SettleTime have
 // passed. When the run ends first, a fault whose last StableSamples samples
 // were healthy is recovered (its checks are the end-of-run checks); any
-// other open fault is unrecovered.
+// other open fault is undecided. A run whose schedule ends by itself first
+// watches on until its faults are decided (overtime.go).
 //
 // A lone unhealthy sample inside the settle window counts: it is the
 // fault's doing until SettleTime has passed, so the recovery moves to the
@@ -192,9 +193,14 @@ type FaultOutcome struct {
 	Lifted         *Duration `json:"lifted,omitempty"` // when arena lifted it (its duration was up)
 	// HealedByRuntime is when the runtime's own mechanism ended the fault
 	// before arena lifted it (see HealReporter).
-	HealedByRuntime *Duration     `json:"healed_by_runtime,omitempty"`
-	LiftError       string        `json:"lift_error,omitempty"`
-	Checks          []CheckResult `json:"checks,omitempty"`
+	HealedByRuntime *Duration `json:"healed_by_runtime,omitempty"`
+	LiftError       string    `json:"lift_error,omitempty"`
+	// Undecided: the run ended (stopped, aborted, cancelled, or at its
+	// limit) before the fault could be called recovered or unrecovered. It
+	// is listed, and left out of the recovery score: not observed long
+	// enough is not a failure.
+	Undecided bool          `json:"undecided,omitempty"`
+	Checks    []CheckResult `json:"checks,omitempty"`
 }
 
 // CheckResult is one run of one consistency check.
@@ -247,6 +253,11 @@ type Observer struct {
 	// Only the running sample touches them.
 	nextSample, sampleEnd time.Time
 	sampleFn              func(ctx context.Context)
+	armed                 bool // a sample is queued
+	// overtimeDone, in overtime, is called (at the instant's phase edge)
+	// once no fault is open; overtimeAsked says it has been scheduled.
+	overtimeDone  func(ctx context.Context)
+	overtimeAsked bool
 
 	mu             sync.Mutex
 	samples        int
@@ -295,6 +306,7 @@ type sampleAt struct {
 // tally is what the score and the TTR statistics need, in constant space.
 type tally struct {
 	landed, decided, recovered int
+	undecided                  int     // closed by the run's end without a verdict
 	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
 	ttrSum                     time.Duration
 	ttrs                       map[time.Duration]int // recovered TTRs, exact; few keys in virtual time, where they fall on the probe grid
@@ -323,12 +335,24 @@ func (o *Observer) Start(end time.Time) {
 }
 
 func (o *Observer) armSample() {
-	if !o.nextSample.After(o.sampleEnd) {
+	if !o.armed && !o.nextSample.After(o.sampleEnd) {
+		o.armed = true
 		o.ex.At(o.nextSample, KindSample, o.sampleFn)
 	}
 }
 
+// extend samples on until end (overtime): done is called at the first
+// instant at which no fault is unsettled.
+func (o *Observer) extend(end time.Time, done func(ctx context.Context)) {
+	o.overtimeDone = done
+	if o.probe != nil && end.After(o.sampleEnd) {
+		o.sampleEnd = end
+		o.armSample()
+	}
+}
+
 func (o *Observer) sampleAndRearm(ctx context.Context) {
+	o.armed = false
 	o.sample(ctx)
 	o.nextSample = o.nextSample.Add(o.opts.ProbeInterval)
 	o.armSample()
@@ -392,9 +416,14 @@ func (o *Observer) sample(ctx context.Context) {
 	for _, f := range lost {
 		outs = append(outs, f.out)
 	}
+	settled := o.overtimeDone != nil && !o.overtimeAsked && o.unsettled() == 0
+	o.overtimeAsked = o.overtimeAsked || settled
 	o.mu.Unlock()
 	for _, f := range recovered {
 		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
+	}
+	if settled { // after the checks of this instant
+		o.ex.At(t, KindPhase, o.overtimeDone)
 	}
 	o.tell(ctx, outs)
 	if o.afterSample != nil {
@@ -460,6 +489,13 @@ func (o *Observer) recover(f *faultTrack) {
 	if f.out.Degraded {
 		f.out.TTR = Duration(f.runStart.Sub(f.landed))
 	}
+}
+
+// undecided closes a fault the run did not watch long enough. Under mu.
+func (o *Observer) undecided(f *faultTrack) {
+	f.done = true
+	f.out.Undecided = true
+	o.tally.undecided++
 }
 
 // decide adds a fault's verdict to the tally. Called once per fault, under mu.
@@ -597,6 +633,25 @@ func (o *Observer) Lifted(f Fault, err error) {
 	}
 }
 
+// unsettled counts the open faults that the run's end would leave
+// undecided: those not healthy for StableSamples samples in a row. Under mu.
+func (o *Observer) unsettled() int {
+	n := 0
+	for _, f := range o.open {
+		if f.runLen < o.opts.StableSamples {
+			n++
+		}
+	}
+	return n
+}
+
+// Unsettled is unsettled under the lock.
+func (o *Observer) Unsettled() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.unsettled()
+}
+
 // Open returns the number of landed faults still awaiting a verdict.
 func (o *Observer) Open() int {
 	o.mu.Lock()
@@ -668,16 +723,14 @@ func (o *Observer) Finish(ctx context.Context) {
 	o.mu.Lock()
 	var ended, lost []*faultTrack
 	for _, f := range o.open {
-		if f.runLen >= o.opts.StableSamples {
-			o.recover(f) // settled by the run's end
-		}
-		f.done = true
-		o.decide(f)
-		if f.out.Recovered {
-			ended = append(ended, f)
-		} else {
+		if f.runLen < o.opts.StableSamples {
+			o.undecided(f) // not observed long enough: neither way
 			lost = append(lost, f)
+			continue
 		}
+		o.recover(f) // settled by the run's end
+		o.decide(f)
+		ended = append(ended, f)
 	}
 	ended = append(o.awaiting, ended...)
 	o.open, o.awaiting = nil, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -170,13 +171,81 @@ func TestFaultSettledByRunEnd(t *testing.T) {
 	if f := rep.Faults[0]; !f.Recovered || f.TTR.D() != time.Second {
 		t.Errorf("fault = %+v, want recovered in 1s though the run ended within the settle time", f)
 	}
+	// Only 2 healthy samples (4.9s, 5.0s) by the end: the run watches on
+	// for one more sample, and the fault is recovered (it used to be
+	// reported unrecovered on a healthy system).
 	svc, _ = virtualService(3900 * time.Millisecond)
 	rep, err = RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second}, kill(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := rep.Faults[0]; f.Recovered {
-		t.Errorf("fault = %+v, want unrecovered: only 2 healthy samples (4.9s, 5.0s) before the end", f)
+	if f := rep.Faults[0]; !f.Recovered || f.TTR.D() != 3900*time.Millisecond || rep.Overtime.D() != 100*time.Millisecond {
+		t.Errorf("fault = %+v overtime %s, want recovered in 3.9s after 100ms of overtime", f, rep.Overtime)
+	}
+	if rep.Samples != 52 || rep.Undecided != 0 {
+		t.Errorf("samples %d undecided %d, want 52 (0s…5.1s) and 0", rep.Samples, rep.Undecided)
+	}
+}
+
+// A fault still down when the run's schedule ends is watched until it
+// recovers or its deadline passes, at most RecoveryDeadline + SettleTime +
+// StableSamples intervals past the end.
+func TestOvertimeDecidesTheLastFault(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		outage        time.Duration
+		wantRecovered bool
+		wantOvertime  time.Duration
+	}{
+		// Down 4.0…13.9, up from 14.0: stable at 14.2.
+		{"recovers after the end", 10 * time.Second, true, 9200 * time.Millisecond},
+		// Never up again: decided at the first sample past 4s + 30s.
+		{"never recovers", time.Hour, false, 29100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := virtualService(tc.outage)
+			rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 5 * time.Second}, kill(4*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := rep.Faults[0]
+			if f.Recovered != tc.wantRecovered || f.Undecided || rep.Overtime.D() != tc.wantOvertime {
+				t.Errorf("fault recovered %v undecided %v, overtime %s; want recovered %v after %s of overtime",
+					f.Recovered, f.Undecided, rep.Overtime, tc.wantRecovered, tc.wantOvertime)
+			}
+			if limit := (ObserveOptions{}).overtimeLimit(); rep.Overtime.D() > limit {
+				t.Errorf("overtime %s past its limit %s", rep.Overtime, limit)
+			}
+		})
+	}
+}
+
+// A run stopped or cancelled before its faults are decided reports them
+// undecided, and leaves them out of the recovery score.
+func TestStoppedRunLeavesFaultsUndecided(t *testing.T) {
+	svc, _ := virtualService(time.Hour)
+	r, err := svc.NewRun(RunOptions{Seed: 1, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Schedule(kill(time.Second))
+	r.At(5*time.Second, KindPhase, func(context.Context) { r.Stop() })
+	rep, err := r.Play(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Faults[0]
+	if !f.Undecided || f.Recovered || rep.Undecided != 1 || rep.Unrecovered != 0 || rep.Overtime != 0 {
+		t.Errorf("fault %+v; report undecided %d unrecovered %d overtime %s; want undecided, 1, 0, 0", f, rep.Undecided, rep.Unrecovered, rep.Overtime)
+	}
+	if rep.Score.Recovery.Measured {
+		t.Errorf("recovery measured (%v) with its only fault undecided", rep.Score.Recovery)
+	}
+	if st := svc.Stats(); st.FaultsUndecided != 1 || st.FaultsUnrecovered != 0 {
+		t.Errorf("stats undecided %d unrecovered %d, want 1 and 0", st.FaultsUndecided, st.FaultsUnrecovered)
+	}
+	if !strings.Contains(rep.String(), "undecided: not observed long enough") {
+		t.Errorf("text does not say undecided:\n%s", rep)
 	}
 }
 

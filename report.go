@@ -18,13 +18,15 @@ import (
 type Report struct {
 	Seed                uint64         `json:"seed"`
 	Virtual             bool           `json:"virtual"`
+	ProbeInterval       Duration       `json:"probe_interval"` // the resolution of every time measured from samples
 	Start               time.Time      `json:"start"`
 	End                 time.Time      `json:"end"`
 	Score               Score          `json:"score"`
 	Landed              int            `json:"landed"` // faults that landed
 	Recovered           int            `json:"recovered"`
 	Unrecovered         int            `json:"unrecovered"`
-	MTTR                Duration       `json:"mttr"` // mean TTR of recovered faults
+	Undecided           int            `json:"undecided,omitempty"` // the run ended before their verdict: not scored (FaultOutcome.Undecided)
+	MTTR                Duration       `json:"mttr"`                // mean TTR of recovered faults
 	P50TTR              Duration       `json:"p50_ttr"`
 	P90TTR              Duration       `json:"p90_ttr"`
 	P95TTR              Duration       `json:"p95_ttr"` // nearest-rank percentiles of recovered faults' TTRs
@@ -42,6 +44,9 @@ type Report struct {
 	Checks              []CheckResult  `json:"checks"`
 	Timeline            []Transition   `json:"timeline"`
 	TimelineDropped     int            `json:"timeline_dropped,omitempty"`
+	// Overtime is how long the run went on observing past its schedule so
+	// that the faults it landed last could be decided (overtime.go).
+	Overtime Duration `json:"overtime,omitempty"`
 	// Aborted says why a stop condition (AbortWhen) or an unhealthy start
 	// ended the run early; empty when none did.
 	Aborted string `json:"aborted,omitempty"`
@@ -67,6 +72,7 @@ func (o *Observer) Report(seed uint64) *Report {
 	r := &Report{
 		Seed:                seed,
 		Virtual:             o.ex.Virtual(),
+		ProbeInterval:       Duration(o.opts.ProbeInterval),
 		Start:               o.start,
 		End:                 o.ex.Now(),
 		Landed:              t.landed,
@@ -84,6 +90,7 @@ func (o *Observer) Report(seed uint64) *Report {
 		Downtime:            Duration(time.Duration(o.samples-o.healthySamples) * o.opts.ProbeInterval),
 		Recovered:           t.recovered,
 		Unrecovered:         t.decided - t.recovered,
+		Undecided:           t.undecided,
 	}
 	for _, f := range o.faults {
 		r.Faults = append(r.Faults, f.out)

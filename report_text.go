@@ -29,7 +29,11 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	if r.Virtual {
 		mode = "virtual time"
 	}
-	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
+	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed", r.Seed, mode, r.round(Duration(r.End.Sub(r.Start))))
+	if r.Overtime > 0 {
+		fmt.Fprintf(b, " (%s past the schedule, watching its last faults settle)", r.round(r.Overtime))
+	}
+	b.WriteString("\n")
 	if r.Aborted != "" {
 		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
 	}
@@ -41,9 +45,13 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	} else {
 		fmt.Fprintf(b, "score -  grade none (nothing measured)\n")
 	}
-	dim(b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.Downtime))
-	dim(b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered; MTTR %s, p95 %s, max %s",
-		r.Recovered, r.Unrecovered, roundMS(r.MTTR), r.P95TTR, r.MaxTTR))
+	dim(b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.round(r.Downtime)))
+	undecided := ""
+	if r.Undecided > 0 {
+		undecided = fmt.Sprintf(", %d undecided (not observed long enough; not scored)", r.Undecided)
+	}
+	dim(b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered%s; MTTR %s, p95 %s, max %s",
+		r.Recovered, r.Unrecovered, undecided, r.round(r.MTTR), r.round(r.P95TTR), r.round(r.MaxTTR)))
 	checks := fmt.Sprintf("%d/%d checks passed", r.ChecksPassed, r.ChecksRun)
 	if r.ChecksNotApplicable > 0 {
 		checks += fmt.Sprintf(", %d not applicable (could not look)", r.ChecksNotApplicable)
@@ -64,7 +72,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 			if f.Action.SourceID != "" {
 				target = f.Action.SourceID + "->" + target
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", f.At, f.Action.Type, target, ttrText(f), outcomeText(f))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.round(f.At), f.Action.Type, target, r.ttrText(f), r.outcomeText(f))
 		}
 		tw.Flush()
 	}
@@ -124,7 +132,23 @@ func worstFaults(faults []FaultOutcome, n int) []FaultOutcome {
 	return s[:n]
 }
 
-func roundMS(d Duration) Duration { return Duration(d.D().Round(time.Millisecond)) }
+// round rounds a duration of the report to what its probe can resolve:
+// a time to recover is known to a probe interval, so 7.498629893s at a
+// 100ms probe reads 7.5s. The unit is the largest power of ten not above
+// the probe interval (1ms without one). JSON keeps the exact values.
+func (r *Report) round(d Duration) Duration {
+	return Duration(d.D().Round(resolution(r.ProbeInterval.D())))
+}
+
+// resolution is the largest power of ten (in nanoseconds) not above
+// interval, at least a millisecond.
+func resolution(interval time.Duration) time.Duration {
+	u := time.Millisecond
+	for u*10 <= interval {
+		u *= 10
+	}
+	return u
+}
 
 // String returns the human summary.
 func (r *Report) String() string {
@@ -141,28 +165,30 @@ func dim(b *strings.Builder, name string, d Dimension, detail string) {
 	fmt.Fprintf(b, "  %-12s %5.1f  (%s)\n", name, d.Score, detail)
 }
 
-func ttrText(f FaultOutcome) string {
+func (r *Report) ttrText(f FaultOutcome) string {
 	if !f.Recovered {
 		return "-"
 	}
-	return f.TTR.String()
+	return r.round(f.TTR).String()
 }
 
-func outcomeText(f FaultOutcome) string {
+func (r *Report) outcomeText(f FaultOutcome) string {
 	var parts []string
 	switch {
 	case f.Recovered && !f.Degraded:
 		parts = append(parts, "no impact")
 	case f.Recovered:
 		parts = append(parts, "recovered")
+	case f.Undecided:
+		parts = append(parts, "undecided: not observed long enough")
 	default:
 		parts = append(parts, "UNRECOVERED")
 	}
 	if f.HealedByRuntime != nil {
-		parts = append(parts, "healed by the runtime at "+f.HealedByRuntime.String())
+		parts = append(parts, "healed by the runtime at "+r.round(*f.HealedByRuntime).String())
 	}
 	if f.Lifted != nil {
-		parts = append(parts, "lifted by arena at "+f.Lifted.String())
+		parts = append(parts, "lifted by arena at "+r.round(*f.Lifted).String())
 	}
 	for _, c := range f.Checks {
 		switch {
@@ -181,9 +207,12 @@ func outcomeText(f FaultOutcome) string {
 // check that failed after it. Durations are rounded to the millisecond.
 func (f FaultOutcome) Describe() string {
 	s := f.fault() + ": "
-	if f.Recovered {
+	switch {
+	case f.Recovered:
 		s += "recovered in " + f.TTR.D().Round(time.Millisecond).String()
-	} else {
+	case f.Undecided:
+		s += "undecided (not observed long enough)"
+	default:
 		s += "unrecovered"
 	}
 	for _, c := range f.Checks {

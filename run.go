@@ -34,8 +34,20 @@ type Run struct {
 	origin FaultOrigin // what kind of run: run, scenario, survival
 	name   string      // the scenario's name, for RunActiveError
 
+	// How the run may go on past its schedule (overtime): a schedule that
+	// reaches its end, or completes (complete), keeps watching the faults it
+	// landed until each is decided, at most overtimeLimit; one stopped on
+	// request, aborted or cancelled does not. Scenarios set
+	// overtimeAtEnd false and bound to their limit: there, reaching the end
+	// is the timeout.
+	overtimeAtEnd bool
+	bound         time.Time // overtime never goes past this (zero: no bound but its own)
+
 	mu        sync.Mutex
 	aborted   string // why a stop condition ended the run (abort.go)
+	halted    bool   // Stop was called: the run ends now, without overtime
+	completed bool   // the schedule said it is over (complete)
+	overtime  time.Duration
 	rng       *rand.Rand
 	shared    *rand.Rand // rng behind mu, for concurrent callers; made once, not per action
 	listeners []func(FaultOutcome)
@@ -64,7 +76,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	}
 	r := &Run{
 		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),
-		id: fmt.Sprintf("run-%d", s.runIDs.Add(1)), origin: OriginRun,
+		id: fmt.Sprintf("run-%d", s.runIDs.Add(1)), origin: OriginRun, overtimeAtEnd: true,
 		rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^seedMix)),
 	}
 	r.shared = lockedRand(&r.mu, r.rng)
@@ -236,10 +248,14 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)
+	if err == nil && r.wantsOvertime() {
+		err = r.playOvertime(ctx)
+	}
 	r.stopLiftTimers()
 	r.obs.Finish(context.WithoutCancel(ctx)) // a cancelled run still gets its end-of-run checks
 	rep = r.obs.Report(r.seed)
 	rep.Aborted = r.Aborted()
+	rep.Overtime = Duration(r.overtimeTaken())
 	if len(outside) > 0 {
 		rep.OutsideFaults = outside
 	}
@@ -265,9 +281,25 @@ func (r *Run) OnOutcome(fn func(FaultOutcome)) {
 func (r *Run) Observer() *Observer { return r.obs }
 
 // Stop ends the run after the current event; Play then finishes the report
-// at that instant. Schedules whose end depends on what happens (the last step
-// done, then a cooldown) call it from an event at that time.
-func (r *Run) Stop() { r.ex.Stop() }
+// at that instant: faults still awaiting a verdict are reported undecided
+// (not observed long enough), never unrecovered.
+func (r *Run) Stop() {
+	r.mu.Lock()
+	r.halted = true
+	r.mu.Unlock()
+	r.ex.Stop()
+}
+
+// complete ends the run's schedule after the current event: schedules whose
+// end depends on what happens (the last step done, then a cooldown) call it
+// from an event at that time. Unlike Stop, the run then goes on watching
+// the faults it landed until each is decided (see Report.Overtime).
+func (r *Run) complete() {
+	r.mu.Lock()
+	r.completed = true
+	r.mu.Unlock()
+	r.ex.Stop()
+}
 
 // Snapshot returns a live report of the run so far.
 func (r *Run) Snapshot() *Report { return r.obs.Report(r.seed) }

@@ -89,6 +89,10 @@ type GateResult struct {
 	Verdict GateVerdict `json:"verdict"`
 	Reasons []string    `json:"reasons"` // why it did not pass; empty when it passed
 	Checks  []GateCheck `json:"checks"`  // every criterion, passed or not
+	// Note explains a verdict that the grade seems to contradict: a gate
+	// that passed a run graded D or F because it asks nothing of the grade
+	// or the score.
+	Note string `json:"note,omitempty"`
 }
 
 // GateVerdict is a gate's verdict.
@@ -252,8 +256,18 @@ func judge(sc *Scenario, r *ScenarioReport, cancelErr error) GateResult {
 		g.Verdict = GateFailed
 	default:
 		g.Verdict = GatePassed
+		g.Note = passedNote(sc.Expect, r.Report.Score)
 	}
 	return g
+}
+
+// passedNote says why a gate passed a run graded below C: its criteria do
+// not include the grade or the score. "" when nothing needs saying.
+func passedNote(g Gate, s Score) string {
+	if !s.Measured || s.Grade.AtLeast(GradeC) || g.MinGrade != GradeNone || g.MinScore != nil {
+		return ""
+	}
+	return fmt.Sprintf("passed although graded %s (%.1f): this gate sets no min_grade or min_score, so the grade does not count", s.Grade, s.Total)
 }
 
 func firstSkipReason(steps []StepReport) string {

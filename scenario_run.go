@@ -57,6 +57,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	r.origin, r.name = OriginScenario, sc.Name
+	r.overtimeAtEnd, r.bound = false, r.End() // reaching the limit is the timeout: no overtime past it
 	if err := sc.Config.AbortWhen.validate("config.abort_when", svc.opts.checks); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}

@@ -239,7 +239,10 @@ func TestScenarioReportText(t *testing.T) {
 		"  0  leader  10s  kill_leader  leader-0        passed\n",
 		"  1  worker  22s  kill_agent   orchestrator-0  passed\n",
 		"  FAIL  all_recovered  want every landed fault recovered",
-		"arena report: seed 42, virtual time, 54s observed\n",
+		// The last fault (llm_failure at 34s, lifted at 39s) is watched
+		// past the cooldown's end (54s) to its recovery deadline (64s).
+		"arena report: seed 42, virtual time, 1m4.1s observed (10.1s past the schedule, watching its last faults settle)\n",
+		"  34s  llm_failure  worker-3        -    UNRECOVERED, lifted by arena at 39s\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -345,5 +348,27 @@ func TestRunScenarioReportSharesTheScenario(t *testing.T) {
 	}
 	if got, _ := json.Marshal(sc); !bytes.Equal(got, want) {
 		t.Errorf("the scenario changed:\n%s\n%s", want, got)
+	}
+}
+
+// TestGatePassedUnderAnFGradeSaysWhy: a gate that asks nothing of the grade
+// passes a run graded F, and the report says so instead of leaving the two
+// to contradict each other.
+func TestGatePassedUnderAnFGradeSaysWhy(t *testing.T) {
+	e := newEngine(fakes.WithSeed(42), fakes.WithoutHealing())
+	sc := loadChaos(t)
+	sc.Config.Seed, sc.Expect = 42, arena.Gate{}
+	rep := runScenario(t, e.svc, sc)
+	if !rep.OK() || rep.Score.Grade != arena.GradeF {
+		t.Fatalf("gate %s, grade %s; want passed and F", rep.Gate.Verdict, rep.Score.Grade)
+	}
+	want := "  note: passed although graded F (36.2): this gate sets no min_grade or min_score, so the grade does not count\n"
+	if !strings.Contains(rep.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, rep)
+	}
+	// With a grade criterion there is nothing to explain.
+	sc.Expect = arena.Gate{MinGrade: arena.GradeF}
+	if rep := runScenario(t, newEngine(fakes.WithSeed(42), fakes.WithoutHealing()).svc, sc); rep.Gate.Note != "" {
+		t.Errorf("note %q with min_grade set", rep.Gate.Note)
 	}
 }

@@ -186,7 +186,7 @@ func (s *scheduler) end() {
 	s.mu.Lock()
 	s.ended = true
 	s.mu.Unlock()
-	s.r.Stop()
+	s.r.complete()
 }
 
 // outcome says how the schedule ended, once the run is over.

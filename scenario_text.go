@@ -19,6 +19,9 @@ func (r *ScenarioReport) WriteText(w io.Writer) error {
 	for _, reason := range r.Gate.Reasons {
 		fmt.Fprintf(&b, "  - %s\n", reason)
 	}
+	if r.Gate.Note != "" {
+		fmt.Fprintf(&b, "  note: %s\n", r.Gate.Note)
+	}
 
 	fmt.Fprintf(&b, "\nsteps: %d passed, %d failed, %d skipped\n", r.Passed, r.Failed, r.Skipped)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -28,6 +28,7 @@ const (
 	EventActionFailed   = "arena.action.failed"
 	EventFaultRecovered = "arena.fault.recovered"
 	EventFaultLost      = "arena.fault.unrecovered"
+	EventFaultUndecided = "arena.fault.undecided" // the run ended before its verdict (FaultOutcome.Undecided)
 	EventRunCompleted   = "arena.run.completed"
 )
 
@@ -298,24 +299,28 @@ func (s *Service) flight(ctx context.Context, res *Result, err error) {
 // faultOutcome is called by runs with each fault's final outcome: metrics,
 // stats, an event, and the evolution bridge for faults not healed well.
 func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.Duration, now time.Time) {
-	typ := EventFaultLost
+	typ, label := EventFaultLost, "unrecovered"
 	s.mu.Lock()
-	if f.Recovered {
+	switch {
+	case f.Recovered:
 		s.stats.FaultsRecovered++
 		s.stats.ttrSum += f.TTR.D()
-		typ = EventFaultRecovered
-	} else {
+		typ, label = EventFaultRecovered, "recovered"
+	case f.Undecided:
+		s.stats.FaultsUndecided++
+		typ, label = EventFaultUndecided, "undecided"
+	default:
 		s.stats.FaultsUnrecovered++
 	}
 	s.mu.Unlock()
+	s.metrics.faults.WithLabelValues(label).Inc()
 	if f.Recovered {
-		s.metrics.faults.WithLabelValues("recovered").Inc()
 		s.metrics.ttr.Observe(f.TTR.D().Seconds())
-	} else {
-		s.metrics.faults.WithLabelValues("unrecovered").Inc()
 	}
 	s.appendEvent(ctx, typ, now, f)
-	s.evolve(ctx, f, limit, now)
+	if !f.Undecided { // not watched long enough: nothing to propose
+		s.evolve(ctx, f, limit, now)
+	}
 }
 
 // evolve is the evolution bridge. Emergencies get a context with a timeout,

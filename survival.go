@@ -304,6 +304,7 @@ type TypeOutcome struct {
 	Failed      int      `json:"failed"` // did not land: injection errors
 	Recovered   int      `json:"recovered"`
 	Unrecovered int      `json:"unrecovered"`
+	Undecided   int      `json:"undecided,omitempty"` // the run ended before their verdict
 	MTTR        Duration `json:"mttr"`
 	ttrSum      time.Duration
 }
@@ -568,10 +569,13 @@ func (c *chaos) outcome(f FaultOutcome) {
 }
 
 func (o *TypeOutcome) count(f FaultOutcome) {
-	if f.Recovered {
+	switch {
+	case f.Recovered:
 		o.Recovered++
 		o.ttrSum += f.TTR.D()
-	} else {
+	case f.Undecided:
+		o.Undecided++
+	default:
 		o.Unrecovered++
 	}
 }

@@ -21,7 +21,7 @@ func (r *SurvivalReport) WriteText(w io.Writer) error {
 		end += " (" + r.Reason + ")"
 	}
 	if r.Ending != SurvivalCompleted && r.Report != nil {
-		end += fmt.Sprintf(" after %s", r.End.Sub(r.Start))
+		end += fmt.Sprintf(" after %s", r.round(Duration(r.End.Sub(r.Start))))
 	}
 	fmt.Fprintf(&b, "survival: %s of chaos every %s, %s; %d actions, %d ticks skipped (max %d active faults)\n",
 		r.Config.Duration, r.Config.Interval, end, r.Actions, r.Skipped, r.Config.MaxActiveFaults)
@@ -33,12 +33,16 @@ func (r *SurvivalReport) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "  type\tattempted\tlanded\trecovered\tunrecovered\tMTTR\t")
 		for _, t := range slices.Sorted(maps.Keys(r.ByType)) {
 			o := r.ByType[t]
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%s\t\n", t, o.Attempted, o.Landed, o.Recovered, o.Unrecovered, o.MTTR)
+			mttr := o.MTTR
+			if r.Report != nil {
+				mttr = r.round(mttr)
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%s\t\n", t, o.Attempted, o.Landed, o.Recovered, o.Unrecovered, mttr)
 		}
 		tw.Flush()
 	}
 	if r.Report != nil {
-		fmt.Fprintf(&b, "TTR p50 %s, p90 %s, p99 %s\n\n", r.P50TTR, r.P90TTR, r.P99TTR)
+		fmt.Fprintf(&b, "TTR p50 %s, p90 %s, p99 %s\n\n", r.round(r.P50TTR), r.round(r.P90TTR), r.round(r.P99TTR))
 		if err := r.Report.writeText(&b, 20); err != nil {
 			return err
 		}

@@ -16,15 +16,26 @@
 //
 // Results reads the entries back, in a ReportAfterSuite or from a JSON
 // report file (ReadResults), to print a table of scores or to gate on them.
+//
+// Ginkgo's --junit-report writes each entry's value as JSON, so a string
+// such as the grade reads "\"A+\"" there (numbers read plainly). For a JUnit
+// file whose arena properties are plain text, write it from the suite with
+// GenerateJUnitReport:
+//
+//	var _ = ReportAfterSuite("junit", func(r Report) {
+//		Expect(arenaginkgo.GenerateJUnitReport(r, "junit.xml")).To(Succeed())
+//	})
 package arenaginkgo
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/ares-arena/arena/arenatest"
@@ -86,4 +97,49 @@ func ReadResults(path string) ([]SpecResult, error) {
 		out = append(out, Results(r)...)
 	}
 	return out, nil
+}
+
+// GenerateJUnitReport writes report as Ginkgo's JUnit reporter does
+// (reporters.GenerateJUnitReport), except that arena's properties
+// ("arena.grade" and the rest) hold their values as plain text ("A+")
+// instead of Ginkgo's JSON ("\"A+\""). Other properties are left as Ginkgo
+// writes them.
+func GenerateJUnitReport(report types.Report, dst string) error {
+	if err := reporters.GenerateJUnitReport(report, dst); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(dst)
+	if err != nil {
+		return err
+	}
+	var doc reporters.JUnitTestSuites
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %w", dst, err)
+	}
+	for i := range doc.TestSuites {
+		for j := range doc.TestSuites[i].TestCases {
+			props := doc.TestSuites[i].TestCases[j].Properties
+			if props == nil {
+				continue
+			}
+			for k, p := range props.Properties {
+				var v string
+				if strings.HasPrefix(p.Name, "arena.") && json.Unmarshal([]byte(p.Value), &v) == nil {
+					props.Properties[k].Value = v
+				}
+			}
+		}
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	_, _ = f.WriteString(xml.Header)
+	enc := xml.NewEncoder(f)
+	enc.Indent("  ", "    ")
+	if err := enc.Encode(doc); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

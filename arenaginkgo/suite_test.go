@@ -36,7 +36,7 @@ var (
 
 var _ = Describe("arena under Ginkgo", Label("chaos"), func() {
 	It("runs a scenario", Label("scenario"), func() {
-		rep := arenatest.Run(GinkgoT(), "leader-failover", arenatest.WithSeed(7))
+		rep := arenatest.Run(GinkgoT(), "leader-failover", arenatest.WithSeed(7)) // the line TestReportFiles expects its entries at
 		Expect(rep).To(matchers.MeetExpectations())
 	})
 
@@ -59,4 +59,12 @@ var _ = Describe("arena under Ginkgo", Label("chaos"), func() {
 		}
 		arenatest.Run(GinkgoT(), "leader-failover", arenatest.WithSeed(7), arenatest.WithCluster(fakes.WithoutHealing()))
 	})
+})
+
+// Run by TestReportFiles and TestGinkgoCLIReports: a JUnit file with arena's
+// properties as plain text.
+var _ = ReportAfterSuite("plain JUnit", func(r Report) {
+	if dst := os.Getenv("ARENAGINKGO_PLAIN_JUNIT"); dst != "" {
+		Expect(arenaginkgo.GenerateJUnitReport(r, dst)).To(Succeed())
+	}
 })

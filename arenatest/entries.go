@@ -87,6 +87,9 @@ func reportEntries(r *arena.Report, seed uint64) []Entry {
 // attributes under go test, and the score (unrounded) as a benchmark
 // metric for benchstat.
 func publish(t TB, entries []Entry, score arena.Score) {
+	if h, ok := t.(helper); ok {
+		h.Helper() // GinkgoT's entries then carry the user's line, not this one
+	}
 	switch r := t.(type) {
 	case ginkgoReporter: // GinkgoT() has Attr too, but entries keep their types
 		for _, e := range entries {

@@ -56,11 +56,17 @@ func startChildIn(t *testing.T, env []string, stdin io.Reader, args ...string) *
 	cmd.Stdin = stdin
 	cmd.Env = append(append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f")), env...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	// Not StdoutPipe: Wait closes that pipe when the process exits, and
+	// output not yet read is lost (Wait runs on its own goroutine here). The
+	// child writes to this pipe's other end itself; we read to its EOF.
+	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	c := &child{cmd: cmd, stdout: bufio.NewReader(out), waited: make(chan error, 1)}
@@ -68,6 +74,7 @@ func startChildIn(t *testing.T, env []string, stdin io.Reader, args ...string) *
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-c.waited
+		out.Close()
 	})
 	return c
 }

@@ -51,15 +51,35 @@ func TestRunIsReproducibleFromItsSeed(t *testing.T) {
 }
 
 func TestRunGateFails(t *testing.T) {
-	code, out, errOut := cli(t, "run", filepath.Join("testdata", "no-cooldown.yaml"), "--seed", "3")
+	code, out, errOut := cli(t, "run", filepath.Join("testdata", "unmet-gate.yaml"), "--seed", "3")
 	if code != exitGateFailed {
 		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
 	}
-	if want := "arena: no-cooldown failed its gate (seed 3); rerun with: arena run testdata/no-cooldown.yaml --seed 3\n"; errOut != want {
+	if want := "arena: unmet-gate failed its gate (seed 3); rerun with: arena run testdata/unmet-gate.yaml --seed 3\n"; errOut != want {
 		t.Errorf("stderr = %q, want %q", errOut, want)
 	}
-	if !strings.Contains(out, "scenario no-cooldown: FAILED (seed 3, completed)\n  - 1 of 1 faults unrecovered: kill_leader on leader-0 at 5s\n") {
+	if !strings.Contains(out, "scenario unmet-gate: FAILED (seed 3, completed)\n  - MTTR 1.4s is above the maximum 1ms\n") {
 		t.Errorf("report:\n%s", out)
+	}
+}
+
+// A fault landing at the last step of a scenario without a cooldown is
+// watched until it is decided: the default cluster's failover is recovered
+// (it used to be UNRECOVERED, graded F, for want of samples).
+func TestRunLastStepWithoutCooldown(t *testing.T) {
+	code, out, errOut := cli(t, "run", filepath.Join("testdata", "no-cooldown.yaml"), "--seed", "3")
+	if code != exitPass {
+		t.Fatalf("exit %d, want 0:\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"scenario no-cooldown: PASSED (seed 3, completed)\n",
+		"arena report: seed 3, virtual time, 6.6s observed (1.6s past the schedule, watching its last faults settle)\n",
+		"  recovery      98.7  (1 recovered, 0 unrecovered; MTTR 1.4s, p95 1.4s, max 1.4s)\n",
+		"  5s  kill_leader  leader-0  1.4s  recovered\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }
 
