@@ -48,6 +48,9 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	if r.ChecksNotApplicable > 0 {
 		checks += fmt.Sprintf(", %d not applicable (could not look)", r.ChecksNotApplicable)
 	}
+	if r.ChecksUndecided > 0 {
+		checks += fmt.Sprintf(", %d undecided (out of budget)", r.ChecksUndecided)
+	}
 	dim(b, "consistency", r.Score.Consistency, checks)
 	faults := r.Faults
 	if maxRows > 0 && len(faults) > maxRows {
@@ -78,16 +81,25 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
 		}
 	}
-	failed := 0
+	failed, undecided := 0, 0
 	for _, c := range r.Checks {
-		if c.Passed || c.NotApplicable {
-			continue
+		switch {
+		case c.Undecided:
+			if undecided++; maxRows == 0 || undecided <= maxRows {
+				fmt.Fprintf(b, "check %s undecided at %s: %s\n", c.Name, c.At, c.Error)
+			}
+		case c.Failed():
+			if failed++; maxRows > 0 && failed > maxRows {
+				continue
+			}
+			fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+			if c.Violation != nil {
+				writeViolation(b, c.Violation)
+			}
 		}
-		if failed++; maxRows > 0 && failed > maxRows {
-			fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
-			break
-		}
-		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+	}
+	if maxRows > 0 && failed > maxRows {
+		fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
 	}
 	writeRollback(b, r.Rollback)
 	return nil
@@ -168,6 +180,8 @@ func outcomeText(f FaultOutcome) string {
 		switch {
 		case c.NotApplicable:
 			parts = append(parts, "check "+c.Name+" not applicable")
+		case c.Undecided:
+			parts = append(parts, "check "+c.Name+" undecided")
 		case !c.Passed:
 			parts = append(parts, "check "+c.Name+" failed")
 		}
@@ -187,7 +201,7 @@ func (f FaultOutcome) Describe() string {
 		s += "unrecovered"
 	}
 	for _, c := range f.Checks {
-		if !c.Passed {
+		if c.Failed() {
 			return s + ", check " + c.Name + " failed"
 		}
 	}

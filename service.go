@@ -150,9 +150,8 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		}
 		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
 	}
-	if !res.Success && s.evidence != nil {
-		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
-		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
+	if !res.Success {
+		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
 	}
 	s.flight(ctx, &res, err)
 	return res
@@ -313,6 +312,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 		s.metrics.ttr.Observe(f.TTR.D().Seconds())
 	} else {
 		s.metrics.faults.WithLabelValues("unrecovered").Inc()
+		s.storeEvidence(ctx, Evidence{ID: "ev-unrecovered-" + f.Action.ID, ActionID: f.Action.ID, Kind: EvidenceUnrecovered, Time: now, Fault: &f})
 	}
 	s.appendEvent(ctx, typ, now, f)
 	s.evolve(ctx, f, limit, now)

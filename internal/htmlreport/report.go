@@ -58,8 +58,9 @@ type view struct {
 	Chart    template.HTML
 	Scenario *arena.ScenarioReport
 	Survival *arena.SurvivalReport
-	Dims     []dimension
-	Failed   []arena.CheckResult
+	Dims      []dimension
+	Failed    []arena.CheckResult
+	Undecided []arena.CheckResult
 }
 
 type dimension struct {
@@ -115,11 +116,14 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 	v.Dims = []dimension{
 		{"availability", rep.Score.Availability, fmt.Sprintf("%d of %d samples healthy, downtime %s", rep.HealthySamples, rep.Samples, rep.Downtime)},
 		{"recovery", rep.Score.Recovery, fmt.Sprintf("%d of %d landed faults recovered, MTTR %s", rep.Recovered, rep.Landed, roundDuration(rep.MTTR.D()))},
-		{"consistency", rep.Score.Consistency, fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)},
+		{"consistency", rep.Score.Consistency, consistencyDetail(rep)},
 	}
 	for _, c := range rep.Checks {
-		if !c.Passed {
+		switch {
+		case c.Failed():
 			v.Failed = append(v.Failed, c)
+		case c.Undecided:
+			v.Undecided = append(v.Undecided, c)
 		}
 	}
 	var buf bytes.Buffer
@@ -128,6 +132,18 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// consistencyDetail counts the checks, with those not measured.
+func consistencyDetail(rep *arena.Report) string {
+	s := fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)
+	if rep.ChecksNotApplicable > 0 {
+		s += fmt.Sprintf(", %d not applicable", rep.ChecksNotApplicable)
+	}
+	if rep.ChecksUndecided > 0 {
+		s += fmt.Sprintf(", %d undecided (out of budget, not counted)", rep.ChecksUndecided)
+	}
+	return s
 }
 
 // rows returns the first MaxRows items of a list, and how many are left out.
