@@ -46,18 +46,18 @@ var page = sync.OnceValue(func() *template.Template {
 
 // view is what the template shows.
 type view struct {
-	Title    string
-	Kind     string // "scenario" or "survival"
-	Verdict  string // passed, failed, inconclusive; survived, stopped
-	Good     bool   // the verdict is a pass
-	Reasons  []string
-	Subtitle string
-	Rep      *arena.Report
-	Mode     string // virtual time, real time
-	Length   time.Duration
-	Chart    template.HTML
-	Scenario *arena.ScenarioReport
-	Survival *arena.SurvivalReport
+	Title     string
+	Kind      string // "scenario" or "survival"
+	Verdict   string // passed, failed, inconclusive; survived, stopped
+	Good      bool   // the verdict is a pass
+	Reasons   []string
+	Subtitle  string
+	Rep       *arena.Report
+	Mode      string // virtual time, real time
+	Length    time.Duration
+	Chart     template.HTML
+	Scenario  *arena.ScenarioReport
+	Survival  *arena.SurvivalReport
 	Dims      []dimension
 	Failed    []arena.CheckResult
 	Undecided []arena.CheckResult
