@@ -1,6 +1,9 @@
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"unique"
+)
 
 // KVKind is the kind of a key-value operation.
 type KVKind uint8
@@ -14,11 +17,13 @@ const (
 )
 
 // KV is one operation on a key-value map (or, keys aside, on a register),
-// input and output together, as a Recorder[KV] keeps it. Values are
-// integers: a workload that writes each value once (Jepsen's way) makes
-// every read attributable to one write. 40 bytes, so an Op[KV] is 64.
+// input and output together, as a Recorder[KV] keeps it; make it with Get,
+// Put, CAS or Delete. Values are integers: a workload that writes each value
+// once (Jepsen's way) makes every read attributable to one write. Keys are
+// interned (package unique), so a recorder keeps each key's bytes once: a
+// KV is 32 bytes, an Op[KV] 56.
 type KV struct {
-	Key    string
+	key    unique.Handle[string]
 	Value  int64  // Put: written; CAS: the new value; Get: read (output)
 	Expect int64  // CAS: the value it expects
 	Kind   KVKind //
@@ -28,16 +33,26 @@ type KV struct {
 }
 
 // Get reads key.
-func Get(key string) KV { return KV{Kind: KVGet, Key: key} }
+func Get(key string) KV { return KV{Kind: KVGet, key: unique.Make(key)} }
 
 // Put writes v to key.
-func Put(key string, v int64) KV { return KV{Kind: KVPut, Key: key, Value: v} }
+func Put(key string, v int64) KV { return KV{Kind: KVPut, key: unique.Make(key), Value: v} }
 
 // CAS writes v to key if it holds expect.
-func CAS(key string, expect, v int64) KV { return KV{Kind: KVCAS, Key: key, Expect: expect, Value: v} }
+func CAS(key string, expect, v int64) KV { return KV{Kind: KVCAS, key: unique.Make(key), Expect: expect, Value: v} }
 
 // Delete removes key.
-func Delete(key string) KV { return KV{Kind: KVDelete, Key: key} }
+func Delete(key string) KV { return KV{Kind: KVDelete, key: unique.Make(key)} }
+
+// Key returns the key the operation is on.
+func (o KV) Key() string { return keyOf(o.key) }
+
+func keyOf(h unique.Handle[string]) string {
+	if h == (unique.Handle[string]{}) {
+		return ""
+	}
+	return h.Value()
+}
 
 // Read returns the Get with its output: the value found, if found.
 func (o KV) Read(v int64, found bool) KV {
@@ -60,21 +75,21 @@ func (o KV) String() string {
 	switch o.Kind {
 	case KVGet:
 		if !o.Found {
-			return fmt.Sprintf("get(%s) = none", o.Key)
+			return fmt.Sprintf("get(%s) = none", o.Key())
 		}
-		return fmt.Sprintf("get(%s) = %d", o.Key, o.Value)
+		return fmt.Sprintf("get(%s) = %d", o.Key(), o.Value)
 	case KVPut:
-		return fmt.Sprintf("put(%s, %d)", o.Key, o.Value)
+		return fmt.Sprintf("put(%s, %d)", o.Key(), o.Value)
 	case KVCAS:
 		verdict := "not swapped"
 		if o.Swapped {
 			verdict = "swapped"
 		}
-		return fmt.Sprintf("cas(%s, %d→%d) %s", o.Key, o.Expect, o.Value, verdict)
+		return fmt.Sprintf("cas(%s, %d→%d) %s", o.Key(), o.Expect, o.Value, verdict)
 	case KVDelete:
-		return fmt.Sprintf("delete(%s)", o.Key)
+		return fmt.Sprintf("delete(%s)", o.Key())
 	}
-	return fmt.Sprintf("kv(kind %d, %s)", o.Kind, o.Key)
+	return fmt.Sprintf("kv(kind %d, %s)", o.Kind, o.Key())
 }
 
 // KVState is the state of one key: its value, if it has one.
@@ -136,7 +151,7 @@ func kvModel(partitioned bool) Model[KV, KVState] {
 		DescribeState: KVState.String,
 	}
 	if partitioned {
-		m.Partition = func(o KV) string { return o.Key }
+		m.Partition = KV.Key
 	}
 	return m
 }

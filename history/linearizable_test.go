@@ -224,7 +224,7 @@ func TestLinearizableLog(t *testing.T) {
 		rec := history.NewRecorder[history.LogOp](clock)
 		rec.Invoke(0, history.Append("s", 10)).OK(history.Append("s", 10).Acked(1))
 		rec.Invoke(0, history.Append("s", 20)).OK(history.Append("s", 20).Acked(2))
-		rec.Invoke(1, history.ReadAt(tc.read.Key, tc.read.Seq)).OK(tc.read)
+		rec.Invoke(1, history.ReadAt(tc.read.Key(), tc.read.Seq)).OK(tc.read)
 		err := run(history.Linearizable("log", rec, history.LogModel(), history.WithReportDir("")))
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: Run() = %v, want ok %v", tc.name, err, tc.ok)

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"strings"
+	"unique"
 )
 
 // LogKind is the kind of an operation on an append-only log (a stream, a
@@ -20,8 +21,11 @@ const (
 // sequence number, or a read (a consumer's delivery, a read by sequence).
 // Sequence numbers start at 1, as in streams and Raft logs; a Seq of 0 on
 // an acknowledged append means the log did not say.
+//
+// The log's name (Key: a stream, a queue) is interned, as KV's keys are: a
+// LogOp is 32 bytes, an Op[LogOp] 56.
 type LogOp struct {
-	Key   string // the log (stream, queue); logs are checked apart
+	key   unique.Handle[string]
 	Value int64  // Append: the value; Read: the value read (output)
 	Seq   int64  // Append: its sequence number (output); Read: the one read
 	Kind  LogKind
@@ -29,10 +33,13 @@ type LogOp struct {
 }
 
 // Append appends v to the log key.
-func Append(key string, v int64) LogOp { return LogOp{Kind: LogAppend, Key: key, Value: v} }
+func Append(key string, v int64) LogOp { return LogOp{Kind: LogAppend, key: unique.Make(key), Value: v} }
 
 // ReadAt reads the log key at seq.
-func ReadAt(key string, seq int64) LogOp { return LogOp{Kind: LogRead, Key: key, Seq: seq} }
+func ReadAt(key string, seq int64) LogOp { return LogOp{Kind: LogRead, key: unique.Make(key), Seq: seq} }
+
+// Key returns the log the operation is on.
+func (o LogOp) Key() string { return keyOf(o.key) }
 
 // Acked returns the Append with its output: the sequence number it got.
 func (o LogOp) Acked(seq int64) LogOp {
@@ -55,16 +62,16 @@ func (o LogOp) String() string {
 	switch o.Kind {
 	case LogAppend:
 		if o.Seq == 0 {
-			return fmt.Sprintf("append(%s, %d)", o.Key, o.Value)
+			return fmt.Sprintf("append(%s, %d)", o.Key(), o.Value)
 		}
-		return fmt.Sprintf("append(%s, %d) = %d", o.Key, o.Value, o.Seq)
+		return fmt.Sprintf("append(%s, %d) = %d", o.Key(), o.Value, o.Seq)
 	case LogRead:
 		if !o.Found {
-			return fmt.Sprintf("read(%s, %d) = none", o.Key, o.Seq)
+			return fmt.Sprintf("read(%s, %d) = none", o.Key(), o.Seq)
 		}
-		return fmt.Sprintf("read(%s, %d) = %d", o.Key, o.Seq, o.Value)
+		return fmt.Sprintf("read(%s, %d) = %d", o.Key(), o.Seq, o.Value)
 	}
-	return fmt.Sprintf("log(kind %d, %s)", o.Kind, o.Key)
+	return fmt.Sprintf("log(kind %d, %s)", o.Kind, o.Key())
 }
 
 // LogState is the contents of one log: an immutable list, shared between
@@ -151,7 +158,7 @@ func LogModel() Model[LogOp, LogState] {
 		Step:          logStep,
 		Equal:         logEqual,
 		Hash:          func(s LogState) uint64 { return s.hash ^ uint64(s.Len) },
-		Partition:     func(o LogOp) string { return o.Key },
+		Partition:     LogOp.Key,
 		ReadOnly:      func(o LogOp) bool { return o.Kind == LogRead },
 		Describe:      func(op Op[LogOp]) string { return op.Value.String() },
 		DescribeState: LogState.String,

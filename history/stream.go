@@ -114,7 +114,7 @@ func (lv *logView) index(msgs []Message) bool {
 		switch {
 		case op.Status != OK:
 		case o.Kind == LogRead && o.Found:
-			lv.key(o.Key).saw(o.Seq, o.Value)
+			lv.key(o.Key()).saw(o.Seq, o.Value)
 			read = true
 		case o.Kind == LogRead:
 			read = true
@@ -127,7 +127,7 @@ func (lv *logView) index(msgs []Message) bool {
 	}
 	for _, op := range lv.h.Ops { // acknowledged positions, after what was read
 		if o := op.Value; op.Status == OK && o.Kind == LogAppend && o.Seq != 0 {
-			lk := lv.key(o.Key)
+			lk := lv.key(o.Key())
 			if !slices.Contains(lk.where[o.Value], o.Seq) {
 				lk.where[o.Value] = append(lk.where[o.Value], o.Seq)
 			}
@@ -178,16 +178,16 @@ func lostWrites(lv *logView) *arena.Violation {
 			continue
 		}
 		acked++
-		if lv.seen(o.Key, o.Value, o.Seq) {
+		if lv.seen(o.Key(), o.Value, o.Seq) {
 			continue
 		}
 		lost++
 		note := "acknowledged, neither consumed nor readable"
 		if o.Seq != 0 {
-			if other := lv.keys[o.Key].at[o.Seq]; len(other) > 0 {
+			if other := lv.keys[o.Key()].at[o.Seq]; len(other) > 0 {
 				note = fmt.Sprintf("acknowledged at %d, which holds %v", o.Seq, other)
-			} else if lv.seen(o.Key, o.Value, 0) {
-				note = fmt.Sprintf("acknowledged at %d, found at %v", o.Seq, lv.keys[o.Key].where[o.Value])
+			} else if lv.seen(o.Key(), o.Value, 0) {
+				note = fmt.Sprintf("acknowledged at %d, found at %v", o.Seq, lv.keys[o.Key()].where[o.Value])
 			}
 		}
 		if len(v.Ops) < maxWindow {
@@ -235,7 +235,7 @@ func duplicates(lv *logView) *arena.Violation {
 func (lv *logView) opsOf(k string, match func(LogOp) bool) []arena.ViolationOp {
 	var out []arena.ViolationOp
 	for _, op := range lv.h.Ops {
-		if op.Status == OK && op.Value.Key == k && match(op.Value) && len(out) < maxWindow {
+		if op.Status == OK && op.Value.Key() == k && match(op.Value) && len(out) < maxWindow {
 			out = append(out, lv.op(op, ""))
 		}
 	}
@@ -280,7 +280,7 @@ func (lv *logView) skips(k string, lk *logKey, v *arena.Violation) []string {
 	last := map[int32]Op[LogOp]{}
 	for _, op := range lv.h.Ops {
 		o := op.Value
-		if op.Status != OK || o.Kind != LogRead || !o.Found || o.Key != k {
+		if op.Status != OK || o.Kind != LogRead || !o.Found || o.Key() != k {
 			continue
 		}
 		prev, ok := last[op.Client]
