@@ -39,7 +39,9 @@ func Get(key string) KV { return KV{Kind: KVGet, key: unique.Make(key)} }
 func Put(key string, v int64) KV { return KV{Kind: KVPut, key: unique.Make(key), Value: v} }
 
 // CAS writes v to key if it holds expect.
-func CAS(key string, expect, v int64) KV { return KV{Kind: KVCAS, key: unique.Make(key), Expect: expect, Value: v} }
+func CAS(key string, expect, v int64) KV {
+	return KV{Kind: KVCAS, key: unique.Make(key), Expect: expect, Value: v}
+}
 
 // Delete removes key.
 func Delete(key string) KV { return KV{Kind: KVDelete, key: unique.Make(key)} }

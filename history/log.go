@@ -26,17 +26,21 @@ const (
 // LogOp is 32 bytes, an Op[LogOp] 56.
 type LogOp struct {
 	key   unique.Handle[string]
-	Value int64  // Append: the value; Read: the value read (output)
-	Seq   int64  // Append: its sequence number (output); Read: the one read
+	Value int64 // Append: the value; Read: the value read (output)
+	Seq   int64 // Append: its sequence number (output); Read: the one read
 	Kind  LogKind
 	Found bool // Read: a value was at Seq (output)
 }
 
 // Append appends v to the log key.
-func Append(key string, v int64) LogOp { return LogOp{Kind: LogAppend, key: unique.Make(key), Value: v} }
+func Append(key string, v int64) LogOp {
+	return LogOp{Kind: LogAppend, key: unique.Make(key), Value: v}
+}
 
 // ReadAt reads the log key at seq.
-func ReadAt(key string, seq int64) LogOp { return LogOp{Kind: LogRead, key: unique.Make(key), Seq: seq} }
+func ReadAt(key string, seq int64) LogOp {
+	return LogOp{Kind: LogRead, key: unique.Make(key), Seq: seq}
+}
 
 // Key returns the log the operation is on.
 func (o LogOp) Key() string { return keyOf(o.key) }
