@@ -154,7 +154,7 @@ func writeViolation(b *strings.Builder, v *Violation) {
 	for _, op := range v.Ops {
 		ret := "no answer"
 		if !op.Return.IsZero() {
-			ret = "answered at " + Duration(op.Return.Sub(op.Call)).String() + " later"
+			ret = "answered " + Duration(op.Return.Sub(op.Call)).String() + " later"
 		}
 		faults := "no fault active"
 		if len(op.Faults) > 0 {

@@ -56,6 +56,17 @@ func (c *linearizability[T, S]) violation(ctx context.Context, h History[T], par
 	return v
 }
 
+// count says "no operation", "1 operation", "3 operations".
+func count(n int, noun string) string {
+	switch n {
+	case 0:
+		return "no " + noun
+	case 1:
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func countOf(vs []verdict, want verdict) int {
 	n := 0
 	for _, v := range vs {
@@ -124,7 +135,7 @@ func (c *linearizability[T, S]) explain(v *arena.Violation, h History[T], p *par
 			before = j
 		}
 	}
-	text := fmt.Sprintf("no order explains %s by client %d, with the %d operations in flight with it", c.model.describe(bad), bad.Client, len(window))
+	text := fmt.Sprintf("no order explains %s by client %d, with %s in flight with it", c.model.describe(bad), bad.Client, count(len(window), "operation"))
 	if before >= 0 {
 		text += fmt.Sprintf(", after %s by client %d was answered", c.model.describe(p.src[before]), p.src[before].Client)
 		window = append(window, before)

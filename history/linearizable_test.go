@@ -134,7 +134,7 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	details := strings.Join(v.Details, "\n")
 	for _, want := range []string{
 		"longest linearizable prefix found: 3 of 4 operations, the last put(k7, 3) by client 2; the state then: 3",
-		"no order explains get(k7) = 1 by client 1, with the 1 operations in flight with it, after put(k7, 2) by client 0 was answered",
+		"no order explains get(k7) = 1 by client 1, with 1 operation in flight with it, after put(k7, 2) by client 0 was answered",
 	} {
 		if !strings.Contains(details, want) {
 			t.Errorf("Details = %q, want %q in them", details, want)
