@@ -7,7 +7,9 @@
 // The page loads nothing: its CSS is inline, the chart is inline SVG with no
 // fonts, images or namespace URLs, and its icon is a data: URL, so it opens
 // the same from a CI artifact, an e-mail or a file on disk, offline. It has
-// no script.
+// no script. A consistency violation that a check visualized links to
+// that file (its path as the check wrote it, in the report directory): the
+// only reference on the page, followed only when clicked.
 //
 // WriteScenario and WriteSurvival write one; WriteFile writes either to a
 // path. The arena CLI's --html FILE uses them.
