@@ -66,6 +66,9 @@ func BenchmarkRecorder(b *testing.B) {
 func BenchmarkJepsen(b *testing.B) {
 	for n := range jepsenHistories {
 		lines := readJepsen(b, n)
+		if len(lines) == 0 {
+			continue // etcd_095.log is empty; porcupine's own tests leave it out too
+		}
 		events := jepsenEvents(lines)
 		want := porcupine.CheckEvents(etcdModel, events)
 		check := history.Linearizable("etcd", jepsenRecorder(lines), history.KVModel(), history.WithReportDir(""))

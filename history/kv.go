@@ -148,6 +148,7 @@ func kvModel(partitioned bool) Model[KV, KVState] {
 		Init:          func() KVState { return KVState{} },
 		Step:          kvStep,
 		Hash:          kvHash,
+		Equal:         func(a, b KVState) bool { return a == b },
 		ReadOnly:      func(o KV) bool { return o.Kind == KVGet },
 		Describe:      func(op Op[KV]) string { return op.Value.String() },
 		DescribeState: KVState.String,

@@ -82,7 +82,12 @@ func (m Model[T, S]) porcupine(guard *stepGuard) porcupine.Model {
 			if guard != nil && guard.stop() {
 				return false, state
 			}
-			return m.Step(state.(S), input.(Op[T]))
+			cur := state.(S)
+			ok, next := m.Step(cur, input.(Op[T]))
+			if m.Equal != nil && m.Equal(next, cur) {
+				return ok, state // the same state: no new box for porcupine to keep
+			}
+			return ok, next
 		},
 		DescribeOperation: func(input, _ any) string { return m.describe(input.(Op[T])) },
 		DescribeState:     func(s any) string { return m.describeState(s.(S)) },
