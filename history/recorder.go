@@ -298,7 +298,7 @@ func (h History[T]) Time(d time.Duration) time.Time { return h.Start.Add(d) }
 // History returns a snapshot of the operations recorded so far, sorted by
 // invocation. Operations without an outcome yet are Pending.
 func (r *Recorder[T]) History() History[T] {
-	h := History[T]{Start: r.start, Now: r.stamp()}
+	h := History[T]{Start: r.start}
 	n := 0
 	for i := range r.shards {
 		sh := &r.shards[i]
@@ -315,6 +315,10 @@ func (r *Recorder[T]) History() History[T] {
 		}
 		sh.mu.Unlock()
 	}
+	// Now is stamped after the copy: every event copied was stamped before
+	// it (invocations are stamped under their shard's lock), so no
+	// operation of the snapshot starts after the snapshot's end.
+	h.Now = r.stamp()
 	slices.SortFunc(h.Ops, func(a, b Op[T]) int { return cmp.Compare(a.Call, b.Call) })
 	h.Dropped = int(r.refused.Load())
 	if r.full.Load() {

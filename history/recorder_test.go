@@ -158,3 +158,36 @@ func TestRecorderMisuse(t *testing.T) {
 		}()
 	}
 }
+
+// A snapshot taken while clients record ends after everything in it: no
+// operation starts or ends after its Now (an open operation is open up to
+// Now, and must not seem to end before it began).
+func TestRecorderSnapshotWhileRecording(t *testing.T) {
+	rec := history.NewRecorder[history.KV](arena.RealClock{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5000 {
+				c := rec.Invoke(g, history.Put("k", int64(i)))
+				if i%2 == 0 {
+					c.OK(history.Put("k", int64(i)))
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for snapshots := 0; ; snapshots++ {
+		h := rec.History()
+		for _, op := range h.Ops {
+			if op.Call >= h.Now || op.Return >= h.Now {
+				t.Fatalf("snapshot %d: op %+v is not before the snapshot's end %s", snapshots, op, h.Now)
+			}
+		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+	}
+}
