@@ -82,6 +82,17 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	var (
+		vmu        sync.Mutex // checks may run on several goroutines in real time
+		violations int        // numbers the evidence of the run's failed checks
+	)
+	r.obs.onFailed = func(ctx context.Context, c CheckResult) {
+		vmu.Lock()
+		violations++
+		id := fmt.Sprintf("ev-%s-check-%d", r.id, violations)
+		vmu.Unlock()
+		s.storeEvidence(ctx, Evidence{ID: id, ActionID: c.FaultID, Kind: EvidenceViolation, Time: ex.Now(), Check: &c, RunID: r.id})
+	}
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
 		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
 		r.mu.Lock()
