@@ -17,7 +17,7 @@ import (
 // per row, capped at 130 runs per arm unless a row says otherwise. With
 // running sums a run and its look cost 0.1–0.7µs (BenchmarkSequentialLook
 // in internal/stats: the likelihood ratio is O(n) when a look cannot rule
-// it out in O(1)), so the table takes ~2–3s, ~15–20s under the race
+// it out in O(1)), so the table takes ~2–4s, ~10–15s under the race
 // detector, as it did with the rule before: no need to shrink it there.
 const (
 	calibrationExperiments = 10000
