@@ -70,6 +70,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	r.obs.onTransition = r.healthChanged
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
 		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
 		r.mu.Lock()

@@ -1,0 +1,44 @@
+package arena_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+)
+
+// TestRunStatus looks at the status from inside a virtual run, halfway
+// through, and before and after it.
+func TestRunStatus(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(3))
+	store := events.NewMemoryStore()
+	defer store.Close()
+	svc := arena.NewService(arena.NewInjector(c, c), store, nil, arena.WithClock(clock), arena.WithProbe(c.Probe))
+	if st := svc.RunStatus(); st.Running || st.RunID != "" {
+		t.Errorf("before any run: %+v", st)
+	}
+	r, err := svc.NewRun(arena.RunOptions{Seed: 9, Duration: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Schedule(arena.Step{At: time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+	var mid arena.RunStatus
+	r.At(10*time.Second, arena.KindInject, func(context.Context) { mid = svc.RunStatus() })
+	if _, err := r.Play(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !mid.Running || mid.Origin != arena.OriginRun || mid.Seed != 9 || !mid.Virtual || mid.RunID == "" ||
+		mid.Elapsed != arena.Duration(10*time.Second) || mid.Duration != arena.Duration(20*time.Second) || mid.Progress != 0.5 {
+		t.Errorf("halfway: %+v, want running, seed 9, virtual, 10s of 20s", mid)
+	}
+	if !mid.Score.Measured {
+		t.Errorf("halfway: score %+v, want availability measured so far", mid.Score)
+	}
+	if st := svc.RunStatus(); st.Running {
+		t.Errorf("after the run: %+v, want not running", st)
+	}
+}
