@@ -15,7 +15,8 @@
 //
 // # Routes
 //
-// JSON in and out. Every route requires the API key when one is set.
+// JSON in and out. Every route requires the API key when one is set, but
+// the dashboard's files and the login (see Dashboard and sessions).
 //
 //	POST /arena/leader/kill                  kill_leader
 //	POST /arena/orchestrator/kill            kill_orchestrator
@@ -33,8 +34,9 @@
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
 //	GET  /arena/faults                       []arena.ActiveFault: faults arena can still lift, oldest first
 //	DELETE /arena/faults/{id}                FaultLifted: lift that fault now (404: no such active fault)
+//	DELETE /arena/faults                     []FaultLifted: lift every active fault now
 //	GET  /arena/stats                        arena.Stats
-//	GET  /arena/history[?after=&limit=]      []arena.Result, oldest first (a page)
+//	GET  /arena/history[?after=|before=&limit=]  []arena.Result, oldest first (a page)
 //	GET  /arena/score                        ScoreView
 //	GET  /arena/metrics                      arena.MetricsSnapshot
 //	GET  /arena/stream                       Server-Sent Events of the "arena" stream
@@ -43,9 +45,18 @@
 //	GET  /arena/survival/status              SurvivalStatusView
 //	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
 //	POST /arena/scenario/validate            ValidateResponse
+//	POST /arena/scenario/start[?seed=n]      202 ScenarioStarted: the run goes on in the background
+//	POST /arena/scenario/stop                arena.ScenarioReport of the run stopped (started either way)
+//	GET  /arena/scenarios                    []ScenarioInfo: the built-in library, runnable here or why not
+//	GET  /arena/run                          RunView: the run holding the service, and the last one finished here
+//	GET  /arena/report                       the last finished run's HTML report (404: none yet)
 //	GET  /arena/flight/timeline[?after=&limit=]     []arena.FlightEvent (a page)
 //	GET  /arena/flight/diagnostics[?after=&limit=]  []arena.Diagnostic (a page)
 //	GET  /metrics                            Prometheus text format
+//	GET  /arena/ui/                          the dashboard (public: a page, its script and style sheet)
+//	POST /arena/session                      SessionView: the key (body: LoginRequest) for a session cookie (public)
+//	GET  /arena/session                      SessionView: how this request got in; a session's CSRF token
+//	DELETE /arena/session                    LoggedOut: the cookie's session ends
 //
 // The fault routes are read from the fault specs (arena.FaultSpec.Route).
 //

@@ -88,7 +88,7 @@ func WithTrustedOrigins(origins ...string) Option {
 type sessions struct {
 	mu  sync.Mutex
 	m   map[[sha256.Size]byte]session
-	now func() time.Time // time.Now; tests move it
+	now func() time.Time // time.Now; tests move it (read under mu)
 }
 
 type session struct {
@@ -106,9 +106,9 @@ func (ss *sessions) clock() time.Time {
 // create starts a session and returns its token.
 func (ss *sessions) create(ttl time.Duration) (string, session) {
 	token := rand.Text()
-	s := session{csrf: rand.Text(), expires: ss.clock().Add(ttl).Truncate(time.Second)}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	s := session{csrf: rand.Text(), expires: ss.clock().Add(ttl).Truncate(time.Second)}
 	if ss.m == nil {
 		ss.m = map[[sha256.Size]byte]session{}
 	}
