@@ -33,6 +33,9 @@ type Run struct {
 	id     string      // "run-N", numbering the service's runs
 	origin FaultOrigin // what kind of run: run, scenario, survival
 	name   string      // the scenario's name, for RunActiveError
+	// planned is how long a scenario's plan takes (its run is allowed
+	// longer); 0: the run's duration is its plan (RunStatus).
+	planned time.Duration
 
 	mu        sync.Mutex
 	aborted   string // why a stop condition ended the run (abort.go)

@@ -14,9 +14,12 @@ type RunStatus struct {
 	// Progress is Elapsed / Duration on the run's clock, 0–1.
 	Progress float64  `json:"progress"`
 	Elapsed  Duration `json:"elapsed"`
-	Duration Duration `json:"duration"` // as planned
-	Active   int      `json:"active"`   // faults awaiting a verdict
-	Score    Score    `json:"score"`    // so far
+	// Duration is as planned: a survival run's duration, a scenario's
+	// planned length (its steps may take longer: the run is allowed twice
+	// that, and Progress stays at 1 meanwhile).
+	Duration Duration `json:"duration"`
+	Active   int      `json:"active"` // faults awaiting a verdict
+	Score    Score    `json:"score"`  // so far
 }
 
 // RunStatus returns the status of the run holding the service, or one with
@@ -32,14 +35,17 @@ func (s *Service) RunStatus() RunStatus {
 		return RunStatus{}
 	}
 	length := r.end.Sub(r.start)
-	elapsed := min(max(r.ex.Now().Sub(r.start), 0), length)
+	if r.planned > 0 {
+		length = r.planned
+	}
+	elapsed := max(r.ex.Now().Sub(r.start), 0)
 	st := RunStatus{
 		Running: true, RunID: r.id, Origin: r.origin, Name: r.name, Seed: r.seed, Virtual: r.ex.Virtual(),
 		Elapsed: Duration(elapsed), Duration: Duration(length),
 		Active: r.obs.Open(), Score: r.obs.Score(),
 	}
 	if length > 0 {
-		st.Progress = float64(elapsed) / float64(length)
+		st.Progress = min(float64(elapsed)/float64(length), 1)
 	}
 	return st
 }

@@ -42,3 +42,34 @@ func TestRunStatus(t *testing.T) {
 		t.Errorf("after the run: %+v, want not running", st)
 	}
 }
+
+// TestRunStatusOfAScenario: a scenario's status has its name and its
+// planned length (its run is allowed longer), seen from its own probe.
+func TestRunStatusOfAScenario(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(3))
+	store := events.NewMemoryStore()
+	defer store.Close()
+	var svc *arena.Service
+	var seen []arena.RunStatus
+	probe := func(ctx context.Context) error {
+		seen = append(seen, svc.RunStatus())
+		return c.Probe(ctx)
+	}
+	svc = arena.NewService(arena.NewInjector(c, c), store, nil, arena.WithClock(clock), arena.WithProbe(probe))
+	sc, err := arena.LoadScenario([]byte("name: two-kills\nconfig: {seed: 5, cooldown: 10s}\nactions:\n  - {delay: 2s, action: {type: kill_agent, target_id: worker-1}}\n"), "two-kills.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := arena.RunScenarioReport(context.Background(), svc, sc); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 10 {
+		t.Fatalf("the probe saw %d statuses", len(seen))
+	}
+	mid := seen[len(seen)/2]
+	if !mid.Running || mid.Origin != arena.OriginScenario || mid.Name != "two-kills" || mid.Seed != 5 ||
+		mid.Duration != arena.Duration(sc.PlannedLength()) || mid.Progress <= 0 || mid.Progress > 1 {
+		t.Errorf("status halfway: %+v, want the scenario with its planned length %s", mid, sc.PlannedLength())
+	}
+}

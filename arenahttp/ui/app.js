@@ -10,7 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const CHART_MS = 5 * 60 * 1000;  // the chart shows the last five minutes
   const MAX_POINTS = 2000;          // health changes kept
-  const MAX_MARKS = 3000;           // fault marks kept
+  const BUCKET_MS = 375;            // fault marks are kept per kind and chart pixel (800 across 5 minutes)
   const MAX_LOG = 1000;             // events kept for the log
   const LOG_ROWS = 200;             // of which shown at most
   const FAULT_ROWS = 100;           // active faults shown at most
@@ -27,13 +27,14 @@
     lastTime: 0, lastLocal: 0,
   };
   const health = [];        // {t, s}: s true healthy, false unhealthy, null not sampled
-  const marks = [];         // {t, k}: land, lift, recover, lost
+  const marks = new Map();  // 'kind bucket' → count: at most 4 kinds × 800 buckets in the window
   const log = [];           // {id, t, type, text, bad}
   let faults = [];          // GET /arena/faults
   let dirty = { chart: true, log: true };
   let logPaused = false;
   let run = { running: false };
-  let histBefore = 0;       // the page of history shown starts here (0: the newest)
+  let histBefore = 0;       // the first action of the history page shown
+  let histNewest = true;    // that page is the newest: kept current as actions come
 
   // ---- HTTP ----
   async function call(method, path, body) {
@@ -91,7 +92,7 @@
 
   async function boot() {
     const r = await call('GET', '/arena/session');
-    if (r.status === 401) return; // call() showed the login
+    if (r.status === 401) { showLogin(''); return; }
     if (!r.ok) { showLogin(errText(r)); return; }
     csrf = r.data.csrf_token || '';
     start();
@@ -177,16 +178,17 @@
       case 'arena.action.executed':
       case 'arena.action.failed':
         text = d.type + ' ' + (d.source_id ? d.source_id + '→' : '') + (d.target_id || '') +
-          (d.success ? ' landed' : ' did not land: ' + d.error);
+          (d.success ? ' landed' : ' did not land: ' + d.error) + ' [' + d.action_id + ']';
         bad = !d.success;
+        if (histNewest) refreshHistorySoon();
         if (d.success) {
-          keep(marks, { t, k: 'land' }, MAX_MARKS);
+          mark('land', t);
           refreshFaultsSoon();
         }
         break;
       case 'arena.fault.lifted':
-        text = d.type + ' ' + d.target_id + ' lifted (' + d.why + ')' + (d.error ? ': ' + d.error : '');
-        keep(marks, { t, k: 'lift' }, MAX_MARKS);
+        text = d.type + ' ' + d.target_id + ' lifted (' + d.why + ')' + (d.error ? ': ' + d.error : '') + ' [' + d.action_id + ']';
+        mark('lift', t);
         dropFault(d.action_id);
         break;
       case 'arena.fault.recovered':
@@ -195,7 +197,7 @@
         const ok = ev.type === 'arena.fault.recovered';
         text = a.type + ' ' + (a.target_id || '') + (ok ? ' recovered in ' + d.ttr : ' not recovered');
         bad = !ok;
-        keep(marks, { t, k: ok ? 'recover' : 'lost' }, MAX_MARKS);
+        mark(ok ? 'recover' : 'lost', t);
         break;
       }
       case 'arena.health.changed':
@@ -217,10 +219,18 @@
     dirty.chart = dirty.log = true;
   }
 
-  // keep appends to a bounded list, cutting in batches (no shift per item).
+  // keep appends to a bounded list, cutting in batches (no shift per item):
+  // it holds from max to 1.25 max items.
   function keep(list, item, max) {
     list.push(item);
     if (list.length > max + max / 4) list.splice(0, list.length - max);
+  }
+
+  // mark counts a fault mark in its chart bucket; drawChart drops the
+  // buckets that left the window, however many marks a second arrive.
+  function mark(kind, t) {
+    const k = kind + ' ' + Math.floor(t / BUCKET_MS);
+    marks.set(k, (marks.get(k) || 0) + 1);
   }
 
   // ---- the chart ----
@@ -274,9 +284,11 @@
     };
     const d = { land: '', lift: '', recover: '', lost: '' };
     let shown = 0;
-    for (const m of marks) {
-      if (m.t < start) continue;
-      d[m.k] += shapes[m.k](x(m.t).toFixed(1));
+    for (const k of marks.keys()) {
+      const [kind, b] = k.split(' ');
+      const t = (Number(b) + 0.5) * BUCKET_MS;
+      if (t < start) { marks.delete(k); continue; }
+      d[kind] += shapes[kind](x(t).toFixed(1));
       shown++;
     }
     for (const k in d) chart[k].setAttribute('d', d[k]);
@@ -318,11 +330,13 @@
   $('log-pause').addEventListener('click', () => {
     logPaused = !logPaused;
     $('log-pause').textContent = logPaused ? 'Resume' : 'Pause';
-    drawLog();
+    if (logPaused) $('log-info').textContent = 'paused · ' + $('log-info').textContent;
+    else dirty.log = true; // drawn with the next frame of the page
   });
 
   // The action history, a page at a time through GET /arena/history.
   async function showHistory(before) {
+    histNewest = !before;
     const q = before ? '?before=' + before + '&limit=' + HIST_PAGE : '?limit=' + HIST_PAGE;
     const r = await call('GET', '/arena/history' + q);
     if (!r.ok) return;
@@ -335,6 +349,10 @@
     $('hist-info').textContent = r.data.length ? 'actions ' + first + '–' + (first + r.data.length - 1) +
       (dropped ? ' (' + dropped + ' older ones no longer kept)' : '') : 'no actions';
     $('hist-older').disabled = first <= dropped + 1;
+  }
+  let histTimer = 0;
+  function refreshHistorySoon() { // at most every five seconds
+    if (!histTimer) histTimer = setTimeout(() => { histTimer = 0; if (histNewest) showHistory(0); }, 5000);
   }
   $('hist-newest').addEventListener('click', () => showHistory(0));
   $('hist-older').addEventListener('click', () => showHistory(histBefore));
@@ -474,7 +492,7 @@
   // ---- drawing, at most twice a second ----
   setInterval(() => {
     if ($('dash').hidden) return;
-    if (dirty.chart || health.length || marks.length) { drawChart(); dirty.chart = false; }
+    if (dirty.chart || health.length || marks.size) { drawChart(); dirty.chart = false; }
     if (dirty.log && !logPaused) { drawLog(); dirty.log = false; }
     const c = $('conn');
     for (const k of ['lastId', 'received', 'missed', 'repeated', 'gaps', 'resumedFrom', 'firstId']) c.dataset[k] = String(st[k]);
