@@ -20,6 +20,10 @@ type RunStatus struct {
 	Duration Duration `json:"duration"`
 	Active   int      `json:"active"` // faults awaiting a verdict
 	Score    Score    `json:"score"`  // so far
+	// Healthy is the probe's verdict at the last sample; absent before the
+	// first one, or without a probe. (A watcher that came late learns the
+	// system's state here; the stream has only its changes.)
+	Healthy *bool `json:"healthy,omitempty"`
 }
 
 // RunStatus returns the status of the run holding the service, or one with
@@ -42,10 +46,22 @@ func (s *Service) RunStatus() RunStatus {
 	st := RunStatus{
 		Running: true, RunID: r.id, Origin: r.origin, Name: r.name, Seed: r.seed, Virtual: r.ex.Virtual(),
 		Elapsed: Duration(elapsed), Duration: Duration(length),
-		Active: r.obs.Open(), Score: r.obs.Score(),
+		Active: r.obs.Open(), Score: r.obs.Score(), Healthy: r.obs.verdict(),
 	}
 	if length > 0 {
 		st.Progress = min(float64(elapsed)/float64(length), 1)
 	}
 	return st
+}
+
+// verdict is the probe's verdict at the last sample: nil before the first,
+// or without a probe.
+func (o *Observer) verdict() *bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.lastHealthy < 0 {
+		return nil
+	}
+	h := o.lastHealthy == 1
+	return &h
 }

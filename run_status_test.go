@@ -18,7 +18,7 @@ func TestRunStatus(t *testing.T) {
 	store := events.NewMemoryStore()
 	defer store.Close()
 	svc := arena.NewService(arena.NewInjector(c, c), store, nil, arena.WithClock(clock), arena.WithProbe(c.Probe))
-	if st := svc.RunStatus(); st.Running || st.RunID != "" {
+	if st := svc.RunStatus(); st.Running || st.RunID != "" || st.Healthy != nil {
 		t.Errorf("before any run: %+v", st)
 	}
 	r, err := svc.NewRun(arena.RunOptions{Seed: 9, Duration: 20 * time.Second})
@@ -35,8 +35,8 @@ func TestRunStatus(t *testing.T) {
 		mid.Elapsed != arena.Duration(10*time.Second) || mid.Duration != arena.Duration(20*time.Second) || mid.Progress != 0.5 {
 		t.Errorf("halfway: %+v, want running, seed 9, virtual, 10s of 20s", mid)
 	}
-	if !mid.Score.Measured {
-		t.Errorf("halfway: score %+v, want availability measured so far", mid.Score)
+	if !mid.Score.Measured || mid.Healthy == nil {
+		t.Errorf("halfway: score %+v, healthy %v; want availability measured so far and the last verdict", mid.Score, mid.Healthy)
 	}
 	if st := svc.RunStatus(); st.Running {
 		t.Errorf("after the run: %+v, want not running", st)

@@ -235,7 +235,7 @@
 
   // ---- the chart ----
   const SVG = 'http://www.w3.org/2000/svg';
-  const W = 800, H = 170, TOP = 8, BAND = 110, AXIS = TOP + BAND + 22;
+  const W = 800, TOP = 8, BAND = 110, AXIS = TOP + BAND + 22; // the viewBox is 800 × 170
   const chart = {};
   (function buildChart() {
     const svg = $('chart');
@@ -248,7 +248,6 @@
     for (const k of ['unknown', 'healthy', 'unhealthy']) chart[k] = el('path', { class: k });
     el('line', { class: 'axis', x1: 0, x2: W, y1: TOP + BAND, y2: TOP + BAND });
     for (const k of ['land', 'lift', 'recover', 'lost']) chart[k] = el('path', { class: k });
-    chart.ticks = [];
     for (let i = 0; i <= 5; i++) {
       const x = Math.min(W - 20, i * W / 5);
       const tx = el('text', { x, y: AXIS + 10, 'text-anchor': i === 0 ? 'start' : 'middle' });
@@ -276,11 +275,11 @@
       bands[k] += 'M' + x0.toFixed(1) + ' ' + top + 'h' + w.toFixed(1) + 'V' + (TOP + BAND) + 'h' + (-w).toFixed(1) + 'z';
     }
     for (const k in bands) chart[k].setAttribute('d', bands[k]);
-    const shapes = {
-      land: (px) => 'M' + px + ' ' + (TOP + BAND + 2) + 'l-4 8h8z',
-      lift: (px) => 'M' + px + ' ' + (TOP + BAND + 10) + 'l-4 -8h8z',
-      recover: (px) => 'M' + (px - 3) + ' ' + (TOP + 6) + 'a3 3 0 1 0 6 0a3 3 0 1 0 -6 0',
-      lost: (px) => 'M' + (px - 3) + ' ' + (TOP + 3) + 'l6 6m0 -6l-6 6',
+    const shapes = { // at x: ▲ and ▼ under the band, ● and ✕ along its top
+      land: (x) => 'M' + x.toFixed(1) + ' ' + (TOP + BAND + 2) + 'l-4 8h8z',
+      lift: (x) => 'M' + x.toFixed(1) + ' ' + (TOP + BAND + 10) + 'l-4 -8h8z',
+      recover: (x) => 'M' + (x - 3).toFixed(1) + ' ' + (TOP + 6) + 'a3 3 0 1 0 6 0a3 3 0 1 0 -6 0',
+      lost: (x) => 'M' + (x - 3).toFixed(1) + ' ' + (TOP + 3) + 'l6 6m0 -6l-6 6',
     };
     const d = { land: '', lift: '', recover: '', lost: '' };
     let shown = 0;
@@ -288,7 +287,7 @@
       const [kind, b] = k.split(' ');
       const t = (Number(b) + 0.5) * BUCKET_MS;
       if (t < start) { marks.delete(k); continue; }
-      d[kind] += shapes[kind](x(t).toFixed(1));
+      d[kind] += shapes[kind](x(t));
       shown++;
     }
     for (const k in d) chart[k].setAttribute('d', d[k]);
@@ -297,18 +296,30 @@
   }
 
   // ---- the event log ----
+  // drawLog shows the newest events that pass the filter in the rows of
+  // the table, made once and refilled (no new elements per draw).
+  const logRows = [];
   function drawLog() {
     const needle = $('log-filter').value.toLowerCase();
     const kind = $('log-kind').value;
-    const rows = [];
-    for (let i = log.length - 1; i >= 0 && rows.length < LOG_ROWS; i--) {
+    const body = $('log-rows');
+    let n = 0;
+    for (let i = log.length - 1; i >= 0 && n < LOG_ROWS; i--) {
       const e = log[i];
       if (kind && !e.type.startsWith(kind)) continue;
       if (needle && !(e.type + ' ' + e.text).toLowerCase().includes(needle)) continue;
-      rows.push(row([e.id, clock(e.t), e.type.replace('arena.', ''), e.text], e.bad));
+      if (n === logRows.length) logRows.push(row(['', '', '', '']));
+      const tr = logRows[n++];
+      tr.className = e.bad ? 'failed' : '';
+      const c = tr.cells;
+      c[0].textContent = e.id;
+      c[1].textContent = e.clock || (e.clock = clock(e.t));
+      c[2].textContent = e.type.replace('arena.', '');
+      c[3].textContent = e.text;
+      if (tr.parentNode !== body) body.appendChild(tr);
     }
-    $('log-rows').replaceChildren(...rows);
-    $('log-info').textContent = (logPaused ? 'paused · ' : '') + 'showing ' + rows.length + ' of the last ' +
+    for (let i = n; i < logRows.length && logRows[i].parentNode; i++) logRows[i].remove();
+    $('log-info').textContent = (logPaused ? 'paused · ' : '') + 'showing ' + n + ' of the last ' +
       log.length + ' events' + (log.length >= MAX_LOG ? ' (older ones: the action history below)' : '');
   }
 
@@ -421,6 +432,11 @@
     const r = await call('GET', '/arena/run');
     if (!r.ok) return;
     run = r.data;
+    // A page that came in during a run knows its health before any change.
+    if (run.running && typeof run.healthy === 'boolean' && (!health.length || health[health.length - 1].s === null)) {
+      keep(health, { t: now(), s: run.healthy }, MAX_POINTS);
+      dirty.chart = true;
+    }
     drawRun();
     clearTimeout(runTimer);
     if (run.running) runTimer = setTimeout(refreshRun, 2000); // the score so far: polled while a run goes
@@ -431,7 +447,7 @@
     $('scenario-start').disabled = $('survival-start').disabled = !!s.running;
     $('run-progress').value = s.running ? s.progress : 0;
     $('run-status').textContent = s.running ?
-      (s.origin === 'scenario' ? 'scenario ' + s.name : s.origin) + ' · seed ' + s.seed + ' · ' + dur(s.elapsed) + ' of ' +
+      (s.origin === 'scenario' ? 'scenario ' + s.name : s.origin) + (s.seed ? ' · seed ' + s.seed : '') + ' · ' + dur(s.elapsed) + ' of ' +
         dur(s.duration) + ' · ' + s.active + ' faults open · score so far ' + score(s.score.measured ? s.score.total : null, s.score.grade) :
       'no run';
     const l = s.last;
