@@ -27,7 +27,7 @@ func TestUndecidedAndViolationInReports(t *testing.T) {
 			Ops: []ViolationOp{{Client: 4, Op: "get(k) = 1", Call: at.Add(-time.Second), Return: at.Add(-900 * time.Millisecond)}}}
 	}}
 	svc := NewService(NewInjector(stub, nil), nil, ev, WithClock(clock), WithProbe(stub.probe), WithChecks(undecided, violated))
-	sc := &Scenario{Name: "findings", Config: ScenarioConfig{Cooldown: Duration(5 * time.Second)},
+	sc := &Scenario{Name: "findings", Config: ScenarioConfig{Cooldown: Duration(5 * time.Second), RecoveryDeadline: Duration(3 * time.Second)},
 		Actions: []ScenarioStep{{Action: Action{Type: ActionKillAgent, TargetID: "worker-1"}}},
 		Expect:  Gate{Consistent: true}}
 	rep, err := RunScenarioReport(context.Background(), svc, sc)

@@ -159,6 +159,8 @@
 //     WithMaxFaultDuration, WithRollbackTimeout), Stats, EventStore.
 //   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback, ErrNoActiveFault,
 //     ErrRunActive, RunActiveError, AbortWhen, EventFaultLifted.
+//   - Watching: Service.RunStatus, RunStatus, EventHealthChanged,
+//     HealthEvent, Service.HistoryPage, Service.HistoryBefore.
 //   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
 //     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,

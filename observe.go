@@ -255,6 +255,9 @@ type Observer struct {
 	// afterSample, when set, is called after each sample (a run's stop
 	// conditions, abort.go).
 	afterSample func(now time.Time)
+	// onTransition, when set, is told of each change of health, timeline
+	// cap or not (a run's arena.health.changed events, health_event.go).
+	onTransition func(ctx context.Context, now time.Time, tr Transition)
 
 	// The sampling chain: one event, re-armed at nextSample after each
 	// sample until sampleEnd, with the same func (no closure per sample).
@@ -391,6 +394,7 @@ func (o *Observer) sample(ctx context.Context) {
 	case o.watched.unhealthySince.IsZero():
 		o.watched.unhealthySince, o.watched.reason = t, err.Error()
 	}
+	var changed *Transition
 	if h := b2i(healthy); h != o.lastHealthy {
 		o.lastHealthy = h
 		tr := Transition{At: o.offset(t), Healthy: healthy}
@@ -402,6 +406,7 @@ func (o *Observer) sample(ctx context.Context) {
 		} else {
 			o.dropped++
 		}
+		changed = &tr
 	}
 	if len(o.inflight) > 0 {
 		o.recent = append(o.recent, sampleAt{t, healthy})
@@ -427,6 +432,9 @@ func (o *Observer) sample(ctx context.Context) {
 	settled := o.overtimeDone != nil && !o.overtimeAsked && o.unsettled() == 0
 	o.overtimeAsked = o.overtimeAsked || settled
 	o.mu.Unlock()
+	if changed != nil && o.onTransition != nil {
+		o.onTransition(ctx, t, *changed)
+	}
 	for _, f := range recovered {
 		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
 	}

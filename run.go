@@ -33,6 +33,9 @@ type Run struct {
 	id     string      // "run-N", numbering the service's runs
 	origin FaultOrigin // what kind of run: run, scenario, survival
 	name   string      // the scenario's name, for RunActiveError
+	// planned is how long a scenario's plan takes (its run is allowed
+	// longer); 0: the run's duration is its plan (RunStatus).
+	planned time.Duration
 
 	// How the run may go on past its schedule (overtime): a schedule that
 	// reaches its end, or completes (complete), keeps watching the faults it
@@ -93,6 +96,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 		vmu.Unlock()
 		s.storeEvidence(ctx, Evidence{ID: id, ActionID: c.FaultID, Kind: EvidenceViolation, Time: ex.Now(), Check: &c, RunID: r.id})
 	}
+	r.obs.onTransition = r.healthChanged
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
 		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
 		r.mu.Lock()
