@@ -16,7 +16,7 @@ import (
 //
 //	shrunk survival-seed-3 from 8616 faults (24h) to 2 (40s): fails 10/10 replays, virtual clock
 //	  failure: consistent, consistent:tasks
-//	  search: done, 131 runs (119 candidates, each judged by 1 run) in 3.1s
+//	  search: done, 113 runs (101 candidates, each judged by 1 run) in 3.112s
 //	  at 10s  network_partition  worker-2     duration=1ms
 //	  at 10s  kill_agent         type:leader
 func (r *ShrinkResult) WriteText(w io.Writer) error {
@@ -36,7 +36,7 @@ func (r *ShrinkResult) WriteText(w io.Writer) error {
 		judged = "each judged by 1 run"
 	}
 	fmt.Fprintf(&b, "  search: %s, %d runs (%d candidates, %s) in %s\n", r.Stopped, r.Runs, r.Candidates, judged,
-		r.WallTime.D().Round(100*time.Millisecond))
+		r.WallTime.D().Round(time.Millisecond))
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\n", warn)
 	}
