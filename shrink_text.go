@@ -76,9 +76,9 @@ func (r *ShrinkResult) WriteYAML(w io.Writer) error {
 	if r.Virtual {
 		clock = "a virtual clock"
 	}
-	head := fmt.Sprintf("# Shrunk by arena from %s (%d faults, %s) to %d faults (%s):\n# %s replays on %s.\n",
-		strings.TrimSuffix(r.Scenario.Name, "-shrunk"), r.Original.Faults, trimDuration(r.Original.Length.D()),
-		r.Shrunk.Faults, trimDuration(r.Shrunk.Length.D()), r.Rate, clock)
+	head := fmt.Sprintf("# Shrunk by arena from %s (%s, %s) to %s (%s):\n# %s replays on %s.\n",
+		strings.TrimSuffix(r.Scenario.Name, "-shrunk"), faultCount(r.Original.Faults), trimDuration(r.Original.Length.D()),
+		faultCount(r.Shrunk.Faults), trimDuration(r.Shrunk.Length.D()), r.Rate, clock)
 	if len(r.Failure) > 0 {
 		head += "# Its gate fails: " + strings.Join(r.Failure, ", ") + ".\n"
 	}
