@@ -70,10 +70,15 @@ func TestShrinkScenarioFile(t *testing.T) {
 }
 
 // TestShrinkSurvivalReport: the JSON report of `arena survive` lists its
-// first 1,000 actions of 3,199: the run is replayed in full, then shrunk.
+// first 1,000 actions of 3,199: the run is replayed in full, then shrunk,
+// as the README shows.
 func TestShrinkSurvivalReport(t *testing.T) {
-	dir := t.TempDir()
-	report, out := filepath.Join(dir, "survival.json"), filepath.Join(dir, "min.yaml")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	report, out := "survival.json", "min.yaml"
 	code, stdout, stderr := cli(t, "survive", "--duration", "2h", "--interval", "2s", "--seed", "5", "--json")
 	if code != exitPass {
 		t.Fatalf("survive = %d: %s", code, stderr)
@@ -85,15 +90,13 @@ func TestShrinkSurvivalReport(t *testing.T) {
 	if code != exitPass {
 		t.Fatalf("shrink = %d:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "shrunk survival-seed-5 from 3197 faults (2h) to ") || !strings.Contains(stderr, "fails 10/10 replays") {
-		t.Errorf("stderr:\n%s", stderr)
-	}
+	readmeBlock(t, string(readme), "`shrink` prints, on standard error,", stderr)
 	sc, err := arena.LoadScenarioFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Actions) > 3 || sc.Config.Seed != 5 || !sc.Expect.Consistent {
-		t.Errorf("shrunk to %d steps, seed %d, gate %+v; want at most 3, seed 5, consistent", len(sc.Actions), sc.Config.Seed, sc.Expect)
+	if len(sc.Actions) != 3 || sc.Config.Seed != 5 || !sc.Expect.Consistent {
+		t.Errorf("shrunk to %d steps, seed %d, gate %+v; want 3, seed 5, consistent", len(sc.Actions), sc.Config.Seed, sc.Expect)
 	}
 	if code, _, _ := cli(t, "run", out); code != exitGateFailed {
 		t.Errorf("arena run of the shrunk file = %d, want 1", code)
@@ -106,6 +109,23 @@ func TestShrinkSurvivalReport(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "shrink", report, "--consistent", "--seed", "6"); code != exitBadInput || !strings.Contains(stderr, "--seed: 6 is not the report's seed 5") {
 		t.Errorf("another seed: %d, %s", code, stderr)
+	}
+}
+
+// readmeBlock checks that every line of the README's block after intro,
+// but those with "…", is a line of out.
+func readmeBlock(t *testing.T, readme, intro, out string) {
+	t.Helper()
+	_, block, ok := strings.Cut(readme, intro)
+	_, block, _ = strings.Cut(block, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || strings.TrimSpace(block) == "" {
+		t.Fatalf("README has no block after %q", intro)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		if !strings.Contains(line, "…") && !strings.Contains(out, line+"\n") {
+			t.Errorf("README line not in the output: %q\noutput:\n%s", line, out)
+		}
 	}
 }
 
