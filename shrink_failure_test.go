@@ -2,6 +2,7 @@ package arena
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -111,5 +112,23 @@ func TestRoundDurations(t *testing.T) {
 	all := roundDurations(0, 1<<63-1)
 	if !slices.IsSorted(all) || all[0] != ms || len(all) != 39 || all[38] != 5e18 {
 		t.Errorf("roundDurations(0, max) = %d values from %v to %v", len(all), all[0], all[len(all)-1])
+	}
+}
+
+// TestWriteTextBoundsTheSchedule: a result that kept thousands of faults
+// (a search stopped early) lists the first ones only.
+func TestWriteTextBoundsTheSchedule(t *testing.T) {
+	sc := &Scenario{Name: "big-shrunk"}
+	for range 1000 {
+		sc.Actions = append(sc.Actions, ScenarioStep{Delay: Duration(time.Second), Action: Action{Type: ActionKillLeader}})
+	}
+	var b strings.Builder
+	res := &ShrinkResult{Scenario: sc, Stopped: ShrinkTime}
+	if err := res.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3+scheduleLines || lines[len(lines)-1] != "  … and 960 more" {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -47,12 +47,20 @@ func (r *ShrinkResult) WriteText(w io.Writer) error {
 	return err
 }
 
+// scheduleLines bounds the schedule in a summary: a search stopped early
+// may leave thousands of faults, which the scenario file lists.
+const scheduleLines = 40
+
 // writeSchedule writes a sequential scenario's steps one a line, each at
-// its offset from the run's start (with parallel steps, at their delays).
+// its offset from the run's start, the first scheduleLines of them.
 func (sc *Scenario) writeSchedule(w io.Writer, indent string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	at := sc.Config.Warmup.D()
-	for _, st := range sc.Actions {
+	for i, st := range sc.Actions {
+		if i == scheduleLines {
+			fmt.Fprintf(tw, "%s… and %d more\n", indent, len(sc.Actions)-i)
+			break
+		}
 		at = addSat(at, st.Delay.D())
 		a := st.Action
 		target := describeTarget(a)

@@ -67,6 +67,9 @@ func TestShrinkScenarioFile(t *testing.T) {
 	if _, err := arena.LoadScenario([]byte(stdout), "stdout"); err != nil {
 		t.Errorf("the scenario on stdout does not load: %v", err)
 	}
+	if code, _, stderr := cli(t, "shrink", in, "--progress", "always"); code != exitPass || !strings.Contains(stderr, "shrink: 1 runs, 0 faults") {
+		t.Errorf("--progress always: %d, stderr without the progress line:\n%q", code, stderr)
+	}
 }
 
 // TestShrinkSurvivalReport: the JSON report of `arena survive` lists its
