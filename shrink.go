@@ -23,9 +23,9 @@ type ShrinkConfig struct {
 	Scenario *Scenario
 	// System makes a fresh system for every run; required.
 	System SystemFactory
-	// Fails is the failure predicate, asked of every run whose gate did not
-	// pass or fail for want of time (a cancelled run is never a failure).
-	// Nil means SameFailure of the first failing run of Scenario: its gate
+	// Fails is the failure predicate, asked of every run whose gate failed
+	// (a run that passed never fails; a cancelled one is not judged). Nil
+	// means SameFailure of the first failing run of Scenario: its gate
 	// fails again, for the same reasons.
 	Fails func(*ScenarioReport) bool
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/scenarios"
 )
 
 // maxReportSize caps a survival report read by shrink: a day's report
@@ -175,7 +177,8 @@ func (o *shrinkOptions) gate(g arena.Gate) (arena.Gate, bool, error) {
 func shrinkInput(ctx context.Context, arg string, o *shrinkOptions) (*arena.Scenario, error) {
 	var sc *arena.Scenario
 	var rep *arena.SurvivalReport
-	if fi, err := os.Stat(arg); arg == stdinArg || err == nil && fi.Mode().IsRegular() {
+	var err error
+	if fi, serr := os.Stat(arg); !slices.Contains(scenarios.Names(), arg) && (arg == stdinArg || serr == nil && fi.Mode().IsRegular()) {
 		data, err := readInput(arg)
 		if err != nil {
 			return nil, badInput(err)
@@ -183,7 +186,7 @@ func shrinkInput(ctx context.Context, arg string, o *shrinkOptions) (*arena.Scen
 		if sc, rep, err = parseShrinkInput(data, arg); err != nil {
 			return nil, badInput(err)
 		}
-	} else if sc, err = loadScenario(arg); err != nil {
+	} else if sc, err = loadScenario(arg); err != nil { // a built-in name, as for run
 		return nil, err
 	}
 	if rep == nil {

@@ -195,3 +195,16 @@ func FuzzShrinkInput(f *testing.F) {
 		}
 	})
 }
+
+// TestShrinkNameBeforeFile: a built-in name is the built-in scenario, as
+// for run, even when a file has that name.
+func TestShrinkNameBeforeFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("leader-failover", []byte("not a scenario"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, "shrink", "leader-failover", "--seed", "1")
+	if code != exitGateFailed || !strings.Contains(stderr, `scenario "leader-failover": the run does not fail`) {
+		t.Errorf("arena shrink leader-failover = %d, %q; want the built-in, which passes", code, stderr)
+	}
+}
