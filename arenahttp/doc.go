@@ -199,7 +199,9 @@
 // and the session's CSRF token, which the page keeps in memory and sends in
 // X-Arena-CSRF on every request that changes state; GET /arena/session gives
 // it again after a reload. DELETE /arena/session ends the session on the
-// server, and SetAPIKey ends them all. The key travels once, in a request
+// server, and SetAPIKey ends them all; an event stream opened with a
+// session that ended (or with a key that was replaced) is closed at its
+// next heartbeat (WithHeartbeat). The key travels once, in a request
 // body: never in a URL, a cookie or the page. Header auth works as before,
 // with no token; without a key nothing is needed, and the server listens on
 // loopback only. Whatever the auth, a request that changes state from a page
