@@ -29,7 +29,8 @@ import (
 //     the operations in flight with it, each with its time (the report adds
 //     the faults active then); porcupine's visualization of the part is
 //     written to the report directory (WithReportDir, $ARENA_REPORT_DIR)
-//     and its path is in the violation;
+//     and its path is in the violation (one file per part: a later run of
+//     the check that finds the part at fault again rewrites it);
 //   - out of budget: it is undecided (arena.ErrUndecided: neither passed
 //     nor failed), saying which parts it decided and which not;
 //   - nothing recorded yet: not applicable.
@@ -52,6 +53,9 @@ type linearizability[T, S any] struct {
 	name  string
 	model Model[T, S]
 	opts  checkOptions
+
+	mu    sync.Mutex
+	files map[string]string // part key → its visualization (explain.go)
 }
 
 // part is one independent part of a history (a key), in porcupine's terms.

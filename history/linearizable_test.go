@@ -123,7 +123,8 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 		step{60, 2, history.Put("k7", 3), history.OK},
 		step{70, 3, history.Get("k8"), 0}, step{80, 3, history.Get("k8").Read(0, false), history.OK},
 	)
-	err := run(history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithReportDir(dir)))
+	check := history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithReportDir(dir))
+	err := run(check)
 	var v *arena.Violation
 	if !errors.As(err, &v) {
 		t.Fatalf("Run() = %v, want a violation", err)
@@ -157,9 +158,23 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	if len(v.Files) != 1 || !strings.HasPrefix(v.Files[0], dir) {
 		t.Fatalf("Files = %v, want one visualization in %s", v.Files, dir)
 	}
+	first := v.Files[0]
 	page, err := os.ReadFile(v.Files[0])
 	if err != nil || !strings.Contains(string(page), "<html") || !strings.Contains(string(page), "get(k7) = 1") {
 		t.Errorf("visualization %s: %v, %d bytes, want a page showing get(k7) = 1", v.Files[0], err, len(page))
+	}
+
+	// The check runs again after the next recovery, on a longer history
+	// with the same violation: the part's one file is rewritten, not copied.
+	rec.Invoke(4, history.Get("k7")).OK(history.Get("k7").Read(3, true))
+	if err := run(check); !errors.As(err, &v) || len(v.Files) != 1 || v.Files[0] != first {
+		t.Fatalf("second run: %v, files %v; want the violation in %s again", err, v.Files, first)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the report directory after two runs, want 1: %v", len(entries), entries)
+	}
+	if page, err := os.ReadFile(first); err != nil || !strings.Contains(string(page), "get(k7) = 3") {
+		t.Errorf("visualization after the second run: %v, want it to show the new get(k7) = 3", err)
 	}
 }
 
