@@ -91,7 +91,8 @@
 //     a 200 with "success": false: the request was fine, the system said no.
 //     A scenario run is a 200 whatever its gate says: the verdict is in the
 //     report.
-//   - 202: a survival run started; the body has its seed.
+//   - 202: a survival run or a scenario started in the background; the
+//     body has its seed.
 //   - 400: bad input: malformed or unknown JSON fields, invalid metadata, an
 //     invalid scenario (every problem listed), an unknown action, an ID that
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
