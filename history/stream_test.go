@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"strings"
@@ -134,4 +135,35 @@ func TestStreamChecksBounded(t *testing.T) {
 	if len(v.Details) != 19 || len(v.Ops) != 20 {
 		t.Errorf("%d details, %d operations; want the first 19 and 20", len(v.Details), len(v.Ops))
 	}
+}
+
+// FuzzStreamChecks feeds the stream checks what a broken or hostile system
+// might answer (any int64 sequence numbers and values, in any order, read
+// or readable, and acknowledged appends at any sequence number): every
+// check ends, and what it reports stays within the violation's bounds.
+func FuzzStreamChecks(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 10, 2, 0, 0, 0, 0, 0, 0, 0, 3, 30})
+	f.Add([]byte{0, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec := history.NewRecorder[history.LogOp](arena.NewVirtualClock(time.Time{}))
+		var msgs []history.Message
+		for i := 0; i+10 <= len(data) && i < 10*2000; i += 10 {
+			kind, seq, v := data[i]%3, int64(binary.BigEndian.Uint64(data[i+1:i+9])), int64(data[i+9])
+			switch kind {
+			case 0: // a consumer's delivery
+				rec.Invoke(int(data[i+9]%4), history.ReadAt("s", seq)).OK(history.ReadAt("s", seq).Read(v, true))
+			case 1: // in the log at check time
+				msgs = append(msgs, history.Message{Key: "s", Seq: seq, Value: v})
+			case 2: // an acknowledged publish
+				rec.Invoke(9, history.Append("s", v)).OK(history.Append("s", v).Acked(seq))
+			}
+		}
+		for _, check := range []func(string, *history.Recorder[history.LogOp], history.Reader) arena.Check{history.NoLostWrites, history.NoDuplicates, history.NoGaps} {
+			err := check("stream", rec, reader(msgs...)).Run(context.Background())
+			var v *arena.Violation
+			if errors.As(err, &v) && (len(v.Details) >= 20 || len(v.Ops) > 20 || len(v.Summary) > 4096) {
+				t.Fatalf("%s: a violation of %d details, %d operations, a summary of %d bytes: want at most 19, 20 and a line", v.Summary[:min(len(v.Summary), 80)], len(v.Details), len(v.Ops), len(v.Summary))
+			}
+		}
+	})
 }
