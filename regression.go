@@ -68,9 +68,9 @@ type RegressionConfig struct {
 	// two-sided fixed sample size for 90% power at the MDE (129 at MDE 0.5).
 	// A higher cap buys power and costs expected runs only where the test
 	// would not have stopped before it: at MDE 0.5 and a true effect of
-	// 0.5, the default cap gives 95% power in 51 runs per arm on average,
-	// where a fixed test needs 86 (docs/sequential-test.md tabulates other
-	// caps). With no effect the test nearly always runs to the cap.
+	// 0.5, a cap of 130 (the calibration's, one above the default) gives
+	// 95% power in 51 runs per arm on average, where a fixed test needs 86
+	// (docs/sequential-test.md tabulates other caps). With no effect the test nearly always runs to the cap.
 	MaxRuns int `json:"max_runs,omitempty"`
 	// MinRuns is the number of runs per arm before the first look in
 	// ModeSequential (default 2, the least a t statistic needs). Early looks
