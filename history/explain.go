@@ -43,7 +43,9 @@ func (c *linearizability[T, S]) violation(ctx context.Context, h History[T], par
 	guard := &stepGuard{deadline: deadline, ctx: ctx}
 	res, info := porcupine.CheckOperationsVerbose(c.model.porcupine(guard), p.ops, left)
 	c.explain(v, h, p, info)
-	if res != porcupine.Illegal || guard.stopped.Load() {
+	if err := guard.err(); err != nil {
+		v.Details = append(v.Details, "the search for the operations at fault stopped: "+err.Error())
+	} else if res != porcupine.Illegal || guard.stopped.Load() {
 		v.Details = append(v.Details, "the search for the longest linearizable prefix was cut short by the budget")
 	}
 	if len(p.ops) <= maxVisualized {

@@ -252,3 +252,46 @@ func TestLinearizableLog(t *testing.T) {
 		t.Errorf("an append acknowledged at 2 on an empty log is linearizable")
 	}
 }
+
+// A model whose code panics (porcupine calls it on goroutines of its own,
+// where a panic would end the test binary) fails the check with the panic,
+// and the run goes on.
+func TestLinearizableModelPanics(t *testing.T) {
+	for _, where := range []string{"Step", "Equal", "Hash"} {
+		m := history.KVModel()
+		kvStep, kvEqual, kvHash := m.Step, m.Equal, m.Hash
+		switch where {
+		case "Step":
+			m.Step = func(s history.KVState, op history.Op[history.KV]) (bool, history.KVState) {
+				if op.Value.Kind == history.KVCAS {
+					panic("no cas here")
+				}
+				return kvStep(s, op)
+			}
+		case "Equal":
+			m.Equal = func(a, b history.KVState) bool {
+				if a.Value == 2 || b.Value == 2 {
+					panic("no cas here")
+				}
+				return kvEqual(a, b)
+			}
+		case "Hash":
+			m.Hash = func(s history.KVState) uint64 {
+				if s.Value == 2 {
+					panic("no cas here")
+				}
+				return kvHash(s)
+			}
+		}
+		rec := script(
+			step{0, 0, history.Put("k", 1), 0}, step{1, 0, history.Put("k", 1), history.OK},
+			step{2, 1, history.CAS("k", 1, 2), 0}, step{3, 1, history.CAS("k", 1, 2).Swap(true), history.OK},
+			step{4, 2, history.Get("k"), 0}, step{5, 2, history.Get("k").Read(2, true), history.OK},
+		)
+		err := run(history.Linearizable("kv", rec, m, history.WithReportDir("")))
+		var v *arena.Violation
+		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), `key "k": the model panicked (in `) || !strings.HasSuffix(err.Error(), "): no cas here") {
+			t.Errorf("%s panics: Run() = %v, want the check failed with the panic, not a violation", where, err)
+		}
+	}
+}
