@@ -83,12 +83,12 @@ func NewSequential(prior []Point, alpha float64, twoSided bool) *Sequential {
 	sum := 0.0
 	for _, p := range prior {
 		if !(p.Weight > 0) || !(p.Delta > 0) || math.IsInf(p.Delta, 0) {
-			panic(fmt.Sprintf("stats: NewSequential: prior point %+v: want a positive weight and a finite positive size", p))
+			panic(fmt.Sprintf("arena: stats.NewSequential: prior point %+v: want a positive weight and a finite positive size", p))
 		}
 		sum += p.Weight
 	}
 	if math.Abs(sum-1) > 1e-12 {
-		panic(fmt.Sprintf("stats: NewSequential: prior weights sum to %v, want 1", sum))
+		panic(fmt.Sprintf("arena: stats.NewSequential: prior weights sum to %v, want 1", sum))
 	}
 	lp := newLogPrior(prior)
 	shaped := func(f func(tShape) float64) func(float64, int, int) float64 {
