@@ -153,3 +153,23 @@ func TestViolationBounded(t *testing.T) {
 		t.Errorf("the last details %q, want %q", got.Details[maxViolationDetails:], want)
 	}
 }
+
+// A survival report lists at most 20 checks of each kind and says how many
+// there were: undecided ones as failed ones.
+func TestReportTextCountsWhatItLeavesOut(t *testing.T) {
+	r := &Report{ChecksRun: 25, ChecksUndecided: 25}
+	for range 25 {
+		r.Checks = append(r.Checks, CheckResult{Name: "lin", Error: "boom"}, CheckResult{Name: "slow", Undecided: true, Error: "undecided"})
+	}
+	var b strings.Builder
+	if err := r.writeText(&b, 20); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if n := strings.Count(text, "check lin failed"); n != 20 || !strings.Contains(text, "… 25 failed checks in all\n") {
+		t.Errorf("%d failed checks listed; want 20 and the count of all:\n%s", n, text)
+	}
+	if n := strings.Count(text, "check slow undecided"); n != 20 || !strings.Contains(text, "… 25 undecided checks in all\n") {
+		t.Errorf("%d undecided checks listed; want 20 and the count of all:\n%s", n, text)
+	}
+}
