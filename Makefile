@@ -64,7 +64,7 @@ etcd:
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
 FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. \
-	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
