@@ -329,7 +329,10 @@ func (p *Proxied) Toxics(agentID string) []string {
 // really in the way of the traffic, whatever Proxied thinks it landed.
 func (p *Proxied) ProxyToxics() map[string][]string {
 	p.mu.Lock()
-	pxs := slices.Collect(maps.Values(p.proxies))
+	var pxs []*toxiproxy.Proxy
+	for _, px := range p.proxies {
+		pxs = append(pxs, px)
+	}
 	p.mu.Unlock()
 	for _, l := range p.links {
 		pxs = append(pxs, l.px)

@@ -344,12 +344,6 @@ func checksum(x uint64) uint64 {
 	return x
 }
 
-// lock takes the mutex and brings the simulation up to the clock.
-func (c *Cluster) lock() {
-	c.mu.Lock()
-	c.advance()
-}
-
 func (c *Cluster) lookup(id string) (int, error) {
 	i, ok := c.index[id]
 	if !ok {
@@ -391,22 +385,25 @@ func (c *Cluster) Clock() arena.Clock { return c.clock }
 
 // Leader returns the ID of the agent holding the leader role.
 func (c *Cluster) Leader() string {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.agents[c.roles[roleLeader].holder].id
 }
 
 // Orchestrator returns the ID of the agent holding the orchestrator role.
 func (c *Cluster) Orchestrator() string {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.agents[c.roles[roleOrchestrator].holder].id
 }
 
 // Agent returns a snapshot of the agent with this ID.
 func (c *Cluster) Agent(id string) (AgentState, bool) {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	i, ok := c.index[id]
 	if !ok {
 		return AgentState{}, false
@@ -435,8 +432,9 @@ func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]ar
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	for i := range c.agents {
 		a := &c.agents[i]
 		dst = append(dst, arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
@@ -452,8 +450,9 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	if h := c.roles[roleLeader].holder; !c.available(h) {
 		return errors.New("leader unavailable: " + c.unavailableReason(h))
 	}
@@ -504,8 +503,9 @@ func (c *Cluster) checkTasks(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	switch n := c.work.stats.Lost; n {
 	case 0:
 		return nil
@@ -520,8 +520,9 @@ func (c *Cluster) checkMemory(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	var bad []string
 	for i := range c.agents {
 		if a := &c.agents[i]; a.status != arena.StatusStopped && a.corrupted() {
@@ -538,8 +539,9 @@ func (c *Cluster) checkDAG(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	if c.dag.missing == 0 {
 		return nil
 	}
@@ -549,8 +551,9 @@ func (c *Cluster) checkDAG(ctx context.Context) error {
 // Tasks returns the task ledger's counters. Created = Completed + Failed +
 // Lost + InFlight + Queued.
 func (c *Cluster) Tasks() TaskStats {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	s := c.work.stats
 	s.Queued = c.work.queue.len()
 	s.InFlight = len(c.work.tasks) - len(c.work.free) - s.Queued
@@ -560,7 +563,8 @@ func (c *Cluster) Tasks() TaskStats {
 // ErrorRate returns terminal failures over finished tasks within the error
 // window, 0 when none finished.
 func (c *Cluster) ErrorRate() float64 {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.work.errorRate(c.now, c.opts.errorWindow)
 }

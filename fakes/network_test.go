@@ -11,8 +11,9 @@ import (
 // linkOf returns what the network faults add to, and when they reset, an
 // attempt on worker starting now.
 func linkOf(s *clusterSim, worker string) (time.Duration, time.Duration) {
-	s.c.lock()
+	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
+	s.c.advance()
 	return s.c.link(s.c.index[worker])
 }
 

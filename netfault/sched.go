@@ -140,6 +140,17 @@ func (s *sim) now() time.Time {
 	return s.t
 }
 
+// parkNow queues a wake-up at the current instant, unless the network is
+// closed (nil).
+func (s *sim) parkNow() chan bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	return s.park(s.t)
+}
+
 // park queues a wake-up at `at` (under s.mu) and returns its channel.
 func (s *sim) park(at time.Time) chan bool {
 	ch := make(chan bool)
@@ -149,13 +160,10 @@ func (s *sim) park(at time.Time) chan bool {
 }
 
 func (s *sim) spawn(fn func(ctx context.Context)) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	ch := s.parkNow()
+	if ch == nil {
 		return
 	}
-	ch := s.park(s.t)
-	s.mu.Unlock()
 	go func() {
 		if <-ch {
 			fn(s.ctx)
@@ -183,30 +191,37 @@ func (s *sim) sleep(ctx context.Context, d time.Duration) error {
 		}
 		return err
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrClosed
+	dl, hasDeadline := ctx.Value(deadlineKey{}).(time.Time)
+	ch, late, err := s.parkFor(d, dl, hasDeadline)
+	if ch == nil {
+		return err
 	}
-	var late error
-	if dl, ok := ctx.Value(deadlineKey{}).(time.Time); ok && s.t.Add(d).After(dl) {
-		d, late = max(dl.Sub(s.t), 0), context.DeadlineExceeded
-	}
-	if d <= 0 {
-		s.mu.Unlock()
-		return late
-	}
-	if !s.running {
-		s.mu.Unlock()
-		return ErrNotSimulated
-	}
-	ch := s.park(s.t.Add(d))
-	s.mu.Unlock()
 	s.yield <- struct{}{}
 	if !<-ch {
 		return ErrClosed
 	}
 	return late
+}
+
+// parkFor queues the wake-up of a sleep of d, cut at the deadline dl when
+// there is one (late is then context.DeadlineExceeded). The channel is nil
+// when the sleep does not park: err is then what it returns.
+func (s *sim) parkFor(d time.Duration, dl time.Time, hasDeadline bool) (ch chan bool, late, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, ErrClosed
+	}
+	if hasDeadline && s.t.Add(d).After(dl) {
+		d, late = max(dl.Sub(s.t), 0), context.DeadlineExceeded
+	}
+	switch {
+	case d <= 0:
+		return nil, late, late
+	case !s.running:
+		return nil, late, ErrNotSimulated
+	}
+	return s.park(s.t.Add(d)), late, nil
 }
 
 // advance runs every simulated goroutine due by the clock's reading. A call
@@ -219,20 +234,10 @@ func (s *sim) advance() {
 	defer s.advMu.Unlock()
 	target := s.clock.Now()
 	for {
-		s.mu.Lock()
-		if s.closed || len(s.q) == 0 || s.q[0].at.After(target) {
-			if !s.closed && target.After(s.t) {
-				s.t = target
-			}
-			s.mu.Unlock()
+		w, ok := s.due(target)
+		if !ok {
 			return
 		}
-		w := heap.Pop(&s.q).(wakeup)
-		if w.at.After(s.t) {
-			s.t = w.at
-		}
-		s.running = true
-		s.mu.Unlock()
 		w.ch <- true
 		<-s.yield
 		s.mu.Lock()
@@ -241,29 +246,62 @@ func (s *sim) advance() {
 	}
 }
 
+// due pops the next wake-up due by target and gives its goroutine control
+// (running); with none due it brings the time to target and reports false.
+func (s *sim) due(target time.Time) (wakeup, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || len(s.q) == 0 || s.q[0].at.After(target) {
+		if !s.closed && target.After(s.t) {
+			s.t = target
+		}
+		return wakeup{}, false
+	}
+	w := heap.Pop(&s.q).(wakeup)
+	if w.at.After(s.t) {
+		s.t = w.at
+	}
+	s.running = true
+	return w, true
+}
+
 // close wakes every parked goroutine with ErrClosed and waits until each
 // has returned.
 func (s *sim) close() {
 	s.advMu.Lock()
 	defer s.advMu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.markClosed() {
 		return
+	}
+	for {
+		w, ok := s.pop()
+		if !ok {
+			return
+		}
+		w.ch <- false
+		<-s.yield
+	}
+}
+
+// markClosed closes the simulation; false when it was closed already.
+func (s *sim) markClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
 	}
 	s.closed = true
 	s.running = true // what the woken goroutines do until they return is not simulated
 	s.stop()
-	s.mu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.q) == 0 {
-			s.mu.Unlock()
-			return
-		}
-		w := heap.Pop(&s.q).(wakeup)
-		s.mu.Unlock()
-		w.ch <- false
-		<-s.yield
+	return true
+}
+
+// pop takes the next wake-up off the queue.
+func (s *sim) pop() (wakeup, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.q) == 0 {
+		return wakeup{}, false
 	}
+	return heap.Pop(&s.q).(wakeup), true
 }

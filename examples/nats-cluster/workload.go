@@ -193,11 +193,11 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 		if ctx.Err() != nil {
 			return
 		}
-		w.mu.Lock()
 		a := Attempt{At: start, Done: time.Now(), OK: err == nil, Server: w.nc.ConnectedServerName()}
 		if err != nil {
 			a.Err = err.Error()
 		}
+		w.mu.Lock()
 		w.attempts = append(w.attempts, a)
 		if err == nil {
 			w.acked[id] = ack.Sequence
@@ -351,8 +351,9 @@ func (w *Workload) readNew(ctx context.Context) (uint64, error) {
 			if err != nil {
 				return 0, err
 			}
+			data := string(m.Data())
 			w.mu.Lock()
-			w.seen[string(m.Data())] = md.Sequence.Stream
+			w.seen[data] = md.Sequence.Stream
 			w.mu.Unlock()
 			w.readSeq = md.Sequence.Stream
 		}
