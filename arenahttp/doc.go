@@ -51,8 +51,8 @@
 //
 // The paged reads number each item by its position among all recorded,
 // from 1. Without ?after= they answer the newest ?limit= items (default
-// DefaultPageLimit, at most MaxPageLimit); with it, the items after that
-// number, oldest first. The headers X-Arena-First (number of the first
+// DefaultPageLimit, at most MaxPageLimit); with it (0 to 2^63-1), the
+// items after that number, oldest first. The headers X-Arena-First (number of the first
 // item), X-Arena-Next-After (the ?after= of the next page) and
 // X-Arena-Dropped (items that fell out of the bounded store) carry the
 // numbering; the body stays a JSON array.

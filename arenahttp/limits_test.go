@@ -236,3 +236,20 @@ func TestStrictIDsAndKeys(t *testing.T) {
 		}
 	}
 }
+
+// ?after= near the top of uint64 wrapped to a first of 0 and divided by an
+// empty ring's length (a 500); it is a range now, and a page past the end
+// is empty.
+func TestPagingAfterOverflow(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, path := range []string{"/arena/history", "/arena/flight/timeline", "/arena/flight/diagnostics"} {
+		r := s.do(t, request{method: "GET", path: path + "?after=18446744073709551615"})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "after" || !strings.Contains(e.Error, "from 0 to 9223372036854775807") {
+			t.Errorf("GET %s?after=2^64-1 = %d %s, want 400 naming after and its range", path, r.code, r.body)
+		}
+		r = s.do(t, request{method: "GET", path: path + "?after=9223372036854775807"})
+		if r.code != http.StatusOK || strings.TrimSpace(string(r.body)) != "[]" {
+			t.Errorf("GET %s?after=2^63-1 = %d %s, want 200 and an empty page", path, r.code, r.body)
+		}
+	}
+}

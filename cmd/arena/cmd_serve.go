@@ -76,17 +76,20 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	if o.apiKey == "" {
 		o.apiKey = os.Getenv("ARENA_API_KEY")
 	}
+	if err := arenahttp.CheckAPIKey(o.apiKey); err != nil {
+		return badInput(fmt.Errorf("--api-key (or ARENA_API_KEY): %w", err))
+	}
 	switch {
 	case checkDuration("max-scenario-run", o.maxScenarioRun) != nil:
 		return checkDuration("max-scenario-run", o.maxScenarioRun)
-	case o.maxSubscribers <= 0:
-		return badInput(fmt.Errorf("--max-streams: want a positive count, got %d", o.maxSubscribers))
-	case o.bodyLimit <= 0:
-		return badInput(fmt.Errorf("--body-limit: want a positive size, got %d", o.bodyLimit))
+	case o.maxSubscribers <= 0 || o.maxSubscribers > maxStreams:
+		return badInput(fmt.Errorf("--max-streams: want 1 to %d, got %d", maxStreams, o.maxSubscribers))
+	case o.bodyLimit <= 0 || o.bodyLimit > maxBodyLimit:
+		return badInput(fmt.Errorf("--body-limit: want 1 to %d bytes, got %d", maxBodyLimit, o.bodyLimit))
 	case checkDuration("max-survival", o.maxSurvival) != nil:
 		return checkDuration("max-survival", o.maxSurvival)
-	case o.retention <= 0:
-		return badInput(fmt.Errorf("--retention: want a positive count, got %d", o.retention))
+	case o.retention <= 0 || o.retention > maxRetention:
+		return badInput(fmt.Errorf("--retention: want 1 to %d, got %d", maxRetention, o.retention))
 	}
 	loopback, err := isLoopback(o.addr)
 	if err != nil {

@@ -66,8 +66,11 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 		}
 		min = g
 	}
-	if o.minScore < 0 || o.minScore > 100 {
+	if !(o.minScore >= 0 && o.minScore <= 100) { // NaN too: it would switch the gate off
 		return badInput(fmt.Errorf("--min-score: %v is not between 0 and 100", o.minScore))
+	}
+	if o.cfg.MaxActiveFaults < 1 || o.cfg.MaxActiveFaults > arena.MaxSurvivalActiveFaults {
+		return badInput(fmt.Errorf("--max-active: want 1 to %d, got %d", arena.MaxSurvivalActiveFaults, o.cfg.MaxActiveFaults))
 	}
 	if err := checkDuration("duration", o.cfg.Duration); err != nil {
 		return err

@@ -13,8 +13,11 @@ import (
 // Limits of the command line: a value beyond them is bad input naming the
 // limit, not a run that takes the machine down.
 const (
-	maxWorkers  = 10_000               // --workers
-	maxDuration = 366 * 24 * time.Hour // --duration and the like: a year
+	maxWorkers   = 10_000                    // --workers
+	maxDuration  = arena.MaxSurvivalDuration // --duration and the like: survival's longest
+	maxStreams   = 10_000                    // serve --max-streams
+	maxBodyLimit = 64 << 20                  // serve --body-limit, bytes
+	maxRetention = 10_000_000                // serve --retention
 )
 
 // interruptGrace is how long a command has to end after SIGINT or SIGTERM
