@@ -31,7 +31,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	}
 	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed\n", r.Seed, mode, r.End.Sub(r.Start))
 	if r.Aborted != "" {
-		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
+		fmt.Fprintf(b, "ABORTED: %s\n", plainText(r.Aborted))
 	}
 	for _, f := range r.OutsideFaults {
 		fmt.Fprintf(b, "outside fault in place at the start: %s %s %s (%s)\n", f.ID, f.Type, f.TargetID, f.Origin)
@@ -75,7 +75,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 				fmt.Fprintf(b, "  … %d more\n", r.InjectionErrorCount-maxRows)
 				break
 			}
-			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
+			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, plainText(e.Action.TargetID), plainText(e.Error))
 		}
 	}
 	failed := 0
@@ -87,7 +87,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 			fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
 			break
 		}
-		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+		fmt.Fprintf(b, "check %s failed at %s: %s\n", plainText(c.Name), c.At, plainText(c.Error))
 	}
 	writeRollback(b, r.Rollback)
 	return nil
@@ -104,7 +104,7 @@ func writeRollback(b *strings.Builder, rbs []FaultRollback) {
 		if rb.SourceID != "" {
 			target = rb.SourceID + "->" + target
 		}
-		fmt.Fprintf(b, "  %s %s %s: %s\n", rb.ActionID, rb.Type, target, rb.Detail)
+		fmt.Fprintf(b, "  %s %s %s: %s\n", plainText(rb.ActionID), rb.Type, plainText(target), plainText(rb.Detail))
 	}
 }
 

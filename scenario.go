@@ -106,6 +106,11 @@ type Gate struct {
 const (
 	// MaxScenarioSize caps a scenario file (LoadScenario, LoadScenarioFile).
 	MaxScenarioSize = 1 << 20
+	// MaxScenarioExpanded caps the text of a scenario, its keys and values,
+	// with aliases expanded: an alias counts its value every time it
+	// repeats it, as every report and error that prints it would. A file
+	// without aliases never reaches it.
+	MaxScenarioExpanded = MaxScenarioSize
 	// MaxScenarioSteps caps the number of actions of a scenario.
 	MaxScenarioSteps = 10_000
 	// MaxScenarioLength caps a scenario's planned length, and so each of

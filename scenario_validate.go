@@ -84,6 +84,22 @@ func (v *scenarioValidator) add(path, format string, args ...any) {
 	v.errs = append(v.errs, v.sc.src.errAt(path, format, args...))
 }
 
+// MaxNameLength bounds a scenario's name, its tags and its step labels,
+// in bytes.
+const MaxNameLength = 256
+
+// name checks a name shown to people (the scenario's, a tag, a label): one
+// line of plain text, no escapes or hidden characters, at most
+// MaxNameLength bytes.
+func (v *scenarioValidator) name(path, s string) {
+	switch {
+	case nameProblem(s) != "":
+		v.add(path, "%q %s", s, nameProblem(s))
+	case len(s) > MaxNameLength:
+		v.add(path, "%d bytes, longer than %d", len(s), MaxNameLength)
+	}
+}
+
 // durationIn checks a duration against its range, lo to hi; 0 (left out)
 // is always accepted: it means the default.
 func (v *scenarioValidator) durationIn(path string, d Duration, lo, hi time.Duration) {
@@ -116,12 +132,14 @@ func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
-	case nameProblem(sc.Name) != "":
-		v.add("name", "%q %s", sc.Name, nameProblem(sc.Name))
+	default:
+		v.name("name", sc.Name)
 	}
 	for i, tag := range sc.Tags {
 		if strings.TrimSpace(tag) == "" {
 			v.add(pathIndex("tags", i), "empty tag")
+		} else {
+			v.name(pathIndex("tags", i), tag)
 		}
 	}
 	v.config()
@@ -188,6 +206,7 @@ func (v *scenarioValidator) steps() {
 	for i, st := range sc.Actions {
 		p := pathIndex("actions", i)
 		if st.Label != "" {
+			v.name(p+".label", st.Label)
 			if j, dup := first[st.Label]; dup {
 				v.add(p+".label", "duplicate label %q (also actions[%d])", st.Label, j)
 			} else {

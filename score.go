@@ -50,7 +50,7 @@ func ParseGrade(s string) (Grade, error) {
 			return g.grade, nil
 		}
 	}
-	return GradeNone, fmt.Errorf("unknown grade %q (want A+, A, B, C, D or F)", s)
+	return GradeNone, fmt.Errorf("unknown grade %s (want A+, A, B, C, D or F)", quoteValue(s))
 }
 
 func (g Grade) rank() int {

@@ -262,7 +262,7 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 		name, weight, hasWeight := strings.Cut(part, "=")
 		t := ActionType(strings.TrimSpace(name))
 		if !t.Valid() {
-			return nil, fmt.Errorf("mix: unknown action type %q (want one of %s)", name, typeList())
+			return nil, fmt.Errorf("mix: unknown action type %s (want one of %s)", quoteValue(name), typeList())
 		}
 		w := 1.0
 		if hasWeight {

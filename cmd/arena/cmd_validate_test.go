@@ -109,3 +109,25 @@ func TestValidateAcceptsWhatRunRuns(t *testing.T) {
 		t.Fatal("arena run good.yaml never ended")
 	}
 }
+
+// A valid scenario whose tags repeat a 1 MB description made `run --json`
+// write 1.0 GB (4.0 GB of memory) before issue 26; it is refused now, by
+// validate and run alike, in a few bytes.
+func TestRunRefusesAnAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: bomb\ndescription: &v " + strings.Repeat("x", 1_000_000) + "\ntags:\n")
+	for range 1_000 {
+		b.WriteString("  - *v\n")
+	}
+	b.WriteString("actions:\n  - action: {type: kill_leader}\n")
+	file := filepath.Join(t.TempDir(), "bomb.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate", file}, {"run", file, "--json"}} {
+		code, out, errOut := cli(t, args...)
+		if code != exitBadInput || len(out)+len(errOut) > 1<<10 || !strings.Contains(errOut, "bytes of text after expanding aliases") {
+			t.Errorf("arena %s = exit %d, %d bytes out, want exit 2 and a short message:\n%.300s", args[0], code, len(out)+len(errOut), errOut)
+		}
+	}
+}
