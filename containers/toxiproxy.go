@@ -20,6 +20,7 @@ import (
 	zlog "github.com/rs/zerolog/log"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 var (
@@ -244,15 +245,16 @@ func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 	lat := func(px *toxiproxy.Proxy, stream string, d, j time.Duration) toxic {
 		return toxic{px, "latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
 	}
+	sends, receives := netrules.Split(l) // arena's one rule of directions
 	return p.land(ctx, agentID, l.Peer, arena.ActionNetworkLatency, func(s side) []toxic {
-		switch l.Direction {
-		case arena.DirectionInbound:
-			return []toxic{lat(s.px, s.receives(), l.Latency, l.Jitter)}
-		case arena.DirectionOutbound:
-			return []toxic{lat(s.px, s.sends(), l.Latency, l.Jitter)}
-		default:
-			return []toxic{lat(s.px, s.receives(), l.Latency/2, l.Jitter/2), lat(s.px, s.sends(), l.Latency-l.Latency/2, l.Jitter-l.Jitter/2)}
+		var out []toxic
+		if receives.Latency > 0 || receives.Jitter > 0 {
+			out = append(out, lat(s.px, s.receives(), receives.Latency, receives.Jitter))
 		}
+		if sends.Latency > 0 || sends.Jitter > 0 {
+			out = append(out, lat(s.px, s.sends(), sends.Latency, sends.Jitter))
+		}
+		return out
 	})
 }
 

@@ -146,15 +146,17 @@
 // Tasks travel over the link between the orchestrator and a worker; a
 // network fault on either end ([Cluster.InjectLatency],
 // [Cluster.LimitBandwidth], [Cluster.ResetConnections]) acts on each attempt
-// over it, decided when the attempt starts. A latency adds latency plus a
+// over it, decided when the attempt starts, by arena's one set of network
+// rules (the ones netfault applies too). A latency adds latency plus a
 // uniform draw in [−jitter, +jitter] (never below zero; drawn from a seeded
 // stream of its own) once per attempt, whatever its direction, and only on
 // the link to its peer when it has one; two latencies on the two ends add
 // up. A bandwidth cap adds the time to move 32 kB at the lower of the two
 // ends' rates. A reset fails the attempt at once, or when it has run for
-// after if it would run longer; the failure is retryable. The leader has no
-// task links: a latency beyond ElectionTimeout makes it (like any agent)
-// unavailable, which election heals.
+// after if it would run that long; the failure is retryable. A partition of
+// either end fails the attempt. Every sum saturates: no accepted value
+// overflows. The leader has no task links: a latency beyond ElectionTimeout
+// makes it (like any agent) unavailable, which election heals.
 package fakes
 
 import (
@@ -169,6 +171,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/internal/heapq"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // Errors of fault injection. They are wrapped with the target's ID.
@@ -252,7 +255,7 @@ type agent struct {
 	toolTimeout time.Duration
 	mcpDown     bool
 	llm         arena.LLMErrorType
-	net         netFaults
+	net         netrules.Faults // the network faults on its links (not its partition: partitioned)
 
 	mem     uint64 // memory contents
 	ckpt    uint64 // contents at the last good checkpoint
@@ -357,7 +360,7 @@ func (c *Cluster) lookup(id string) (int, error) {
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
 	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
-		a.net.latency.Latency <= c.opts.healing.ElectionTimeout
+		a.net.Latency.Latency <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
@@ -373,8 +376,8 @@ func (c *Cluster) unavailableReason(i int) string {
 		return a.id + " " + string(a.status)
 	case a.partitioned:
 		return a.id + " partitioned"
-	case a.net.latency.Latency > c.opts.healing.ElectionTimeout:
-		return a.id + " behind a latency of " + a.net.latency.Latency.String()
+	case a.net.Latency.Latency > c.opts.healing.ElectionTimeout:
+		return a.id + " behind a latency of " + a.net.Latency.Latency.String()
 	default:
 		return a.id + " slowed by " + a.slow.String()
 	}
@@ -413,7 +416,7 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
 		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
 		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
-		Latency: a.net.latency, Bandwidth: a.net.rate, Resetting: a.net.resetting,
+		Latency: a.net.Latency, Bandwidth: a.net.Rate, Resetting: a.net.Reset,
 	}, true
 }
 

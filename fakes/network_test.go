@@ -14,7 +14,8 @@ func linkOf(s *clusterSim, worker string) (time.Duration, time.Duration) {
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
 	s.c.advance()
-	return s.c.link(s.c.index[worker])
+	p := s.c.link(s.c.index[worker])
+	return p.Exchange(taskPayload), p.ResetAt
 }
 
 func TestNetworkLatency(t *testing.T) {

@@ -38,7 +38,7 @@ func TestHTTPErrorFault(t *testing.T) {
 	if !res.Success {
 		t.Fatalf("Execute(http_error) = %+v", res)
 	}
-	if p := n.plan("client", "api", "/q/1"); p.status != 502 {
-		t.Errorf("plan(/q/1).status = %d, want 502", p.status)
+	if s := n.failedStatus("api", "/q/1"); s != 502 {
+		t.Errorf("failedStatus(/q/1) = %d, want 502", s)
 	}
 }
