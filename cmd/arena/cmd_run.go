@@ -74,7 +74,7 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 	if err := writeReport(e, rep, o); err != nil {
 		return err
 	}
-	rerun := fmt.Sprintf("arena run %s --seed %d", arg, rep.Seed)
+	rerun := rerunCommand(cmd, []string{arg}, rep.Seed)
 	switch rep.Gate.Verdict {
 	case arena.GatePassed:
 		return nil

@@ -55,7 +55,7 @@ func TestRunGateFails(t *testing.T) {
 	if code != exitGateFailed {
 		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
 	}
-	if want := "arena: no-cooldown failed its gate (seed 3); rerun with: arena run testdata/no-cooldown.yaml --seed 3\n"; errOut != want {
+	if want := "arena: no-cooldown failed its gate (seed 3); rerun with: arena run testdata/no-cooldown.yaml --seed=3\n"; errOut != want {
 		t.Errorf("stderr = %q, want %q", errOut, want)
 	}
 	if !strings.Contains(out, "scenario no-cooldown: FAILED (seed 3, completed)\n  - 1 of 1 faults unrecovered: kill_leader on leader-0 at 5s\n") {
@@ -119,7 +119,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 3", code)
 	}
 	if !strings.Contains(out, "scenario leader-failover: INCONCLUSIVE (seed 1, cancelled)") ||
-		errOut != "arena: leader-failover did not finish: context canceled (seed 1); rerun with: arena run leader-failover --seed 1\n" {
+		errOut != "arena: leader-failover did not finish: context canceled (seed 1); rerun with: arena run leader-failover --seed=1\n" {
 		t.Errorf("stdout:\n%s\nstderr: %q", out, errOut)
 	}
 }

@@ -49,7 +49,7 @@ func TestSurviveJSONIsReproducible(t *testing.T) {
 
 func TestSurviveGateAndBadInput(t *testing.T) {
 	code, _, errOut := cli(t, "survive", "--duration", "10m", "--seed", "2", "--workers", "1", "--min-score", "99.9")
-	if code != exitGateFailed || !strings.Contains(errOut, "survival failed: [score") || !strings.Contains(errOut, "rerun with: arena survive --duration 10m0s --interval 10s --seed 2") {
+	if code != exitGateFailed || !strings.Contains(errOut, "survival failed: [score") || !strings.Contains(errOut, "rerun with: arena survive --duration=10m0s --interval=10s --min-score=99.9 --workers=1 --seed=2") {
 		t.Errorf("gate: exit %d, stderr %q", code, errOut)
 	}
 	for _, tc := range []struct {

@@ -96,7 +96,7 @@ func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 			case p == nil:
 			case st.Duration != nil:
 				durationIn(p, 0, time.Duration(st.Max))
-				p.Description += " 0 or left out: the default; a value set is at least " + durationText(time.Duration(st.Min)) + "."
+				p.Description += " 0 or left out: the default; a value set is at least " + time.Duration(st.Min).String() + "."
 			default:
 				p.Minimum, p.Maximum = "0", json.Number(strconv.FormatInt(st.Max, 10))
 			}
@@ -239,21 +239,7 @@ func durationIn(p *jsonschema.Schema, lo, hi time.Duration) {
 		{Type: "string", Pattern: goDuration},
 		{Type: "number", Minimum: number(lo.Seconds()), Maximum: number(hi.Seconds())},
 	}
-	p.Description = strings.TrimSuffix(p.Description, ".") + ". A duration from " + durationText(lo) + " to " + durationText(hi) + "."
-}
-
-func durationText(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	s := d.String()
-	if d >= time.Minute && d%time.Minute == 0 {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if d >= time.Hour && d%time.Hour == 0 {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	p.Description = strings.TrimSuffix(p.Description, ".") + ". A duration from " + lo.String() + " to " + hi.String() + "."
 }
 
 func number(f float64) json.Number {
