@@ -90,6 +90,15 @@ func (c *SurvivalConfig) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
+		// The wrong type of a field is named by its JSON path, not by the
+		// Go types that read it ("survivalFields.seed").
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			t := *typ
+			t.Field = strings.TrimPrefix(t.Field, "survivalFields.")
+			t.Struct = "SurvivalConfig"
+			return &t
+		}
 		return err
 	}
 	out.Duration, out.Interval = j.Duration.D(), j.Interval.D()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -438,5 +439,22 @@ func TestSurvivalTimelineCapBoundsTheFaultList(t *testing.T) {
 	rep := survive(t, newEngine(fakes.WithSeed(3)), arena.SurvivalConfig{Duration: 2 * time.Hour, Seed: 3, TimelineCap: 5})
 	if rep.Landed <= 5 || len(rep.Faults) != 5 || len(rep.Events) != 5 {
 		t.Errorf("timeline_cap 5: %d landed, %d faults listed, %d events; want more than 5 landed, 5 of each listed", rep.Landed, len(rep.Faults), len(rep.Events))
+	}
+}
+
+// A field of the wrong type is named by its JSON path: errors said
+// "survivalFields.seed" before issue 26.
+func TestSurvivalConfigTypeErrorsNameTheField(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"seed":"x"}`:                   "seed",
+		`{"targets":{"types":[1]}}`:      "targets.types",
+		`{"mix":{"kill_agent":"heavy"}}`: "mix",
+	} {
+		var c arena.SurvivalConfig
+		err := json.Unmarshal([]byte(body), &c)
+		var typ *json.UnmarshalTypeError
+		if !errors.As(err, &typ) || typ.Field != field || strings.Contains(err.Error(), "survivalFields") {
+			t.Errorf("Unmarshal(%s) = %v, want a type error naming %q", body, err, field)
+		}
 	}
 }

@@ -109,3 +109,32 @@ actions:
 		t.Error("Agent(worker-3) not found")
 	}
 }
+
+// A caller could take the IDs the service gives (act-000002) for a fault
+// with a lifetime: the service's own action of that number was then refused
+// as "the ID of an active fault" (issue 26). The form is reserved now.
+func TestCallersCannotTakeTheServicesIDs(t *testing.T) {
+	e := newEngine()
+	ctx := context.Background()
+	for _, id := range []string{"act-000002", "act-2", "act-99999999"} {
+		res := e.svc.Execute(ctx, arena.Action{ID: id, Type: arena.ActionPauseAgent, TargetID: "worker-1", Metadata: map[string]any{"duration": "1m"}})
+		if res.Success || !strings.Contains(res.Error, `id: "`+id+`" has the form of the IDs the service gives`) {
+			t.Errorf("Execute(id %s) = %+v, want it refused", id, res)
+		}
+		if err := e.svc.Admit(arena.Action{ID: id, Type: arena.ActionKillAgent, TargetID: "worker-1"}); err == nil {
+			t.Errorf("Admit(id %s) = nil, want it refused", id)
+		}
+	}
+	for _, id := range []string{"", "my-act-2", "act-2b"} {
+		res := e.svc.Execute(ctx, arena.Action{ID: id, Type: arena.ActionSlowAgent, TargetID: "worker-2", Metadata: map[string]any{"duration": "1m"}})
+		if !res.Success {
+			t.Errorf("Execute(id %q) = %s, want it to land", id, res.Error)
+		}
+		e.svc.Rollback(ctx)
+	}
+	for _, id := range []string{"../../etc/passwd\n", strings.Repeat("x", 257)} {
+		if res := e.svc.Execute(ctx, arena.Action{ID: id, Type: arena.ActionKillAgent, TargetID: "worker-3"}); res.Success {
+			t.Errorf("Execute(id %.20q…) landed, want the ID refused", id)
+		}
+	}
+}

@@ -153,7 +153,9 @@
 // every stream ends; clients reconnect with Last-Event-ID and catch up from
 // the retained events. A client that stops reading is cut off after
 // WithWriteTimeout. At most
-// WithMaxSubscribers streams are open at once (503 beyond). Streams flush
+// WithMaxSubscribers streams are open at once (503 beyond), and each ends
+// after WithMaxStreamAge (10m; the client resumes with Last-Event-ID), so
+// idle clients cannot keep every slot for good. Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).
 package arenahttp

@@ -141,3 +141,28 @@ func TestHTTPJitterOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// Path and body IDs that are paths (they reach runtimes' URL paths) and IDs
+// of the service's own form are a 400 naming the field (issue 26).
+func TestHTTPIDsThatArePathsOrTheServices(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, tc := range []struct {
+		path, body, field, want string
+	}{
+		{"/arena/agent/..%2F..%2Fetc%2Fpasswd/kill", "", "id", "contains a path separator"},
+		{"/arena/agent/../kill", "", "", ""}, // cleaned by the mux: a redirect, never the ID ".."
+		{"/arena/agent/worker-1/kill", `{"id":"act-000003"}`, "id", "has the form of the IDs the service gives"},
+		{"/arena/agent/worker-1/kill", `{"id":"a/b"}`, "id", "contains a path separator"},
+	} {
+		r := s.do(t, request{method: "POST", path: tc.path, body: tc.body})
+		if tc.field == "" {
+			if r.code == http.StatusOK {
+				t.Errorf("POST %s = 200, want it not served as an action", tc.path)
+			}
+			continue
+		}
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != tc.field || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("POST %s %s = %d %s, want 400 naming %s: %s", tc.path, tc.body, r.code, r.body, tc.field, tc.want)
+		}
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ares-arena/arena"
 )
 
 // rawRequest opens a connection to s and sends head (request line and
@@ -251,5 +253,33 @@ func TestPagingAfterOverflow(t *testing.T) {
 		if r.code != http.StatusOK || strings.TrimSpace(string(r.body)) != "[]" {
 			t.Errorf("GET %s?after=2^63-1 = %d %s, want 200 and an empty page", path, r.code, r.body)
 		}
+	}
+}
+
+// A key with white space around it (a trailing newline from a file) could
+// never match a header, which HTTP trims: everyone was locked out without a
+// word (issue 26). Such a key is refused where it is set.
+func TestAPIKeyThatNoHeaderCanCarry(t *testing.T) {
+	for key, bad := range map[string]bool{"": false, "s3cret": false, "a b": false, "s3cret\n": true, " s3cret": true, "s3\x01cret": true} {
+		if err := CheckAPIKey(key); (err != nil) != bad {
+			t.Errorf("CheckAPIKey(%q) = %v, want an error: %v", key, err, bad)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SetAPIKey(\"s3cret\\n\") did not panic")
+		}
+	}()
+	s := newSystem(t, systemConfig{})
+	s.h.SetAPIKey("s3cret\n")
+}
+
+// A field of the wrong type in a survival body is named as the client
+// wrote it, not survivalFields.seed (issue 26).
+func TestSurvivalBodyTypeErrorNamesTheField(t *testing.T) {
+	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
+	r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1m","seed":"x"}`})
+	if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "seed" || strings.Contains(string(r.body), "survivalFields") {
+		t.Errorf("POST /arena/survival with a string seed = %d %s, want 400 naming seed", r.code, r.body)
 	}
 }

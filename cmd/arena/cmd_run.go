@@ -44,6 +44,9 @@ func newRunCmd(e *env) *cobra.Command {
 }
 
 func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
+	if err := checkOutputs(arg, map[string]string{"junit": o.junit, "html": o.html}); err != nil {
+		return err
+	}
 	sc, err := loadScenario(arg)
 	if err != nil {
 		return err

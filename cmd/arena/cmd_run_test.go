@@ -185,3 +185,27 @@ func TestRunObserveFlags(t *testing.T) {
 		t.Errorf("--settle-time -1s: exit %d, stderr %q; want bad input naming the flag", code, errOut)
 	}
 }
+
+// --junit (or --html) naming the scenario file overwrote the scenario it
+// ran (issue 26): it is bad input now, before anything runs or is written.
+func TestRunOutputsAreNotTheInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	data := []byte("name: s\nactions:\n  - action: {type: kill_leader}\n")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", file, "--junit", file},
+		{"run", file, "--html", filepath.Join(dir, ".", "s.yaml")},
+		{"run", file, "--junit", filepath.Join(dir, "r.xml"), "--html", filepath.Join(dir, "r.xml")},
+	} {
+		code, _, errOut := cli(t, args...)
+		if code != exitBadInput || !strings.Contains(errOut, "--") {
+			t.Errorf("arena %v = exit %d, %q; want 2", args, code, errOut)
+		}
+		if got, _ := os.ReadFile(file); string(got) != string(data) {
+			t.Fatalf("arena %v overwrote the scenario file", args)
+		}
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -75,4 +78,33 @@ func exitAfterGrace(ctx context.Context, grace time.Duration, stderr io.Writer, 
 		}
 	}()
 	return func() { close(done) }
+}
+
+// checkOutputs refuses output files (by flag) that are the input file or
+// one another: --junit scenario.yaml would overwrite the scenario it runs.
+func checkOutputs(input string, outputs map[string]string) error {
+	same := func(a, b string) bool {
+		if filepath.Clean(a) == filepath.Clean(b) {
+			return true
+		}
+		fa, errA := os.Stat(a)
+		fb, errB := os.Stat(b)
+		return errA == nil && errB == nil && os.SameFile(fa, fb)
+	}
+	flags := slices.Sorted(maps.Keys(outputs))
+	for i, flag := range flags {
+		out := outputs[flag]
+		if out == "" {
+			continue
+		}
+		if input != stdinArg && same(input, out) {
+			return badInput(fmt.Errorf("--%s: %s is the scenario being run; write the report elsewhere", flag, out))
+		}
+		for _, other := range flags[i+1:] {
+			if outputs[other] != "" && same(out, outputs[other]) {
+				return badInput(fmt.Errorf("--%s and --%s: both write %s", flag, other, out))
+			}
+		}
+	}
+	return nil
 }
