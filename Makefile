@@ -46,7 +46,7 @@ nats:
 # -fuzzminimizetime bounds the minimisation of each new input: by default it
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
-FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. \
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzFaultParams:. \
 	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
