@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats kube kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats kube kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream, NATS and kube modules, then each fuzz target briefly
-test: lint unit downstream nats kube fuzz
+## test: lint, every package under the race detector, the downstream, NATS and kube modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
+test: lint unit downstream nats kube fuzz serve-rss
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -75,6 +75,10 @@ agentd-image:
 ## bench-containers: injection latency of pause, kill and partition, Docker API vs docker CLI
 bench-containers:
 	$(GO) test -run='^$$' -bench=Injection -benchtime=50x ./containers/
+
+## serve-rss: arena serve's peak RSS under 1 MiB alias bodies at the scenario routes' concurrency cap (64 at once; at most 256 MB, answers at most 64 KiB)
+serve-rss:
+	./.ci/serve-rss
 
 ## schema: regenerate scenarios/scenario.schema.json from the Go types (a test checks it is current)
 schema:
