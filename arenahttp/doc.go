@@ -80,11 +80,14 @@
 //   - 202: a survival run started; the body has its seed.
 //   - 400: bad input: malformed or unknown JSON fields, invalid metadata, an
 //     invalid scenario (every problem listed), an unknown action, an ID that
-//     is empty, longer than 256 bytes or holds whitespace, an unknown query
-//     parameter (a misspelt parameter is never ignored), a scenario planned
-//     longer than the server's maximum run, a fault "duration" over the
-//     service's maximum (arena.WithMaxFaultDuration, 1h by default), an
-//     action "id" that an active fault already has.
+//     is empty, longer than 256 bytes, holds whitespace or a path separator
+//     (/ or \) or is . or .., an unknown query parameter (a misspelt
+//     parameter is never ignored) or one out of its range (?after=, ?limit=,
+//     ?seed=), a value out of its range (the error names the field and the
+//     range), a scenario planned longer than the server's maximum run, a
+//     fault "duration" over the service's maximum
+//     (arena.WithMaxFaultDuration, 1h by default), an action "id" that an
+//     active fault already has or of the form the service gives (act-<n>).
 //   - 401: no API key, or a wrong one. The key is checked before any of
 //     the body is read, and the connection is closed after the answer.
 //   - 404: no such route; /arena/fault/{type} of a type the service does
