@@ -129,3 +129,88 @@ func runsOnTheFakes(t *testing.T, spec arena.FaultSpec, key string, v any) {
 		t.Errorf("%s: %v: Execute after the run = %s, want the kill to land", key, v, res.Error)
 	}
 }
+
+// A scenario's config fields and a survival run's, at the top of their
+// ranges, validate and run to their end in virtual time; one step past,
+// they are refused with the field and the range named. (The probe samples
+// hourly, so that a day of virtual time is a few dozen samples.)
+func TestConfigAtItsLimitsRuns(t *testing.T) {
+	hourly := &arena.ScenarioObserve{ProbeInterval: arena.Duration(arena.MaxProbeInterval)}
+	step := arena.ScenarioStep{Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-1"}}
+	for _, tc := range []struct {
+		field string
+		set   func(sc *arena.Scenario, over bool)
+	}{
+		{"config.warmup", func(sc *arena.Scenario, over bool) { sc.Config.Warmup = edge(arena.MaxScenarioLength, over) }},
+		{"config.cooldown", func(sc *arena.Scenario, over bool) { sc.Config.Cooldown = edge(arena.MaxScenarioLength, over) }},
+		{"actions[0].delay", func(sc *arena.Scenario, over bool) { sc.Actions[0].Delay = edge(arena.MaxScenarioLength, over) }},
+		{"config.timeout", func(sc *arena.Scenario, over bool) { sc.Config.Timeout = edge(arena.MaxScenarioTimeout, over) }},
+		{"config.abort_when.unhealthy_for", func(sc *arena.Scenario, over bool) {
+			sc.Config.AbortWhen.UnhealthyFor = edge(arena.MaxScenarioLength, over)
+		}},
+		{"config.max_concurrent", func(sc *arena.Scenario, over bool) {
+			sc.Config.ParallelActions, sc.Config.MaxConcurrent = true, arena.MaxScenarioSteps
+			if over {
+				sc.Config.MaxConcurrent++
+			}
+		}},
+		{"config.observe.recovery_deadline", func(sc *arena.Scenario, over bool) {
+			sc.Config.Observe.RecoveryDeadline = edge(arena.MaxObserveWindow, over)
+		}},
+		{"config.observe.settle_time", func(sc *arena.Scenario, over bool) {
+			sc.Config.Observe.SettleTime = edge(arena.MaxObserveWindow, over)
+		}},
+		{"config.observe.stable_samples", func(sc *arena.Scenario, over bool) {
+			sc.Config.Observe.StableSamples = arena.MaxStableSamples
+			if over {
+				sc.Config.Observe.StableSamples++
+			}
+		}},
+		{"expect.max_mttr", func(sc *arena.Scenario, over bool) {
+			d := edge(arena.MaxObserveWindow, over)
+			sc.Expect.MaxMTTR = &d
+		}},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			for _, over := range []bool{false, true} {
+				obs := *hourly
+				sc := &arena.Scenario{Name: "edge", Config: arena.ScenarioConfig{Observe: &obs}, Actions: []arena.ScenarioStep{step}}
+				tc.set(sc, over)
+				e := newEngine()
+				err := e.svc.ValidateScenario(sc)
+				if over {
+					if err == nil || !strings.Contains(err.Error(), tc.field+": ") || !strings.Contains(err.Error(), "want ") {
+						t.Errorf("one past its range: ValidateScenario = %v, want %s refused with its range", err, tc.field)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("at the top of its range: ValidateScenario = %v", err)
+				}
+				rep, err := arena.RunScenarioReport(context.Background(), e.svc, sc)
+				if err != nil || rep == nil || rep.Steps[0].Result == nil {
+					t.Errorf("at the top of its range: RunScenarioReport = %v, want it run to its end", err)
+				}
+			}
+		})
+	}
+	t.Run("survival", func(t *testing.T) {
+		cfg := arena.SurvivalConfig{Duration: arena.MaxSurvivalDuration, Interval: arena.MaxSurvivalDuration / 4, Seed: 1,
+			MaxActiveFaults: arena.MaxSurvivalActiveFaults, MinLifetime: arena.DefaultMaxFaultDuration, MaxLifetime: arena.DefaultMaxFaultDuration,
+			TimelineCap: arena.MaxListCap, Mix: map[arena.ActionType]float64{arena.ActionSlowAgent: arena.MaxWeight},
+			Observe: arena.ObserveOptions{ProbeInterval: arena.MaxProbeInterval}}
+		e := newEngine()
+		rep, err := e.svc.RunSurvival(context.Background(), cfg)
+		if err != nil || rep == nil || rep.Ticks == 0 {
+			t.Fatalf("survival at the top of its ranges = %v", err)
+		}
+	})
+}
+
+// edge is d, or one nanosecond more when over.
+func edge(d time.Duration, over bool) arena.Duration {
+	if over {
+		d++
+	}
+	return arena.Duration(d)
+}
