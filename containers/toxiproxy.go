@@ -55,9 +55,10 @@ var ErrPeerNotProxied = errors.New("no proxied link between the agents")
 // end with the process that owns them, so a crashed test leaves no fault
 // behind.
 //
-// A latency is split between the two streams of each proxy (both: half on
-// what the agent receives, half on what it sends), so a request's round
-// trip takes latency longer; each stream gets its share of the jitter.
+// A latency is split between the two streams of each proxy by arena's one
+// rule of directions (both: half on what the agent sends, the other half,
+// with the odd nanosecond, on what it receives), so a request's round trip
+// takes latency longer; each stream gets its share of the jitter.
 // Inbound is what the agent receives: on its own proxy and the links to it,
 // the requests; on its links to others, the responses. Toxiproxy caps
 // bandwidth in whole kB/s (1000 bytes): rate is rounded down to one, and
