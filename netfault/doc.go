@@ -22,7 +22,15 @@
 // injection and lifting do it, and the system's probe and checks must too
 // ([Network.Probe], [Network.Check], or [Network.Advance] by hand). A
 // context deadline is on the wall clock; use [Network.WithTimeout] for a
-// deadline the wrappers respect in both modes. [HandlerTransport] serves
+// deadline the wrappers respect in both modes.
+//
+// Every wait ends early: when the link's faults change (a lift ends it at
+// once, a new fault lengthens it), with its context, at a connection's
+// deadline or Close, when a response body is closed, and at the Network's
+// Close. Response bodies stream through, each chunk paced. How the faults
+// of a link's two ends combine is arena's one set of network rules, which
+// the fakes apply too: latencies add up (saturating, never past the
+// largest duration), the lower bandwidth cap and the earlier reset win. [HandlerTransport] serves
 // requests with an http.Handler on the caller's goroutine, so a service and
 // its client can share one simulated goroutine. [Network.Close] ends the
 // simulated goroutines.
