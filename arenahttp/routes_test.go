@@ -549,8 +549,10 @@ type killPause struct{ c *fakes.Cluster }
 func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	return k.c.ListAgents(ctx)
 }
-func (k killPause) StopAgent(ctx context.Context, id string) error   { return k.c.StopAgent(ctx, id) }
-func (k killPause) PauseAgent(ctx context.Context, id string) error  { return k.c.PauseAgent(ctx, id) }
+func (k killPause) StopAgent(ctx context.Context, id string) error { return k.c.StopAgent(ctx, id) }
+func (k killPause) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	return k.c.PauseAgent(ctx, id)
+}
 func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
 
 // TestFaultsTheRuntimeCannotLand: a fault outside the runtime's

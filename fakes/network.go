@@ -29,9 +29,9 @@ type netFaults struct {
 // InjectLatency slows the agent's links: every attempt over them takes
 // l.Latency ± l.Jitter longer (one round trip, whatever the direction), and
 // an agent whose latency exceeds ElectionTimeout is unavailable (its
-// heartbeats are late), until LiftFault.
-func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// heartbeats are late), until lifted.
+func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if l.Latency <= 0 || l.Jitter < 0 {
 			return fmt.Errorf("fakes: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", a.id, l.Latency, l.Jitter)
 		}
@@ -42,27 +42,27 @@ func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 		}
 		a.net.latency = l
 		return nil
-	})
+	}, func(a *agent) { a.net.latency = arena.Latency{} })
 }
 
 // LimitBandwidth caps the agent's links at bytesPerSecond: every attempt
-// over them takes taskPayload (32 kB) / rate longer, until LiftFault.
-func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// over them takes taskPayload (32 kB) / rate longer, until lifted.
+func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if bytesPerSecond <= 0 {
 			return fmt.Errorf("fakes: agent %q: rate %d bytes/s is not positive", a.id, bytesPerSecond)
 		}
 		a.net.rate = bytesPerSecond
 		return nil
-	})
+	}, func(a *agent) { a.net.rate = 0 })
 }
 
-// ResetConnections resets the agent's connections until LiftFault: an
+// ResetConnections resets the agent's connections until lifted: an
 // attempt over its links fails at once (after 0), or when it has run for
 // after; with after 0, the attempts running on the agent when it lands fail
 // too.
-func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if after < 0 {
 			return fmt.Errorf("fakes: agent %q: reset after %s is negative", a.id, after)
 		}
@@ -71,7 +71,7 @@ func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after ti
 			a.faultEpoch++
 		}
 		return nil
-	})
+	}, func(a *agent) { a.net.resetting, a.net.resetAfter = false, 0 })
 }
 
 // link returns what the network faults on the link between the worker and
@@ -107,16 +107,4 @@ func (c *Cluster) link(worker int) (extra, resetAt time.Duration) {
 		extra += time.Duration(taskPayload * int64(time.Second) / rate)
 	}
 	return extra, resetAt
-}
-
-// liftNet ends a network fault of kind on a.
-func (a *agent) liftNet(kind arena.ActionType) {
-	switch kind {
-	case arena.ActionNetworkLatency:
-		a.net.latency = arena.Latency{}
-	case arena.ActionNetworkBandwidth:
-		a.net.rate = 0
-	case arena.ActionConnectionReset:
-		a.net.resetting, a.net.resetAfter = false, 0
-	}
 }

@@ -33,7 +33,7 @@
 //
 // # Faults
 //
-//	fault              how it lands                                  lifted by LiftFault
+//	fault              how it lands                                  lifted by its Lift
 //	kill_*             delete the pod, grace period 0: its           never: its controller
 //	                   controller resurrects it                      resurrects it
 //	network_partition  a deny-all NetworkPolicy selecting the pod    the policy deleted, the pod
@@ -70,6 +70,13 @@
 // (annotation kwok.x-k8s.io/node) nothing does, so there a partition fails
 // with ErrNotEnforced and creates nothing, unless
 // WithEnforcement(EnforcementAssumed).
+//
+// The network degradation faults (network_latency, network_bandwidth,
+// connection_reset) are refused (Refusals): Kubernetes has no API for them.
+// The other errors of fault injection are arena's: arena.ErrNoAgent for an
+// unknown pod, arena.ErrCannotLand when the pod's state rules the fault
+// out. The calls to the agents go through agentapi.Client, which the
+// containers runtime uses too, so an agent's answer means the same on both.
 //
 // # Probe and checks
 //

@@ -2,7 +2,6 @@ package netfault
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -19,15 +18,7 @@ var (
 	_ arena.LatencyInjector    = (*Network)(nil)
 	_ arena.BandwidthLimiter   = (*Network)(nil)
 	_ arena.ConnectionResetter = (*Network)(nil)
-	_ arena.FaultLifter        = (*Network)(nil)
-)
-
-// Errors of fault injection.
-var (
-	// ErrNoAgent: no agent of the network has this ID.
-	ErrNoAgent = errors.New("no such agent")
-	// ErrNotLiftable: LiftFault was given a kind the network does not land.
-	ErrNotLiftable = errors.New("fault cannot be lifted")
+	_ arena.Refuser            = (*Network)(nil)
 )
 
 // ResetError is what a call over a link that connection_reset resets
@@ -44,7 +35,7 @@ func (e *ResetError) Unwrap() error { return syscall.ECONNRESET }
 
 // Network is the network between the agents of a Go system running in this
 // process: a runtime for arena (AgentLister, LatencyInjector,
-// BandwidthLimiter, ConnectionResetter, FaultLifter, and the http_error
+// BandwidthLimiter, ConnectionResetter, and the http_error
 // fault of HTTPErrorFault) whose faults act on the calls that go through its
 // wrappers (Transport, Dialer). It is safe for concurrent use.
 type Network struct {
@@ -190,21 +181,21 @@ func (n *Network) land(ctx context.Context, id string, f func(*faults) error) er
 	defer n.mu.Unlock()
 	fs, ok := n.faults[id]
 	if !ok {
-		return fmt.Errorf("netfault: agent %q: %w", id, ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", id, arena.ErrNoAgent)
 	}
 	return f(fs)
 }
 
 // InjectLatency delays the calls over the agent's links (see Transport and
 // Dialer for where).
-func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
+func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+	return n.landLift(ctx, agentID, func(fs *faults) error {
 		if l.Latency <= 0 || l.Jitter < 0 {
 			return fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
 		}
 		if l.Peer != "" {
 			if _, ok := n.faults[l.Peer]; !ok {
-				return fmt.Errorf("netfault: peer %q: %w", l.Peer, ErrNoAgent)
+				return fmt.Errorf("netfault: peer %q: %w", l.Peer, arena.ErrNoAgent)
 			}
 		}
 		if l.Direction == "" {
@@ -212,30 +203,30 @@ func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 		}
 		fs.latency = l
 		return nil
-	})
+	}, func(fs *faults) { fs.latency = arena.Latency{} })
 }
 
 // LimitBandwidth caps each way of the agent's links at bytesPerSecond.
-func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
+func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+	return n.landLift(ctx, agentID, func(fs *faults) error {
 		if bytesPerSecond <= 0 {
 			return fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
 		}
 		fs.rate = bytesPerSecond
 		return nil
-	})
+	}, func(fs *faults) { fs.rate = 0 })
 }
 
 // ResetConnections resets the calls over the agent's links: at once (after
 // 0) or once a call or connection has lasted after.
-func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
+func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+	return n.landLift(ctx, agentID, func(fs *faults) error {
 		if after < 0 {
 			return fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
 		}
 		fs.resetting, fs.resetAfter = true, after
 		return nil
-	})
+	}, func(fs *faults) { fs.resetting, fs.resetAfter = false, 0 })
 }
 
 // FailRoute makes the HTTP requests to the agent whose path is route or
@@ -246,26 +237,6 @@ func (n *Network) FailRoute(ctx context.Context, agentID, route string, status i
 			return fmt.Errorf("netfault: agent %q: status %d is not an HTTP error (400-599)", agentID, status)
 		}
 		fs.routes = append(fs.routes, routeFault{prefix: strings.TrimSuffix(route, "/"), status: status})
-		return nil
-	})
-}
-
-// LiftFault ends network_latency, network_bandwidth, connection_reset or
-// http_error (every failed route) on the agent.
-func (n *Network) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		switch kind {
-		case arena.ActionNetworkLatency:
-			fs.latency = arena.Latency{}
-		case arena.ActionNetworkBandwidth:
-			fs.rate = 0
-		case arena.ActionConnectionReset:
-			fs.resetting, fs.resetAfter = false, 0
-		case ActionHTTPError:
-			fs.routes = nil
-		default:
-			return fmt.Errorf("netfault: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
-		}
 		return nil
 	})
 }

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // routeTimeout bounds a hand-off to a route; a route that fails is skipped

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
 )
 
@@ -280,6 +282,34 @@ func TestBadFaults(t *testing.T) {
 	}
 	if got := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/tool_timeout", nil, nil); got != http.StatusOK {
 		t.Errorf("DELETE of an inactive fault = %d, want 200", got)
+	}
+}
+
+// TestClientSpeaksToAgentd: the fault-control client that the runtimes
+// share lands, lifts and reads through the reference agent, and the
+// agent's own refusals come back as arena's errors.
+func TestClientSpeaksToAgentd(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	st, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(time.Second)})
+	if err != nil || len(st.Faults) != 1 || st.Faults[0].Kind != agentapi.KindToolTimeout {
+		t.Fatalf("Land(tool_timeout) = %+v, %v; want it active", st, err)
+	}
+	if st, err := cl.Lift(ctx, agentapi.KindToolTimeout); err != nil || len(st.Faults) != 0 {
+		t.Errorf("Lift(tool_timeout) = %+v, %v; want nothing active", st, err)
+	}
+	if _, err := cl.Land(ctx, agentapi.Fault{Kind: "fly_away"}); !errors.Is(err, arena.ErrUnsupported) {
+		t.Errorf("Land(fly_away) = %v, want arena.ErrUnsupported", err)
+	}
+	if _, err := cl.Lift(ctx, "fly_away"); !errors.Is(err, arena.ErrUnsupported) {
+		t.Errorf("Lift(fly_away) = %v, want arena.ErrUnsupported", err)
+	}
+	if st, err := cl.State(ctx); err != nil || st.ID != "worker-1" {
+		t.Errorf("State = %+v, %v", st.ID, err)
+	}
+	if h, err := cl.Health(ctx, ""); err != nil || !h.Healthy {
+		t.Errorf("Health = %+v, %v; want healthy", h, err)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // llmErrors are the accepted error types of llm_failure (arena.LLMErrorTypes).

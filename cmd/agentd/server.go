@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 var errUnknownKind = errors.New("unknown fault kind")

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
 )
 

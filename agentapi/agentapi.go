@@ -1,9 +1,13 @@
-// Package agentapi is the fault-control contract between arena's container
-// runtime and the agents it runs: a few HTTP endpoints and their JSON bodies.
-// The reference agent (cmd/agentd) implements all of it; an agent of your own
-// implements what it can, and the runtime reports the rest as faults that
-// cannot land. It has no dependencies, so an agent written in Go can import
-// it; agents in other languages follow the description below.
+// Package agentapi is the fault-control contract between arena's runtimes
+// of real agents (package containers, package kube) and the agents they
+// run: a few HTTP endpoints and their JSON bodies, and Client, the one
+// client of it that both runtimes use. The reference agent (cmd/agentd)
+// implements all of it; an agent of your own implements what it can, and
+// the runtime reports the rest as arena.ErrUnsupported. It imports only
+// the standard library and the sentinel errors arena exports (not arena
+// itself), so an agent written in Go can import it cheaply;
+// agents in other languages follow the description below
+// (docs/fault-control.md has it with examples).
 //
 // # Endpoints
 //
