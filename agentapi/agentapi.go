@@ -80,6 +80,12 @@ const (
 	KindPause = "pause"
 )
 
+// Kinds returns the fault kinds of the contract, in documentation order.
+// Every one but memory_corrupt is lifted by DELETE /faults/{kind}.
+func Kinds() []string {
+	return []string{KindToolTimeout, KindMCPDisconnect, KindLLMFailure, KindMemoryCorrupt, KindRemoveEdge, KindRemoveNode, KindPause}
+}
+
 // Fault is the body of POST /faults.
 type Fault struct {
 	Kind      string   `json:"kind"`

@@ -2,6 +2,8 @@ package fakes_test
 
 import (
 	"context"
+	"os"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -80,4 +82,18 @@ func TestConformance(t *testing.T) {
 // passes as well (the Faults subtests take more runtimes).
 func TestConformanceOneWorker(t *testing.T) {
 	arenatest.TestRuntime(t, func(t *testing.T) *fakes.Cluster { return fakes.NewCluster(fakes.WithWorkers(1)) })
+}
+
+// TestDocumentsEveryType: the package documentation's table of faults
+// says what each built-in type does to the cluster and what heals it.
+func TestDocumentsEveryType(t *testing.T) {
+	src, err := os.ReadFile("cluster.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range arena.FaultSpecs() {
+		if !regexp.MustCompile(`(?m)^//\t` + string(s.Type) + ` `).Match(src) {
+			t.Errorf("%s: no row in the fault table of the package documentation (cluster.go)", s.Type)
+		}
+	}
 }

@@ -43,6 +43,8 @@
 //	                   ref/(ref+delay), in place (pods/resize)
 //	pause_agent        POST /faults {"kind":"pause"} to the agent    DELETE /faults/pause
 //	                   (agentapi): it stops working and answering    (ResumeAgent too)
+//	resume_agent       DELETE /faults/pause to a pause this runtime  -
+//	                   landed
 //	tool_timeout,      POST /faults to the agent, through the        DELETE /faults/{kind}
 //	mcp_disconnect,    API server's pod proxy
 //	llm_failure

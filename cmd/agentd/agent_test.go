@@ -313,6 +313,33 @@ func TestClientSpeaksToAgentd(t *testing.T) {
 	}
 }
 
+// TestEveryKindOfTheContract: agentd lands every kind of the contract, and
+// lifts every one but memory_corrupt (which its checkpoint heals). pause
+// comes last: a paused agent holds every other request.
+func TestEveryKindOfTheContract(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["orchestrator-0"].URL, Agent: "orchestrator-0"}
+	kinds := slices.DeleteFunc(agentapi.Kinds(), func(k string) bool { return k == agentapi.KindPause })
+	for _, kind := range append(kinds, agentapi.KindPause) {
+		f := agentapi.Fault{Kind: kind}
+		if kind == agentapi.KindRemoveEdge {
+			f.Target = "worker-1"
+		}
+		if _, err := cl.Land(ctx, f); err != nil {
+			t.Errorf("Land(%s) = %v", kind, err)
+			continue
+		}
+		if kind == agentapi.KindMemoryCorrupt {
+			continue
+		}
+		st, err := cl.Lift(ctx, kind)
+		if err != nil || slices.ContainsFunc(st.Faults, func(a agentapi.ActiveFault) bool { return a.Kind == kind }) {
+			t.Errorf("Lift(%s) = %+v, %v; want it lifted", kind, st, err)
+		}
+	}
+}
+
 // A restarted agent replays its ledger: what it had accepted is still there,
 // and what was not finished is done after the restart.
 func TestLedgerSurvivesARestart(t *testing.T) {

@@ -142,15 +142,26 @@ func (p Pauses) paused(ctx context.Context, agentID string) bool {
 // does not land (arena.Refuser): validation and the HTTP API give the
 // reason, and arenatest.TestRuntime fails a runtime that leaves a built-in
 // type undecided, so a type a later arena adds asks you to decide.
-func (p Pauses) Refusals() map[arena.ActionType]string {
-	const only = "this system can only pause and resume its agents"
-	return map[arena.ActionType]string{
-		arena.ActionKillLeader: only, arena.ActionKillOrchestrator: only, arena.ActionKillAgent: only,
-		arena.ActionSlowAgent: only, arena.ActionNetworkPartition: only, arena.ActionToolTimeout: only,
-		arena.ActionMemoryCorrupt: only, arena.ActionMCPDisconnect: only, arena.ActionLLMFailure: only,
-		arena.ActionRemoveNode: only, arena.ActionRemoveEdge: only, arena.ActionNetworkLatency: only,
-		arena.ActionNetworkBandwidth: only, arena.ActionConnectionReset: only,
-	}
+func (p Pauses) Refusals() map[arena.ActionType]string { return pausesRefuse }
+
+const onlyPauses = "this system can only pause and resume its agents"
+
+// pausesRefuse are the built-in types Pauses does not land.
+var pausesRefuse = map[arena.ActionType]string{
+	arena.ActionKillLeader:       onlyPauses,
+	arena.ActionKillOrchestrator: onlyPauses,
+	arena.ActionKillAgent:        onlyPauses,
+	arena.ActionSlowAgent:        onlyPauses,
+	arena.ActionNetworkPartition: onlyPauses,
+	arena.ActionToolTimeout:      onlyPauses,
+	arena.ActionMemoryCorrupt:    onlyPauses,
+	arena.ActionMCPDisconnect:    onlyPauses,
+	arena.ActionLLMFailure:       onlyPauses,
+	arena.ActionRemoveNode:       onlyPauses,
+	arena.ActionRemoveEdge:       onlyPauses,
+	arena.ActionNetworkLatency:   onlyPauses,
+	arena.ActionNetworkBandwidth: onlyPauses,
+	arena.ActionConnectionReset:  onlyPauses,
 }
 
 // BeforeLift is a runtime written for arena before landing handed back its
