@@ -167,12 +167,12 @@ func (s *Service) track(res *Result, p Params, kind faultKind, run *Run, lift Li
 
 // supersede forgets the fault from outside a run of f's type (idx, its
 // faultKind.idx) on f's target (there is at most one, found through the
-// outside index): the runtime lifts a type on an agent as one (LiftFault
-// takes the type and the agent), so f replaces it, and its own duration,
-// not the other's, says when it ends. Without it, faults that the system healed by
-// itself would pile up in the registry of a long-lived service, and an
-// earlier fault's timer would lift f before its time. Called with
-// s.faults.mu held.
+// outside index): a runtime's lift may end whatever fault of its type the
+// agent has (the fakes', containers' and kube's lifts undo by type and
+// agent), so f replaces it, and its own duration, not the other's, says
+// when it ends. Without it, faults that the system healed by itself would
+// pile up in the registry of a long-lived service, and an earlier fault's
+// timer would lift f before its time. Called with s.faults.mu held.
 func (s *Service) supersede(f *activeFault, idx int) {
 	byTarget := s.faults.outside[idx]
 	if byTarget == nil {
