@@ -155,7 +155,7 @@
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
 //     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
-//     ConnectionResetter, DAGProvider, Lift, Refuser, FaultLifter
+//     ConnectionResetter, ClockJumper, DAGProvider, Lift, Refuser, FaultLifter
 //     (deprecated), AgentInfo, Edge, Probe, Check.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,

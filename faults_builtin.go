@@ -32,7 +32,20 @@ const (
 	ActionLLMFailure       ActionType = "llm_failure"
 	ActionRemoveNode       ActionType = "remove_node"
 	ActionRemoveEdge       ActionType = "remove_edge"
+	ActionClockJump        ActionType = "clock_jump"
 )
+
+// MetaOffset is clock_jump's key: how far the agent's clock jumps ahead.
+const MetaOffset = "offset"
+
+// DefaultClockOffset is clock_jump's offset when none is given.
+const DefaultClockOffset = time.Minute
+
+// ClockJumper makes an agent's clock jump ahead by offset: what the agent
+// reads as the time is offset later than it is, until lifted: clock_jump.
+type ClockJumper interface {
+	JumpClock(ctx context.Context, agentID string, offset time.Duration) (Lift, error)
+}
 
 var (
 	metaDuration = MetaKey{Name: MetaDuration, Kind: MetaKindDuration,
@@ -43,6 +56,8 @@ var (
 		Doc: "How long the hanging tool calls take to fail (default 5s)."}
 	metaErrorType = MetaKey{Name: MetaErrorType, Kind: MetaKindString, Default: string(DefaultLLMError),
 		Enum: llmErrorNames(), Doc: "The LLM error to return (default rate_limit)."}
+	metaOffset = MetaKey{Name: MetaOffset, Kind: MetaKindDuration, Positive: true, Default: DefaultClockOffset,
+		Doc: "How far the agent's clock jumps ahead (default 1m)."}
 )
 
 func llmErrorNames() []string {
@@ -165,6 +180,16 @@ var builtins = newFaultSet(append([]FaultSpec{
 		}),
 		Category: CategoryDAG, Fix: "name an edge that exists in the DAG (see ListEdges)",
 		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
+	},
+	{
+		Type: ActionClockJump, Doc: "Makes an agent's clock jump ahead by offset; lifting it sets the clock right.",
+		Target: TargetAgent, Metadata: []MetaKey{metaOffset, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/clock-jump",
+		capability: liftVia(func(rt ClockJumper, ctx context.Context, a Action, p Params) (Lift, error) {
+			offset, _ := p.Values[MetaOffset].(time.Duration)
+			return rt.JumpClock(ctx, a.TargetID, offset)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent whose clock the runtime can move",
+		Priority: 5, Suggestion: "do not trust wall-clock time across agents: use monotonic clocks for timeouts and fencing tokens or logical clocks for leases and ordering",
 	},
 }, networkSpecs...)...)
 

@@ -42,6 +42,9 @@
 //	                 is lifted or its Duration ends (for runtimes that cannot
 //	                 freeze the process, such as Kubernetes; the container
 //	                 runtime uses docker pause instead)
+//	clock_jump       the agent's clock runs Offset ahead: every time it reads
+//	                 (timeouts, expiries, windows, timestamps) is Offset later
+//	                 than it is, until lifted
 //
 // The strings are arena's action types (arena.ActionToolTimeout, …), but
 // for pause (arena.ActionPauseAgent).
@@ -77,13 +80,14 @@ const (
 	KindRemoveNode    = "remove_node"
 	// KindPause is not an arena action type: arena's pause_agent lands as
 	// it where the runtime cannot freeze the agent's process.
-	KindPause = "pause"
+	KindPause     = "pause"
+	KindClockJump = "clock_jump"
 )
 
 // Kinds returns the fault kinds of the contract, in documentation order.
 // Every one but memory_corrupt is lifted by DELETE /faults/{kind}.
 func Kinds() []string {
-	return []string{KindToolTimeout, KindMCPDisconnect, KindLLMFailure, KindMemoryCorrupt, KindRemoveEdge, KindRemoveNode, KindPause}
+	return []string{KindToolTimeout, KindMCPDisconnect, KindLLMFailure, KindMemoryCorrupt, KindRemoveEdge, KindRemoveNode, KindPause, KindClockJump}
 }
 
 // Fault is the body of POST /faults.
@@ -92,6 +96,7 @@ type Fault struct {
 	Timeout   Duration `json:"timeout,omitempty"`    // tool_timeout
 	ErrorType string   `json:"error_type,omitempty"` // llm_failure
 	Target    string   `json:"target,omitempty"`     // remove_edge: the edge's target
+	Offset    Duration `json:"offset,omitempty"`     // clock_jump: how far ahead (default 1m)
 	// Duration is the fault's lifetime: the agent lifts it after this.
 	// Zero: until lifted (DELETE) or healed.
 	Duration Duration `json:"duration,omitempty"`

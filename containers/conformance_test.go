@@ -46,5 +46,6 @@ func TestConformance(t *testing.T) {
 		reports(agentapi.KindToolTimeout),
 		reports(agentapi.KindMCPDisconnect),
 		reports(agentapi.KindLLMFailure),
+		reports(agentapi.KindClockJump),
 	)
 }

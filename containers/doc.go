@@ -53,6 +53,8 @@
 //	                   checkpoint within a second
 //	remove_node,       POST /faults to the node, or to the edge's    never: agentd repairs the
 //	remove_edge        source                                        DAG after 1s
+//	clock_jump         POST /faults: the agent's clock runs offset   DELETE /faults/clock_jump
+//	                   ahead
 //
 // The network faults (network_latency, network_bandwidth,
 // connection_reset) are Proxied's: a Runtime refuses them (Refusals), naming

@@ -72,7 +72,8 @@
 // # Health
 //
 // An agent is available when it is running, not partitioned, and neither
-// slowed nor behind a network latency of more than ElectionTimeout. The probe is healthy when the leader and the
+// slowed, behind a network latency, nor with its clock ahead (clock_jump)
+// by more than ElectionTimeout. The probe is healthy when the leader and the
 // orchestrator are available, a quorum (⌊N/2⌋+1) of the N workers is
 // available, the DAG is intact and the error rate (terminal failures over
 // finished tasks within [WithErrorWindow], 2s; 0 when none finished; lost
@@ -80,7 +81,8 @@
 // its error names the first reason found, in that order:
 //
 //	leader unavailable: leader-0 stopped        (or paused, partitioned, slowed by 5s,
-//	                                             behind a latency of 2s)
+//	                                             behind a latency of 2s, with its clock
+//	                                             1m0s ahead)
 //	orchestrator unavailable: worker-1 paused
 //	quorum lost: 1 of 3 workers available
 //	dag broken: missing node worker-2           (nodes before edges, in canonical order)
@@ -134,6 +136,9 @@
 //	                   longer, fail past TaskTimeout
 //	connection_reset   attempts over its links fail at once, or      retries (a fresh connection may get
 //	                   when they have run for after                  through), reroutes (Retries); its lift
+//	clock_jump         its clock is offset ahead: beyond             election (Failover); its lift
+//	                   ElectionTimeout the others reject its
+//	                   heartbeats as from the future: unavailable
 //
 // The methods of pause_agent, slow_agent, network_partition, tool_timeout,
 // mcp_disconnect, llm_failure and the network faults hand back the fault's
@@ -236,6 +241,7 @@ type AgentState struct {
 	Latency         arena.Latency // Latency.Latency 0: none
 	Bandwidth       int64         // bytes per second; 0: no cap
 	Resetting       bool          // connection_reset is active
+	ClockOffset     time.Duration // how far clock_jump put its clock ahead; 0: none
 }
 
 type agent struct {
@@ -249,6 +255,7 @@ type agent struct {
 	mcpDown     bool
 	llm         arena.LLMErrorType
 	net         netFaults
+	clock       time.Duration // clock_jump's offset
 
 	mem     uint64 // memory contents
 	ckpt    uint64 // contents at the last good checkpoint
@@ -359,7 +366,7 @@ func (c *Cluster) lookup(id string) (int, error) {
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
 	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
-		a.net.latency.Latency <= c.opts.healing.ElectionTimeout
+		a.net.latency.Latency <= c.opts.healing.ElectionTimeout && a.clock <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
@@ -377,6 +384,8 @@ func (c *Cluster) unavailableReason(i int) string {
 		return a.id + " partitioned"
 	case a.net.latency.Latency > c.opts.healing.ElectionTimeout:
 		return a.id + " behind a latency of " + a.net.latency.Latency.String()
+	case a.clock > c.opts.healing.ElectionTimeout:
+		return a.id + " with its clock " + a.clock.String() + " ahead"
 	default:
 		return a.id + " slowed by " + a.slow.String()
 	}
@@ -412,7 +421,7 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
 		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
 		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
-		Latency: a.net.latency, Bandwidth: a.net.rate, Resetting: a.net.resetting,
+		Latency: a.net.latency, Bandwidth: a.net.rate, Resetting: a.net.resetting, ClockOffset: a.clock,
 	}, true
 }
 

@@ -144,6 +144,19 @@ func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.
 	}, func(a *agent) { a.toolTimeout = 0 })
 }
 
+// JumpClock puts the agent's clock offset ahead, until lifted: past
+// ElectionTimeout the others reject its heartbeats, as stamped in the
+// future, and it is unavailable (election replaces a role holder).
+func (c *Cluster) JumpClock(ctx context.Context, agentID string, offset time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
+		if offset <= 0 {
+			return fmt.Errorf("fakes: agent %q: clock offset %s is not positive", a.id, offset)
+		}
+		a.clock = offset
+		return nil
+	}, func(a *agent) { a.clock = 0 })
+}
+
 // CorruptMemory flips the memory of a running or paused agent, so that it no
 // longer matches its checkpoint's checksum.
 func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {

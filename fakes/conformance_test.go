@@ -45,6 +45,7 @@ var effects = map[arena.ActionType]func(c *fakes.Cluster, st fakes.AgentState, a
 	arena.ActionNetworkLatency:   func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Latency.Latency > 0 },
 	arena.ActionNetworkBandwidth: func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Bandwidth > 0 },
 	arena.ActionConnectionReset:  func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Resetting },
+	arena.ActionClockJump:        func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.ClockOffset > 0 },
 }
 
 func killed(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool {

@@ -52,6 +52,8 @@
 //	                   checkpoint)
 //	remove_node,       POST /faults to the node, or to the edge's    never: the agent repairs
 //	remove_edge        source (DAGProvider)                          its DAG
+//	clock_jump         POST /faults: the agent's clock runs offset   DELETE /faults/clock_jump
+//	                   ahead
 //
 // The agent-level faults, pause and the DAG faults reach the agent's
 // fault-control endpoint (package agentapi, port WithControlPort, 8080)

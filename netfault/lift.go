@@ -42,5 +42,6 @@ func (n *Network) Refusals() map[arena.ActionType]string {
 		arena.ActionLLMFailure:       inside,
 		arena.ActionRemoveNode:       dag,
 		arena.ActionRemoveEdge:       dag,
+		arena.ActionClockJump:        process,
 	}
 }

@@ -38,6 +38,7 @@ func TestFaultsCarryTheirParameters(t *testing.T) {
 	keep(fs.ToolTimeout(ctx, "worker-1", 3*time.Second))
 	keep(fs.DisconnectMCP(ctx, "worker-1"))
 	keep(fs.InjectLLMFailure(ctx, "worker-1", arena.LLMOverloaded))
+	keep(fs.JumpClock(ctx, "worker-1", time.Minute))
 	if err := fs.CorruptMemory(ctx, "worker-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +46,7 @@ func TestFaultsCarryTheirParameters(t *testing.T) {
 		{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(3 * time.Second)},
 		{Kind: agentapi.KindMCPDisconnect},
 		{Kind: agentapi.KindLLMFailure, ErrorType: "overloaded"},
+		{Kind: agentapi.KindClockJump, Offset: agentapi.Duration(time.Minute)},
 		{Kind: agentapi.KindMemoryCorrupt},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -53,7 +55,7 @@ func TestFaultsCarryTheirParameters(t *testing.T) {
 	for _, l := range lifts {
 		_ = l(ctx)
 	}
-	if lifted != 3 {
-		t.Errorf("%d lifts ran, want the 3 of the liftable faults", lifted)
+	if lifted != len(lifts) {
+		t.Errorf("%d lifts ran, want the %d of the liftable faults", lifted, len(lifts))
 	}
 }

@@ -340,6 +340,27 @@ func TestEveryKindOfTheContract(t *testing.T) {
 	}
 }
 
+// TestClockJump: a jump of the agent's clock ends the faults whose end its
+// clock now says has passed; lifting it sets the clock right.
+func TestClockJump(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	if _, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Duration: agentapi.Duration(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindClockJump, Offset: agentapi.Duration(2 * time.Hour)})
+	if err != nil || len(st.Faults) != 1 || st.Faults[0].Kind != agentapi.KindClockJump {
+		t.Fatalf("faults after a jump of 2h = %+v, %v; want the jump alone (the hour-long tool_timeout has ended)", st.Faults, err)
+	}
+	if _, err := cl.Lift(ctx, agentapi.KindClockJump); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(c.agents["worker-1"].now()); d > time.Minute || d < -time.Minute {
+		t.Errorf("the agent's clock is %s off after the lift, want right", d)
+	}
+}
+
 // A restarted agent replays its ledger: what it had accepted is still there,
 // and what was not finished is done after the restart.
 func TestLedgerSurvivesARestart(t *testing.T) {

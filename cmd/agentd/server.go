@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/ares-arena/arena/agentapi"
 )
@@ -133,10 +134,7 @@ func (a *Agent) handleFault(w http.ResponseWriter, r *http.Request) {
 // handleLift lifts a fault kind; ?target= narrows remove_edge to one edge.
 func (a *Agent) handleLift(w http.ResponseWriter, r *http.Request) {
 	kind := r.PathValue("kind")
-	switch kind {
-	case agentapi.KindToolTimeout, agentapi.KindMCPDisconnect, agentapi.KindLLMFailure,
-		agentapi.KindRemoveEdge, agentapi.KindRemoveNode, agentapi.KindPause:
-	default:
+	if !slices.Contains(agentapi.Kinds(), kind) || kind == agentapi.KindMemoryCorrupt { // memory_corrupt is healed, never lifted
 		writeError(w, http.StatusNotImplemented, errUnknownKind)
 		return
 	}

@@ -162,6 +162,7 @@ var pausesRefuse = map[arena.ActionType]string{
 	arena.ActionNetworkLatency:   onlyPauses,
 	arena.ActionNetworkBandwidth: onlyPauses,
 	arena.ActionConnectionReset:  onlyPauses,
+	arena.ActionClockJump:        onlyPauses,
 }
 
 // BeforeLift is a runtime written for arena before landing handed back its

@@ -221,5 +221,6 @@ func (a *Agents) Refusals() map[arena.ActionType]string {
 		arena.ActionConnectionReset:  network,
 		arena.ActionRemoveNode:       dag,
 		arena.ActionRemoveEdge:       dag,
+		arena.ActionClockJump:        "Agents has no clock of its own to move",
 	}
 }
