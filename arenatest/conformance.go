@@ -23,9 +23,15 @@ import (
 // arena.AgentLister that is an arena.Pauser, say).
 type RuntimeFactory func(t *testing.T) arena.RuntimeProvider
 
-// conformanceTimeout bounds each call of the suite: a runtime that hangs
-// fails instead of stalling the test binary.
+// conformanceTimeout bounds each call of the suite (each fault's landing,
+// checks and lifts, in Faults): a runtime that hangs fails instead of
+// stalling the test binary.
 const conformanceTimeout = 30 * time.Second
+
+// callTimeout is a context for one call, or one fault's checks.
+func callTimeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), conformanceTimeout)
+}
 
 // effectWait bounds how long the suite waits for a fault's effect to show
 // once it landed, or to go once it was lifted: a real runtime may apply
@@ -310,8 +316,9 @@ func boolRank(b bool) int {
 // order.
 func (s *suite) testFaults(t *testing.T) {
 	p := &pool{t: t, factory: s.factory}
-	ctx := callContext(t)
 	for _, spec := range arena.FaultSpecs() {
+		ctx, cancel := callTimeout() // each fault its own: runtimes may be started between them
+		defer cancel()
 		name := string(spec.Type)
 		var rt arena.AgentLister
 		a := arena.Action{ID: "conformance-" + name, Type: spec.Type}
@@ -532,11 +539,12 @@ func waitSeen(t *testing.T, ctx context.Context, rt arena.AgentLister, seen seen
 func (s *suite) testUnknownAgent(t *testing.T) {
 	rt := s.factory(t)
 	in := injectorFor(rt)
-	ctx := callContext(t)
 	for _, spec := range arena.FaultSpecs() {
 		if !in.Supports(spec.Type) || spec.Target == arena.TargetRole || spec.Target == arena.TargetSystem {
 			continue
 		}
+		ctx, cancel := callTimeout()
+		defer cancel()
 		a := arena.Action{Type: spec.Type, TargetID: noSuchAgent}
 		if spec.Target == arena.TargetEdge {
 			a.SourceID = noSuchAgent
@@ -580,6 +588,8 @@ func (s *suite) testConcurrency(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			for r := range rounds {
+				ctx, cancel := callTimeout()
+				defer cancel()
 				if _, err := rt.ListAgents(ctx); err != nil {
 					errs <- fmt.Errorf("ListAgents: %v", err)
 				}
@@ -611,6 +621,8 @@ func (s *suite) testConcurrency(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	ctx, cancel := callTimeout()
+	defer cancel()
 	after := list(t, ctx, rt)
 	var idsAfter []string
 	for _, a := range after {

@@ -3,6 +3,7 @@ package containers_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/moby/moby/client"
@@ -48,4 +49,21 @@ func TestConformance(t *testing.T) {
 		reports(agentapi.KindLLMFailure),
 		reports(agentapi.KindClockJump),
 	)
+}
+
+// TestConformanceProxied runs the suite against a Proxied runtime, which
+// lands the network faults too: each is seen as its toxics on the agent's
+// proxies, gone once lifted.
+func TestConformanceProxied(t *testing.T) {
+	t.Parallel()
+	containers.RequireDocker(t)
+	toxics := func(typ arena.ActionType) arenatest.Effect[*containers.Proxied] {
+		return arenatest.Observe(typ, func(_ context.Context, p *containers.Proxied, a arena.Action) (bool, error) {
+			return slices.ContainsFunc(p.Toxics(a.TargetID), func(x string) bool { return strings.Contains(x, string(typ)) }), nil
+		})
+	}
+	arenatest.TestRuntime(t, func(t *testing.T) *containers.Proxied {
+		p, _ := proxied(t, 1)
+		return p
+	}, toxics(arena.ActionNetworkLatency), toxics(arena.ActionNetworkBandwidth), toxics(arena.ActionConnectionReset))
 }
