@@ -149,7 +149,9 @@
 //
 //   - Runtime: NewRuntime, ForTest, Runtime (Close, Agents, Agent, State,
 //     Probe, Checks, Partitioned, Docker, RunID, Project, Network, and the
-//     RuntimeProvider, DAGProvider and Refuser methods), Agent.
+//     RuntimeProvider, DAGProvider and Refuser methods; ToolTimeout,
+//     DisconnectMCP, InjectLLMFailure, CorruptMemory and JumpClock come
+//     from agentfault.Faults, shared with package kube), Agent.
 //   - Network faults: NewProxied, Proxied (ProxyEndpoint, Toxics,
 //     ProxyToxics, LimitLinkBandwidth, ResetLinkConnections),
 //     Runtime.LinkEndpoint, WithLink (LinkOption: LinkPort), LinkEnv,

@@ -80,7 +80,9 @@
 // The other errors of fault injection are arena's: arena.ErrNoAgent for an
 // unknown pod, arena.ErrCannotLand when the pod's state rules the fault
 // out. The calls to the agents go through agentapi.Client, which the
-// containers runtime uses too, so an agent's answer means the same on both.
+// containers runtime uses too, so an agent's answer means the same on both;
+// ToolTimeout, DisconnectMCP, InjectLLMFailure, CorruptMemory and JumpClock
+// are agentfault.Faults', shared with it as well.
 //
 // # Probe and checks
 //
