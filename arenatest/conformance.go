@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -730,4 +731,22 @@ func safeCall(fn func() error) (panicked any) {
 		return err
 	}
 	return nil
+}
+
+// TestRuntimeDoc checks that file, a runtime's package documentation,
+// names every built-in fault type ("kill_*" names the kills): how the
+// runtime lands it, or why it refuses it. A type added to arena then asks
+// for its line there, as TestRuntime asks for the runtime's decision.
+func TestRuntimeDoc(t *testing.T, file string) {
+	t.Helper()
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range arena.FaultSpecs() {
+		name := string(s.Type)
+		if !strings.Contains(string(doc), name) && !(strings.HasPrefix(name, "kill_") && strings.Contains(string(doc), "kill_*")) {
+			t.Errorf("%s: %s does not say how the runtime lands it or why it refuses it", name, file)
+		}
+	}
 }

@@ -107,7 +107,8 @@
 //
 // # Index
 //
-//   - Helpers: Run, Survive, Compare, TestRuntime (Effect, Observe), RuntimeFactory, TB.
+//   - Helpers: Run, Survive, Compare, TestRuntime (Effect, Observe), TestRuntimeDoc,
+//     RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithDAG, WithFaults, WithCluster, Virtual, RealTime,
 //     WithSeed, WithReportDir, WithProbe, WithChecks, WithGate, WithAbortWhen,
 //     AllowUnhealthyStart, WithScorer, WithExperiment, WantVerdicts, NoRegression.
