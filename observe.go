@@ -276,6 +276,7 @@ type faultTrack struct {
 type Observer struct {
 	ex     Executor
 	probe  Probe
+	pwatch *probeWatch // bounds the probe in virtual time; nil in real time
 	checks []Check
 	opts   ObserveOptions
 	start  time.Time
@@ -365,7 +366,11 @@ type Fault struct{ t *faultTrack }
 // NewObserver returns an observer for a run on ex that starts now. probe may
 // be nil (availability and recovery are then unmeasured).
 func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) *Observer {
-	return &Observer{ex: ex, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	o := &Observer{ex: ex, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	if ex.Virtual() {
+		o.pwatch = newProbeWatch(o.opts.ProbeTimeout)
+	}
+	return o
 }
 
 // Start schedules probe samples every ProbeInterval from the run's start up
@@ -406,10 +411,17 @@ func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)
 
 // sample probes the system. The sample is stamped with the clock's reading
 // when it starts: in real time a late sample is not back-dated, so a fault
-// landing while the probe runs is never fed a sample from before it.
+// landing while the probe runs is never fed a sample from before it. The
+// probe's context ends after ProbeTimeout of wall time, on either clock (in
+// virtual time through the watchdog, probeWatch).
 func (o *Observer) sample(ctx context.Context) {
 	t := o.ex.Now()
 	err := safely(func() error {
+		if o.pwatch != nil {
+			pctx := o.pwatch.begin(ctx)
+			defer o.pwatch.end(pctx)
+			return o.probe(pctx)
+		}
 		pctx := newLazyDeadline(ctx, o.opts.ProbeTimeout)
 		defer pctx.release()
 		return o.probe(pctx)
