@@ -128,23 +128,25 @@ func (s *Service) release(r *Run) {
 // refused, not mixed into that run's score: it is recorded as a failed
 // action (history, stats, events) and the HTTP action routes answer 409.
 func (s *Service) Admit(a Action) error {
-	if a.ID != "" {
+	given := a.ID != ""
+	if given {
 		if err := checkGivenID(a.ID); err != nil {
 			return err
 		}
 	}
 	p, _ := s.injector.faults.params(a) // an invalid action is Execute's to report
-	return s.admit(context.Background(), a, p, nil)
+	return s.admit(context.Background(), a, given, p, nil)
 }
 
 // admit is Admit for an action of run (nil: outside any run) whose
 // metadata decoded to p, executed with ctx (which may carry an A/B test's
-// lease).
-func (s *Service) admit(ctx context.Context, a Action, p Params, run *Run) error {
+// lease). given says that the caller gave a's ID: only such an ID may be
+// an active fault's (the service's own are never reused).
+func (s *Service) admit(ctx context.Context, a Action, given bool, p Params, run *Run) error {
 	if err := s.checkDuration(p); err != nil {
 		return err
 	}
-	if s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
+	if given && s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
 		return invalid("id", "%q is the ID of an active fault (lift it, or give this action another ID)", a.ID)
 	}
 	if run != nil {

@@ -132,7 +132,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		err = checkGivenID(a.ID)
 	}
 	if err == nil {
-		err = s.admit(ctx, prepared, params, run) // duration bound; refused outside a run that holds the service
+		err = s.admit(ctx, prepared, given, params, run) // duration bound; refused outside a run that holds the service
 	}
 	if err == nil {
 		start = clock.Now()
@@ -146,7 +146,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(&res, params, kind, run, lift) // into the active-fault registry, if arena can lift it
+		s.track(&res, given, params, kind, run, lift) // into the active-fault registry, if arena can lift it
 	}
 	s.record(&res, kind.spec != nil, time.Since(wallStart))
 	if s.store != nil {
