@@ -53,7 +53,8 @@ type Service struct {
 	evidence EvidenceStore
 	opts     serviceOptions
 	metrics  *metrics
-	ids      atomic.Uint64
+	ids      atomic.Uint64 // the last action ID's number
+	idBlocks idBlocks      // the strings of the IDs
 	runIDs   atomic.Uint64
 	// version is the arena stream's version as of the service's last
 	// append: the expected version of its next one, so that an append
@@ -121,7 +122,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	start := clock.Now()
 	given := a.ID != ""
 	if !given {
-		a.ID = actionID(s.ids.Add(1))
+		a.ID = s.idBlocks.id(s.ids.Add(1))
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
