@@ -21,6 +21,12 @@ type EventStore interface {
 	StreamVersion(ctx context.Context, stream string) (uint64, error)
 }
 
+// eventAppender is an EventStore that appends one event without a slice to
+// hold it (events.MemoryStore): the service appends one per action.
+type eventAppender interface {
+	AppendEvent(ctx context.Context, stream string, e events.Event, expectedVersion uint64) (uint64, error)
+}
+
 // The stream and event types the service writes.
 const (
 	EventStream         = "arena"
@@ -50,6 +56,7 @@ type ActionEvent struct {
 type Service struct {
 	injector *Injector
 	store    EventStore
+	appender eventAppender // store, when it appends one event at a time
 	evidence EvidenceStore
 	opts     serviceOptions
 	metrics  *metrics
@@ -95,6 +102,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
 	s.byType = map[ActionType]*TypeStats{}
+	s.appender, _ = store.(eventAppender)
 	return s
 }
 
@@ -233,20 +241,15 @@ func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, pay
 // appendEncoded is appendEvent with the payload encoded already. The store
 // takes ownership of data.
 func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, data []byte) {
-	ev := eventSlices.Get().(*[]events.Event)
-	defer func() {
-		clear(*ev) // drop the references before the slice is reused
-		eventSlices.Put(ev)
-	}()
 	// No metadata: the payload names the action (a map per event was the
 	// largest part of a long run's retained events).
-	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
+	e := events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
 	if ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
 	}
 	v := s.version.Load()
 	for attempt := 0; ; attempt++ {
-		nv, err := s.store.Append(ctx, EventStream, *ev, v)
+		nv, err := s.appendOne(ctx, e, v)
 		if err == nil {
 			s.version.Store(nv) // a racing append may store an older one: it costs a retry, never an event
 			return
@@ -264,9 +267,23 @@ func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, d
 	}
 }
 
+// appendOne appends e to the arena stream expecting version v.
+func (s *Service) appendOne(ctx context.Context, e events.Event, v uint64) (uint64, error) {
+	if s.appender != nil {
+		return s.appender.AppendEvent(ctx, EventStream, e, v)
+	}
+	evs := eventSlices.Get().(*[]events.Event)
+	defer func() {
+		clear(*evs) // drop the references before the slice is reused
+		eventSlices.Put(evs)
+	}()
+	(*evs)[0] = e
+	return s.store.Append(ctx, EventStream, *evs, v)
+}
+
 const maxAppendAttempts = 1000
 
-// eventSlices holds one-event slices for appendEncoded: the store copies the
+// eventSlices holds one-event slices for appendOne: the store copies the
 // event out, so the slice need not be allocated per call.
 var eventSlices = sync.Pool{New: func() any { return &[]events.Event{{}} }}
 
