@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -557,5 +558,17 @@ func TestAppendEventIsAppendOfOne(t *testing.T) {
 	cancel()
 	if _, err := NewMemoryStore().AppendEvent(cctx, "arena", Event{Type: "k"}, AnyVersion); !errors.Is(err, context.Canceled) {
 		t.Errorf("AppendEvent with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestDigits(t *testing.T) {
+	vs := []uint64{0, 1, 9, 10, 11, 99, 100, 999_999, 1_000_000, 1<<63 - 1, 9_999_999_999_999_999_999, 10_000_000_000_000_000_000, ^uint64(0)}
+	for i := range 64 {
+		vs = append(vs, 1<<i, 1<<i-1)
+	}
+	for _, v := range vs {
+		if got, want := digits(v), len(strconv.FormatUint(v, 10)); got != want {
+			t.Errorf("digits(%d) = %d, want %d", v, got, want)
+		}
 	}
 }
