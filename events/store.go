@@ -64,10 +64,15 @@ type MemoryStore struct {
 	mu       sync.Mutex
 	closed   bool
 	versions map[string]*uint64 // a pointer, so an append looks its stream up once
-	log      ring
-	total    uint64 // events ever appended = Sequence of the newest
-	lagged   uint64
-	subs     []*Subscription
+	// last is the stream of the last append and its version's pointer: a
+	// writer appends to one stream over and over (arena's service to
+	// "arena"), and comparing a string costs less than hashing it.
+	last   string
+	lastVP *uint64
+	log    ring
+	total  uint64 // events ever appended = Sequence of the newest
+	lagged uint64
+	subs   []*Subscription
 }
 
 // NewMemoryStore returns an empty store.
@@ -139,7 +144,12 @@ func (s *MemoryStore) expect(stream string, expectedVersion uint64, create bool)
 	if s.closed {
 		return nil, 0, ErrClosed
 	}
-	vp := s.versions[stream]
+	vp := s.lastVP
+	if vp == nil || stream != s.last {
+		if vp = s.versions[stream]; vp != nil {
+			s.last, s.lastVP = stream, vp
+		}
+	}
 	var version uint64
 	if vp != nil {
 		version = *vp
@@ -150,6 +160,7 @@ func (s *MemoryStore) expect(stream string, expectedVersion uint64, create bool)
 	if vp == nil && create {
 		vp = new(uint64)
 		s.versions[stream] = vp
+		s.last, s.lastVP = stream, vp
 	}
 	return vp, version, nil
 }
