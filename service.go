@@ -78,6 +78,7 @@ type Service struct {
 	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats      // ByType is nil: the counts are in byType
 	byType   map[ActionType]*TypeStats
+	byKind   []*TypeStats // byType's counters of the injector's types, by faultKind.idx
 	history  history
 	survival *survival // the running survival run, if any
 	holder   *Run      // the run that holds the service (run_guard.go)
@@ -102,6 +103,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
 	s.byType = map[ActionType]*TypeStats{}
+	s.byKind = make([]*TypeStats, len(injector.kinds)) // an injector's kinds are fixed when it is made
 	s.appender, _ = store.(eventAppender)
 	return s
 }
@@ -161,7 +163,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	} else {
 		s.track(&res, given, params, kind, run, lift) // into the active-fault registry, if arena can lift it
 	}
-	s.record(&res, kind.spec != nil, time.Since(s.born)-wallStart)
+	s.record(&res, kind, time.Since(s.born)-wallStart)
 	if s.store != nil {
 		ev := ActionEvent{
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
@@ -192,11 +194,11 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	return s.shared
 }
 
-// record counts res in stats, metrics and history; known says whether its
-// type is one the injector knows.
-func (s *Service) record(res *Result, known bool, wall time.Duration) {
+// record counts res in stats, metrics and history; kind is what the
+// injector knows of its type (a zero kind: the type is unknown).
+func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
 	typ := res.Action.Type
-	if !known {
+	if kind.spec == nil {
 		typ = invalidType // any string a client sends must not become a label
 	}
 	om := s.metrics.forOutcome(typ, res.Success)
@@ -204,11 +206,7 @@ func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := s.byType[typ]
-	if ts == nil {
-		ts = new(TypeStats)
-		s.byType[typ] = ts
-	}
+	ts := s.typeStats(typ, kind)
 	s.stats.Total++
 	ts.Total++
 	if res.Success {
@@ -220,6 +218,27 @@ func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	}
 	s.stats.injectionWall += wall
 	s.history.add(res)
+}
+
+// typeStats returns the counters of typ, made on first use; kind indexes
+// them for the injector's types (byKind), so that Execute need not hash the
+// type. Called with s.mu held.
+func (s *Service) typeStats(typ ActionType, kind faultKind) *TypeStats {
+	known := kind.spec != nil
+	if known {
+		if ts := s.byKind[kind.idx]; ts != nil {
+			return ts
+		}
+	}
+	ts := s.byType[typ]
+	if ts == nil {
+		ts = new(TypeStats)
+		s.byType[typ] = ts
+	}
+	if known {
+		s.byKind[kind.idx] = ts
+	}
+	return ts
 }
 
 // appendEvent appends one event to the arena stream with optimistic
