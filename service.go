@@ -80,9 +80,10 @@ type Service struct {
 	byType   map[ActionType]*TypeStats
 	byKind   []*TypeStats // byType's counters of the injector's types, by faultKind.idx
 	history  history
-	survival *survival // the running survival run, if any
-	holder   *Run      // the run that holds the service (run_guard.go)
-	leased   *lease    // the A/B test that holds it, admitting its trials' runs
+	survival *survival   // the running survival run, if any
+	holder   *Run        // the run that holds the service (run_guard.go)
+	leased   *lease      // the A/B test that holds it, admitting its trials' runs
+	held     atomic.Bool // holder or leased is set (markHeld)
 }
 
 // NewService returns a service over injector. store and evidence may be nil
