@@ -57,6 +57,7 @@ type Service struct {
 	injector *Injector
 	store    EventStore
 	appender eventAppender // store, when it appends one event at a time
+	payloads payloadSlab   // where action events are encoded
 	evidence EvidenceStore
 	opts     serviceOptions
 	metrics  *metrics
@@ -170,7 +171,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
 			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
 		}
-		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
+		s.appendEncoded(ctx, actionEventType(res), start, s.payloads.actionEvent(&ev))
 	}
 	if !res.Success {
 		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
