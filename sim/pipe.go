@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"sync"
+	"syscall"
+	"time"
+)
+
+// bufferSize is how many bytes one direction of a conn holds before a
+// Write blocks, like a socket's send and receive buffers together: a
+// writer that outruns its reader is held back, so a conn cannot grow
+// without bound.
+const bufferSize = 256 << 10
+
+// chunk is what one Write put on the wire: its bytes, and when they reach
+// the other end (later than now under network_latency or bandwidth).
+type chunk struct {
+	b  []byte
+	at time.Time
+}
+
+// pipe is one direction of a conn: the bytes in flight from the writer to
+// the reader, in order. Every change closes and replaces changed, so a
+// blocked Read or Write waits on a channel: in a synctest bubble that wait
+// is durable, and the bubble's clock can jump past it.
+type pipe struct {
+	mu      sync.Mutex
+	chunks  []chunk
+	head    int // chunks[head:] are in flight
+	size    int // bytes in flight
+	last    time.Time
+	eof     bool  // the writer closed: the reader sees io.EOF once it has read all
+	gone    bool  // the reader closed: a Write fails with EPIPE
+	err     syscall.Errno // not 0: the conn was reset (ECONNRESET); both ends see it
+	changed chan struct{}
+}
+
+func newPipe() *pipe { return &pipe{changed: make(chan struct{})} }
+
+// signal wakes whoever waits on the pipe. Called with p.mu held.
+func (p *pipe) signal() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// push appends b, due at `at` (never before the chunk ahead of it: the
+// bytes of a conn arrive in order). Called with p.mu held.
+func (p *pipe) push(b []byte, at time.Time) {
+	if at.Before(p.last) {
+		at = p.last
+	}
+	p.last = at
+	p.chunks = append(p.chunks, chunk{b: b, at: at})
+	p.size += len(b)
+	p.signal()
+}
+
+// pop reads up to len(b) bytes due by now into b. It returns 0 and the
+// time the next chunk is due when none is yet (zero: nothing in flight).
+// Called with p.mu held.
+func (p *pipe) pop(b []byte, now time.Time) (int, time.Time) {
+	n := 0
+	for p.head < len(p.chunks) && n < len(b) {
+		c := &p.chunks[p.head]
+		if c.at.After(now) {
+			if n == 0 {
+				return 0, c.at
+			}
+			break
+		}
+		k := copy(b[n:], c.b)
+		n += k
+		c.b = c.b[k:]
+		if len(c.b) == 0 {
+			p.chunks[p.head] = chunk{}
+			p.head++
+		}
+	}
+	if p.head == len(p.chunks) {
+		p.chunks, p.head = p.chunks[:0], 0
+	} else if p.head > 64 && p.head*2 > len(p.chunks) {
+		p.chunks = append(p.chunks[:0], p.chunks[p.head:]...)
+		p.head = 0
+	}
+	p.size -= n
+	if n > 0 {
+		p.signal()
+	}
+	return n, time.Time{}
+}
+
+// fail resets the pipe with err: what is in flight is lost.
+func (p *pipe) fail(err syscall.Errno) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == 0 {
+		p.err = err
+		p.chunks, p.head, p.size = nil, 0, 0
+		p.signal()
+	}
+}
+
+// closeWrite marks the writer's end closed: the reader reads what is in
+// flight, then io.EOF.
+func (p *pipe) closeWrite() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.eof {
+		p.eof = true
+		p.signal()
+	}
+}
+
+// closeRead marks the reader's end closed: what is in flight is dropped,
+// and the writer's next Write fails.
+func (p *pipe) closeRead() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.gone {
+		p.gone = true
+		p.chunks, p.head, p.size = nil, 0, 0
+		p.signal()
+	}
+}
