@@ -35,9 +35,12 @@ type conn struct {
 	opened        time.Time
 
 	readDL, writeDL *deadline
-	done            chan struct{} // closed by Close
+	done            chan struct{} // closed by shut
 	once            sync.Once
 	peer            *conn
+
+	mu         sync.Mutex
+	userClosed bool
 }
 
 var _ net.Conn = (*conn)(nil)
@@ -156,10 +159,23 @@ func (c *conn) wait(changed, held chan struct{}, dl *deadline, next time.Time) {
 
 // Close closes this end: its pending Read and Write return net.ErrClosed,
 // the other end reads what was sent, then io.EOF, and its writes fail.
+// Closing it twice is an error; a conn the world already cut (its node
+// was killed) closes without one.
 func (c *conn) Close() error {
-	err := c.opError("close", net.ErrClosed)
+	c.mu.Lock()
+	again := c.userClosed
+	c.userClosed = true
+	c.mu.Unlock()
+	if again {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.shut()
+	return nil
+}
+
+// shut closes this end, for its owner or the world.
+func (c *conn) shut() {
 	c.once.Do(func() {
-		err = nil
 		close(c.done)
 		c.wr.closeWrite()
 		c.rd.closeRead()
@@ -167,7 +183,6 @@ func (c *conn) Close() error {
 		c.writeDL.stop()
 		c.w.forget(c)
 	})
-	return err
 }
 
 // reset resets the connection: both ends' pending and later calls fail

@@ -30,6 +30,9 @@ type listener struct {
 	q    chan *conn
 	done chan struct{}
 	once sync.Once
+
+	mu         sync.Mutex
+	userClosed bool
 }
 
 var _ net.Listener = (*listener)(nil)
@@ -45,11 +48,24 @@ func (l *listener) Accept() (net.Conn, error) {
 }
 
 // Close stops the listener: Accept returns net.ErrClosed, the connections
-// not yet accepted are reset, and the port is free again.
+// not yet accepted are reset, and the port is free again. Closing it twice
+// is an error; a listener the world already shut (its node was killed)
+// closes without one, so a Stop hook may close what it opened.
 func (l *listener) Close() error {
-	err := error(&net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed})
+	l.mu.Lock()
+	again := l.userClosed
+	l.userClosed = true
+	l.mu.Unlock()
+	if again {
+		return &net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+	}
+	l.shut()
+	return nil
+}
+
+// shut closes the listener, for its owner or the world.
+func (l *listener) shut() {
 	l.once.Do(func() {
-		err = nil
 		l.w.mu.Lock()
 		if l.w.listeners[l.addr] == l {
 			delete(l.w.listeners, l.addr)
@@ -60,13 +76,12 @@ func (l *listener) Close() error {
 			select {
 			case c := <-l.q:
 				c.reset()
-				c.Close()
+				c.shut()
 			default:
 				return
 			}
 		}
 	})
-	return err
 }
 
 // Addr returns "node:port".
@@ -187,8 +202,8 @@ func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	c.Close()
-	s.Close()
+	c.shut()
+	s.shut()
 	return nil, opErr(to, err)
 }
 

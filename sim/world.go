@@ -132,10 +132,10 @@ func (w *World) cutAll(matchConn func(*conn) bool, matchLn func(*listener) bool)
 	w.mu.Unlock()
 	for _, c := range cs {
 		c.reset()
-		c.Close()
+		c.shut()
 	}
 	for _, l := range ls {
-		l.Close()
+		l.shut()
 	}
 }
 
