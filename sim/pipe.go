@@ -29,8 +29,8 @@ type pipe struct {
 	head    int // chunks[head:] are in flight
 	size    int // bytes in flight
 	last    time.Time
-	eof     bool  // the writer closed: the reader sees io.EOF once it has read all
-	gone    bool  // the reader closed: a Write fails with EPIPE
+	eof     bool          // the writer closed: the reader sees io.EOF once it has read all
+	gone    bool          // the reader closed: a Write fails with EPIPE
 	err     syscall.Errno // not 0: the conn was reset (ECONNRESET); both ends see it
 	changed chan struct{}
 }
