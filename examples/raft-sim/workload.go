@@ -1,0 +1,240 @@
+package raftsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/ares-arena/arena/sim"
+)
+
+// WorkloadConfig shapes the clients. Zero fields take the defaults.
+type WorkloadConfig struct {
+	Clients   int           // concurrent clients (default 3)
+	Keys      int           // keys they share (default 8)
+	Think     time.Duration // between a client's operations, ± 25% (default 200ms)
+	Timeout   time.Duration // per operation (default 1s)
+	ReadRatio float64       // share of reads (default 0.3)
+}
+
+// Outcome of an operation, as the client saw it.
+type Outcome uint8
+
+const (
+	OK      Outcome = iota // acknowledged
+	Fail                   // failed for sure: it did not happen
+	Unknown                // timed out or leadership lost: it may have happened
+)
+
+// Op is one operation of a client: an append of Value to Key, or a read
+// of Key (Len and Last are what it returned), with when it was invoked and
+// when it returned on the run's clock.
+type Op struct {
+	Client  int
+	Read    bool
+	Key     string
+	Value   uint64 // appends: unique over the run (client << 40 | sequence)
+	Invoke  time.Time
+	Return  time.Time
+	Outcome Outcome
+	Err     string // why it failed
+	Len     int    // reads: the list's length
+	Last    uint64 // reads: its last value
+}
+
+// Workload runs clients that append to and read keys of the cluster
+// through its leader, each operation a raft log entry, and records every
+// operation (the history). It is the example's own view of availability:
+// its Probe and Outage, and the checks on what it recorded.
+type Workload struct {
+	c   *Cluster
+	cfg WorkloadConfig
+
+	mu     sync.Mutex
+	ops    []Op
+	probed int // ops the probe has seen
+	wg     sync.WaitGroup
+	stop   context.CancelFunc
+}
+
+// StartWorkload starts the clients on node "client" of the cluster's
+// world; Stop ends them.
+func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
+	if cfg.Clients == 0 {
+		cfg.Clients = 3
+	}
+	if cfg.Keys == 0 {
+		cfg.Keys = 8
+	}
+	if cfg.Think == 0 {
+		cfg.Think = 200 * time.Millisecond
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = time.Second
+	}
+	if cfg.ReadRatio == 0 {
+		cfg.ReadRatio = 0.3
+	}
+	node := c.World.Node("client")
+	if node == nil {
+		var err error
+		if node, err = c.World.AddNode("client", sim.NodeConfig{Type: "client"}); err != nil {
+			return nil, err
+		}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	w := &Workload{c: c, cfg: cfg, stop: stop}
+	for i := range cfg.Clients {
+		rng := rand.New(rand.NewPCG(node.Rand().Uint64(), uint64(i)))
+		w.wg.Go(func() { w.client(ctx, i, rng) })
+	}
+	return w, nil
+}
+
+// Stop ends the clients and waits for them.
+func (w *Workload) Stop() {
+	w.stop()
+	w.wg.Wait()
+}
+
+func (w *Workload) client(ctx context.Context, id int, rng *rand.Rand) {
+	leader := ""
+	seq := uint64(0)
+	for {
+		think := w.cfg.Think*3/4 + time.Duration(rng.Int64N(int64(w.cfg.Think)/2+1))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(think):
+		}
+		op := Op{Client: id, Key: fmt.Sprintf("k%d", rng.IntN(w.cfg.Keys)), Read: rng.Float64() < w.cfg.ReadRatio, Invoke: time.Now()}
+		if !op.Read {
+			seq++
+			op.Value = uint64(id)<<40 | seq
+		}
+		leader = w.do(ctx, &op, leader)
+		if ctx.Err() != nil && op.Outcome != OK {
+			return // stopped mid-operation: not the system's doing
+		}
+		op.Return = time.Now()
+		w.mu.Lock()
+		w.ops = append(w.ops, op)
+		w.mu.Unlock()
+	}
+}
+
+// errTimeout: the operation did not return within its timeout.
+var errTimeout = errors.New("timed out")
+
+// do runs op through the node the client believes leads (asking the
+// others who leads when it does not know, or was told it is not), and
+// returns the leader it believes in now.
+func (w *Workload) do(ctx context.Context, op *Op, leader string) string {
+	if r, _ := w.c.Raft(leader); r == nil || r.State() != raft.Leader {
+		leader = w.findLeader()
+	}
+	r, _ := w.c.Raft(leader)
+	if r == nil {
+		op.Outcome, op.Err = Fail, "no leader known"
+		return ""
+	}
+	cmd := encode(opAppend, op.Key, op.Value)
+	if op.Read {
+		cmd = encode(opRead, op.Key, 0)
+	}
+	f := r.Apply(cmd, w.cfg.Timeout)
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(w.cfg.Timeout):
+		err = errTimeout
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	switch {
+	case err == nil:
+		op.Outcome = OK
+		if res, ok := f.Response().(ReadResult); ok {
+			op.Len, op.Last = res.Len, res.Last
+		}
+		return leader
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrRaftShutdown), errors.Is(err, raft.ErrEnqueueTimeout):
+		op.Outcome = Fail // not in the log
+	default:
+		op.Outcome = Unknown // leadership lost, timed out: it may still commit
+	}
+	op.Err = fmt.Sprintf("%s: %v", leader, err)
+	return ""
+}
+
+// findLeader asks the nodes that are up who leads.
+func (w *Workload) findLeader() string {
+	for _, name := range w.c.Names {
+		if r, _ := w.c.Raft(name); r != nil {
+			if l := nameOf(r.Leader()); l != "" {
+				return l
+			}
+		}
+	}
+	return ""
+}
+
+// Probe is arena's probe: the workload's own view. A sample is unhealthy
+// when an operation failed (or its outcome is unknown) since the previous
+// sample, or the latest one did: a lone failure between two samples is
+// seen, as a client sees it.
+func (w *Workload) Probe(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.ops)
+	for i := n - 1; i >= w.probed && i >= 0; i-- {
+		if o := w.ops[i]; o.Outcome != OK {
+			w.probed = n
+			return fmt.Errorf("client %d: %s", o.Client, o.Err)
+		}
+	}
+	w.probed = n
+	if n > 0 && w.ops[n-1].Outcome != OK {
+		return fmt.Errorf("client %d: %s", w.ops[n-1].Client, w.ops[n-1].Err)
+	}
+	return nil
+}
+
+// Ops returns a copy of the history so far.
+func (w *Workload) Ops() []Op {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Op(nil), w.ops...)
+}
+
+// Outage returns how long after from the clients took to work again for
+// good, looking at the operations that returned in [from, to): from from
+// to the return of the first operation that succeeded after the last one
+// that did not. Zero when none in the window failed. It is the
+// workload's own time to recover, measured as arena measures its own.
+func (w *Workload) Outage(from, to time.Time) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lastFail := -1
+	for i, o := range w.ops {
+		if !o.Return.Before(from) && o.Return.Before(to) && o.Outcome != OK {
+			lastFail = i
+		}
+	}
+	if lastFail < 0 {
+		return 0
+	}
+	for _, o := range w.ops[lastFail+1:] {
+		if o.Outcome == OK {
+			return o.Return.Sub(from)
+		}
+	}
+	return to.Sub(from)
+}
