@@ -245,7 +245,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 			return nil, fmt.Errorf("%w: it moved %s since the run was made", ErrClockBusy, vc.Now().Sub(r.start))
 		}
 	}
-	wall := wallNow() // time.Now is fake in a synctest bubble
+	wall := wallNow()               // time.Now is fake in a synctest bubble
 	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)

@@ -20,7 +20,7 @@ func TestSmoke(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Minute)
+		time.Sleep(30 * time.Minute)
 		l := c.Leader()
 		t.Logf("leader %s", l)
 		w.Node(l).Kill(context.Background())
