@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/fakes"
@@ -37,6 +38,7 @@ type options struct {
 	gate      *arena.Gate
 	abort     *arena.AbortWhen
 	unhealthy bool // AllowUnhealthyStart
+	watchdog  *time.Duration
 
 	scorer     arena.Scorer
 	experiment fakes.Experiment

@@ -196,6 +196,7 @@ func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	w.mu.Unlock()
 	select {
 	case l.q <- s:
+		w.faults.opened(c)
 		return c, nil
 	case <-l.done:
 		err = os.NewSyscallError("connect", syscall.ECONNREFUSED)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ares-arena/arena"
 )
 
 // World is a simulated world of named nodes on an in-memory network. Make
@@ -27,6 +29,7 @@ type World struct {
 	nextLocal int // the port of the next dialed conn's local end
 	closed    bool
 	faults    faultState
+	roles     arena.RoleResolver
 
 	restarts sync.WaitGroup // restarts under way (supervisor goroutines)
 }
