@@ -66,3 +66,21 @@ func clockKindOf(c Clock) ClockKind {
 	}
 	return ClockReal
 }
+
+// VirtualSystem is implemented by a runtime whose whole system arena can
+// run in virtual time: every goroutine and timer of it follows the
+// *VirtualClock that VirtualClock returns, and moves only when that clock
+// does (fakes.Cluster, which evaluates its scheduled transitions lazily
+// against it). arenatest runs such a runtime on its clock.
+//
+// A system with goroutines and timers of its own (a Raft library, an HTTP
+// server, a client with retries) must not implement it: its code reads
+// the wall clock and sleeps on real timers, so on a VirtualClock arena
+// would score a system that does not follow the clock (an A+ for a
+// latency that broke it, an F for a kill it survived). Run such a system
+// in simulated time (arenatest.Simulate with package sim), or in real
+// time. A runtime that has a Clock method returning a *VirtualClock but
+// is no VirtualSystem is refused by arenatest with that advice.
+type VirtualSystem interface {
+	VirtualClock() *VirtualClock
+}

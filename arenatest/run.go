@@ -32,6 +32,11 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
+	if sim := simulationOf(t); sim != nil {
+		if err := sim.adopt(o); err != nil {
+			return stop[arena.ScenarioReport](t, "Run", err)
+		}
+	}
 	sc, _, err := loadScenario(scenario, o.faults)
 	if err == nil {
 		err = arena.ValidateScenario(sc, o.faults...)

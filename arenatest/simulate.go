@@ -2,8 +2,10 @@ package arenatest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +27,24 @@ type simulation struct {
 
 // simulations maps the bubble's *testing.T to its simulation.
 var simulations sync.Map
+
+// adopt makes the options of a Run or Survive inside the simulation run
+// against its world, with its seed.
+func (s *simulation) adopt(o *options) error {
+	switch {
+	case slices.Contains(o.given, "WithSeed"):
+		return errors.New("WithSeed: inside Simulate the world and its runs share one seed; give WithSeed to Simulate")
+	case o.clock == clockVirtual:
+		return errors.New("Virtual(): inside Simulate the clock is simulated (synctest), not arena's virtual clock; leave the option out")
+	case o.runtime == nil && len(o.cluster) > 0:
+		return errors.New("WithCluster tunes the default fake cluster; inside Simulate the default system is the world (sim.World)")
+	}
+	if o.runtime == nil {
+		o.runtime = s.world
+	}
+	o.seed = s.seed
+	return nil
+}
 
 func simulationOf(t TB) *simulation {
 	if s, ok := simulations.Load(t); ok {
@@ -91,16 +111,20 @@ func Simulate(t *testing.T, f func(t *testing.T, w *sim.World), opts ...Option) 
 	var simulated time.Duration
 	defer func() {
 		p := recover()
-		if p == nil {
-			return
+		if p != nil {
+			msg := fmt.Sprint(p)
+			if !strings.HasPrefix(msg, "deadlock: ") {
+				panic(p)
+			}
+			if !reported.Load() { // f itself is blocked for good
+				t.Errorf("arena: simulation: every goroutine of the bubble is blocked for good (%s):\n%s\nseed: %d",
+					msg, namesOf(int(bubble.Load()), 0), seed)
+			}
 		}
-		msg := fmt.Sprint(p)
-		if !strings.HasPrefix(msg, "deadlock: ") {
-			panic(p)
-		}
-		if !reported.Load() {
-			t.Errorf("arena: simulation: every goroutine of the bubble is blocked for good (%s):\n%s\nseed: %d",
-				msg, namesOf(int(bubble.Load()), 0), seed)
+		t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, simulated.Round(time.Millisecond), time.Since(wallStart).Round(time.Millisecond))
+		if t.Failed() {
+			cmds := rerun(t, seed)
+			t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
 		}
 	}()
 	synctest.Test(t, func(t *testing.T) {
@@ -125,11 +149,6 @@ func Simulate(t *testing.T, f func(t *testing.T, w *sim.World), opts ...Option) 
 		})
 		f(t, w)
 	})
-	t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, simulated.Round(time.Millisecond), time.Since(wallStart).Round(time.Millisecond))
-	if t.Failed() {
-		cmds := rerun(t, seed)
-		t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
-	}
 }
 
 // settle waits, in simulated time, up to a minute for the goroutines of
@@ -152,8 +171,8 @@ func settle(bubble, self int) string {
 func leftovers(bubble, self int) []goroutine {
 	var out []goroutine
 	for _, g := range goroutines(dumpAll()) {
-		if g.bubble != bubble || g.id == self || strings.Contains(g.stack, "testing.testingSynctestTest") ||
-			strings.Contains(g.stack, "testing.tRunner") {
+		if g.bubble != bubble || g.id == self || g.createdBy == "testing/synctest.Test" || strings.HasPrefix(g.state, "synctest.Run") {
+			// the bubble's root and the goroutine that waits on it
 			continue
 		}
 		out = append(out, g)

@@ -28,6 +28,11 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
+	if sim := simulationOf(t); sim != nil {
+		if err := sim.adopt(o); err != nil {
+			return stop[arena.SurvivalReport](t, "Survive", err)
+		}
+	}
 	seed, err := seedFor(o, cfg.Seed)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
