@@ -88,6 +88,17 @@ func (kv *KV) Values(key string) []uint64 {
 	return slices.Clone(kv.data[key])
 }
 
+// ValuesFrom returns a copy of a key's list from index from on.
+func (kv *KV) ValuesFrom(key string, from int) []uint64 {
+	kv.mu.Lock()
+	defer kv.mu.Unlock()
+	vs := kv.data[key]
+	if from >= len(vs) {
+		return nil
+	}
+	return slices.Clone(vs[from:])
+}
+
 // Keys returns the keys, sorted.
 func (kv *KV) Keys() []string {
 	kv.mu.Lock()

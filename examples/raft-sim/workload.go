@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"time"
 
@@ -20,6 +21,10 @@ type WorkloadConfig struct {
 	Think     time.Duration // between a client's operations, ± 25% (default 200ms)
 	Timeout   time.Duration // per operation (default 1s)
 	ReadRatio float64       // share of reads (default 0.3)
+	// History is how many operations the workload keeps whole (Ops), for
+	// checkers of a history; past it only what the checks and Outage need
+	// is kept (default 100,000; a simulated day has over a million).
+	History int
 }
 
 // Outcome of an operation, as the client saw it.
@@ -55,11 +60,33 @@ type Workload struct {
 	c   *Cluster
 	cfg WorkloadConfig
 
-	mu     sync.Mutex
-	ops    []Op
-	probed int // ops the probe has seen
-	wg     sync.WaitGroup
-	stop   context.CancelFunc
+	mu       sync.Mutex
+	ops      []Op       // the first cfg.History operations, whole
+	returns  []returned // every operation's return, in order: Outage
+	probed   int        // returns the probe has seen
+	keys     map[string]*keyState
+	violated string // the first read that saw too little or too much
+	// values seen in the leader's state: a value twice is a duplicate
+	seenValues map[uint64]struct{}
+	wg         sync.WaitGroup
+	stop       context.CancelFunc
+}
+
+// returned is what Outage and Probe need of an operation.
+type returned struct {
+	at     int64 // Return, Unix nanoseconds
+	ok     bool
+	client int32
+	err    string
+}
+
+// keyState is what the checks need of a key's appends, kept as they
+// happen so a check costs what is new since the last one.
+type keyState struct {
+	invoked int                 // appends invoked so far
+	acked   int                 // appends acknowledged so far
+	pending map[uint64]struct{} // acknowledged, not yet seen in the leader's state
+	seen    int                 // the leader's list is checked up to here
 }
 
 // StartWorkload starts the clients on node "client" of the cluster's
@@ -80,6 +107,9 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 	if cfg.ReadRatio == 0 {
 		cfg.ReadRatio = 0.3
 	}
+	if cfg.History == 0 {
+		cfg.History = 100_000
+	}
 	node := c.World.Node("client")
 	if node == nil {
 		var err error
@@ -88,7 +118,7 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	w := &Workload{c: c, cfg: cfg, stop: stop}
+	w := &Workload{c: c, cfg: cfg, stop: stop, keys: map[string]*keyState{}, seenValues: map[uint64]struct{}{}}
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(node.Rand().Uint64(), uint64(i)))
 		w.wg.Go(func() { w.client(ctx, i, rng) })
@@ -117,15 +147,61 @@ func (w *Workload) client(ctx context.Context, id int, rng *rand.Rand) {
 			seq++
 			op.Value = uint64(id)<<40 | seq
 		}
+		least := w.invoke(&op)
 		leader = w.do(ctx, &op, leader)
 		if ctx.Err() != nil && op.Outcome != OK {
 			return // stopped mid-operation: not the system's doing
 		}
 		op.Return = time.Now()
-		w.mu.Lock()
-		w.ops = append(w.ops, op)
-		w.mu.Unlock()
+		w.record(op, least)
 	}
+}
+
+// invoke notes an operation's start; for a read it returns how many
+// appends to its key were acknowledged before: the least it may see.
+func (w *Workload) invoke(op *Op) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := w.key(op.Key)
+	if !op.Read {
+		k.invoked++
+	}
+	return k.acked
+}
+
+func (w *Workload) key(name string) *keyState {
+	k := w.keys[name]
+	if k == nil {
+		k = &keyState{pending: map[uint64]struct{}{}}
+		w.keys[name] = k
+	}
+	return k
+}
+
+// record keeps a returned operation, and checks a read against the
+// appends around it: at least least (acknowledged before it was invoked),
+// at most those invoked before it returned.
+func (w *Workload) record(op Op, least int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := w.key(op.Key)
+	switch {
+	case !op.Read && op.Outcome == OK:
+		k.acked++
+		k.pending[op.Value] = struct{}{}
+	case op.Read && op.Outcome == OK && w.violated == "":
+		if op.Len < least {
+			w.violated = fmt.Sprintf("client %d read %s at %s: %d values, but %d appends were acknowledged before it: stale read",
+				op.Client, op.Key, op.Invoke.Format(time.TimeOnly), op.Len, least)
+		} else if op.Len > k.invoked {
+			w.violated = fmt.Sprintf("client %d read %s at %s: %d values, but only %d appends were invoked before it returned",
+				op.Client, op.Key, op.Invoke.Format(time.TimeOnly), op.Len, k.invoked)
+		}
+	}
+	if len(w.ops) < w.cfg.History {
+		w.ops = append(w.ops, op)
+	}
+	w.returns = append(w.returns, returned{at: op.Return.UnixNano(), ok: op.Outcome == OK, client: int32(op.Client), err: op.Err})
 }
 
 // errTimeout: the operation did not return within its timeout.
@@ -193,25 +269,38 @@ func (w *Workload) findLeader() string {
 func (w *Workload) Probe(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := len(w.ops)
-	for i := n - 1; i >= w.probed && i >= 0; i-- {
-		if o := w.ops[i]; o.Outcome != OK {
-			w.probed = n
-			return fmt.Errorf("client %d: %s", o.Client, o.Err)
-		}
-	}
+	n := len(w.returns)
+	from := w.probed
 	w.probed = n
-	if n > 0 && w.ops[n-1].Outcome != OK {
-		return fmt.Errorf("client %d: %s", w.ops[n-1].Client, w.ops[n-1].Err)
+	if n > 0 && from == n {
+		from = n - 1 // nothing new: the latest one still stands
+	}
+	for i := n - 1; i >= from && i >= 0; i-- {
+		if r := w.returns[i]; !r.ok {
+			return fmt.Errorf("client %d: %s", r.client, r.err)
+		}
 	}
 	return nil
 }
 
-// Ops returns a copy of the history so far.
+// Ops returns a copy of the history kept whole (WorkloadConfig.History).
 func (w *Workload) Ops() []Op {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]Op(nil), w.ops...)
+}
+
+// Counts returns how many operations returned, and how many of them
+// succeeded.
+func (w *Workload) Counts() (ops, ok int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, r := range w.returns {
+		if r.ok {
+			ok++
+		}
+	}
+	return len(w.returns), ok
 }
 
 // Outage returns how long after from the clients took to work again for
@@ -222,18 +311,20 @@ func (w *Workload) Ops() []Op {
 func (w *Workload) Outage(from, to time.Time) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	f, t := from.UnixNano(), to.UnixNano()
+	i := sort.Search(len(w.returns), func(i int) bool { return w.returns[i].at >= f })
 	lastFail := -1
-	for i, o := range w.ops {
-		if !o.Return.Before(from) && o.Return.Before(to) && o.Outcome != OK {
+	for ; i < len(w.returns) && w.returns[i].at < t; i++ {
+		if !w.returns[i].ok {
 			lastFail = i
 		}
 	}
 	if lastFail < 0 {
 		return 0
 	}
-	for _, o := range w.ops[lastFail+1:] {
-		if o.Outcome == OK {
-			return o.Return.Sub(from)
+	for _, r := range w.returns[lastFail+1:] {
+		if r.ok {
+			return time.Duration(r.at - f)
 		}
 	}
 	return to.Sub(from)

@@ -1,0 +1,78 @@
+package raftsim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/sim"
+)
+
+// scenarios are arena's built-in scenarios in raft's shape
+// (testdata/*.yaml): the built-ins' faults on raft's followers and leader
+// (the built-ins name the fake cluster's workers and orchestrator), with
+// gates for raft's own timeouts.
+var scenarios = []string{"testdata/leader-failover.yaml", "testdata/network-split.yaml", "testdata/rolling-kills.yaml",
+	"testdata/slow-network.yaml", "testdata/flaky-network.yaml"}
+
+// TestScenarios plays each scenario against 3 and 5 raft nodes in
+// simulated time, with the workload's probe and checks, and prints arena's
+// time to recover beside the workload's own outage for each fault.
+func TestScenarios(t *testing.T) {
+	for _, nodes := range []int{3, 5} {
+		for _, sc := range scenarios {
+			name := strings.TrimSuffix(strings.TrimPrefix(sc, "testdata/"), ".yaml")
+			t.Run(fmt.Sprintf("%s/%d-nodes", name, nodes), func(t *testing.T) {
+				arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
+					c, wl := start(t, w, nodes)
+					rep := arenatest.Run(t, sc, arenatest.WithProbe(wl.Probe), arenatest.WithChecks(wl.Checks()...))
+					wl.Stop()
+					t.Logf("arena vs the workload, per fault:\n%s", compare(rep.Report, wl))
+					ops, ok := wl.Counts()
+					t.Logf("%d operations, %d acknowledged; leader at the end %s", ops, ok, c.Leader())
+				}, arenatest.WithSeed(7))
+			})
+		}
+	}
+}
+
+// start brings up the cluster and the workload on w, with the cluster's
+// role resolver on the world.
+func start(t *testing.T, w *sim.World, nodes int) (*Cluster, *Workload) {
+	t.Helper()
+	c, err := NewCluster(w, Config{Nodes: nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetRoles(c.Roles)
+	wl, err := StartWorkload(c, WorkloadConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, wl
+}
+
+// compare lists each fault with arena's TTR and the workload's outage.
+func compare(rep *arena.Report, wl *Workload) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "at\tfault\ttarget\tarena TTR\tworkload outage")
+	for i, f := range rep.Faults {
+		start := rep.Start.Add(f.At.D())
+		end := rep.End
+		if i+1 < len(rep.Faults) {
+			end = rep.Start.Add(rep.Faults[i+1].At.D())
+		}
+		ttr := "unrecovered"
+		if f.Recovered {
+			ttr = f.TTR.D().Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.At, f.Action.Type, f.Action.TargetID, ttr, wl.Outage(start, end).Round(time.Millisecond))
+	}
+	tw.Flush()
+	return b.String()
+}
