@@ -93,7 +93,7 @@ func (c *conn) Read(b []byte) (int, error) {
 			p.mu.Unlock()
 			return 0, io.EOF
 		}
-		changed := p.changed
+		changed := p.wakeup()
 		p.mu.Unlock()
 		c.wait(changed, held, c.readDL, next)
 	}
@@ -133,7 +133,7 @@ func (c *conn) Write(b []byte) (int, error) {
 			p.mu.Unlock()
 			continue
 		}
-		changed := p.changed
+		changed := p.wakeup()
 		p.mu.Unlock()
 		c.wait(changed, nil, c.writeDL, time.Time{})
 	}

@@ -19,32 +19,40 @@ type deadline struct {
 func newDeadline() *deadline { return &deadline{cancel: make(chan struct{})} }
 
 // set arms the deadline at t: the zero time clears it, a time not in the
-// future fires it now.
+// future fires it now. A pending timer is re-armed rather than replaced:
+// raft sets a deadline around every RPC.
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil && !d.timer.Stop() {
+	pending := d.timer != nil && d.timer.Stop() // stopped before it fired
+	if d.timer != nil && !pending {
 		<-d.cancel // the timer fired: wait until its func closed cancel
 	}
+	timer := d.timer
 	d.timer = nil
-	closed := isClosed(d.cancel)
 	if t.IsZero() {
-		if closed {
+		if isClosed(d.cancel) {
 			d.cancel = make(chan struct{})
 		}
 		return
 	}
-	if dur := time.Until(t); dur > 0 {
-		if closed {
-			d.cancel = make(chan struct{})
+	dur := time.Until(t)
+	if dur <= 0 {
+		if !isClosed(d.cancel) {
+			close(d.cancel)
 		}
-		ch := d.cancel
-		d.timer = time.AfterFunc(dur, func() { close(ch) })
 		return
 	}
-	if !closed {
-		close(d.cancel)
+	if pending { // not fired: its channel is open, and its func closes it
+		timer.Reset(dur)
+		d.timer = timer
+		return
 	}
+	if isClosed(d.cancel) {
+		d.cancel = make(chan struct{})
+	}
+	ch := d.cancel
+	d.timer = time.AfterFunc(dur, func() { close(ch) })
 }
 
 // wait returns the channel closed when the deadline passes.
@@ -58,8 +66,8 @@ func (d *deadline) wait() chan struct{} {
 func (d *deadline) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.timer != nil {
-		d.timer.Stop()
+	if d.timer != nil && d.timer.Stop() {
+		d.timer = nil
 	}
 }
 

@@ -33,14 +33,25 @@ type pipe struct {
 	gone    bool          // the reader closed: a Write fails with EPIPE
 	err     syscall.Errno // not 0: the conn was reset (ECONNRESET); both ends see it
 	changed chan struct{}
+	waiting bool // someone took changed to wait on it: signal must close it
 }
 
 func newPipe() *pipe { return &pipe{changed: make(chan struct{})} }
 
 // signal wakes whoever waits on the pipe. Called with p.mu held.
 func (p *pipe) signal() {
-	close(p.changed)
-	p.changed = make(chan struct{})
+	if p.waiting {
+		close(p.changed)
+		p.changed = make(chan struct{})
+		p.waiting = false
+	}
+}
+
+// wakeup returns the channel closed at the pipe's next change. Called
+// with p.mu held.
+func (p *pipe) wakeup() chan struct{} {
+	p.waiting = true
+	return p.changed
 }
 
 // push appends b, due at `at` (never before the chunk ahead of it: the

@@ -18,7 +18,7 @@ import (
 type WorkloadConfig struct {
 	Clients   int           // concurrent clients (default 3)
 	Keys      int           // keys they share (default 8)
-	Think     time.Duration // between a client's operations, ± 25% (default 200ms)
+	Think     time.Duration // between a client's operations, ± 25% (default 250ms: 12 operations a second from 3 clients)
 	Timeout   time.Duration // per operation (default 1s)
 	ReadRatio float64       // share of reads (default 0.3)
 	// History is how many operations the workload keeps whole (Ops), for
@@ -99,7 +99,7 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 		cfg.Keys = 8
 	}
 	if cfg.Think == 0 {
-		cfg.Think = 200 * time.Millisecond
+		cfg.Think = 250 * time.Millisecond
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = time.Second
