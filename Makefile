@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats kube kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats etcd kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream, NATS and kube modules, then each fuzz target briefly
-test: lint unit downstream nats kube fuzz
+## test: lint, every package under the race detector, the downstream, NATS, etcd, kube and browser modules, then each fuzz target briefly
+test: lint unit downstream nats etcd kube browser fuzz
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -36,11 +36,23 @@ kube:
 kube-tools:
 	GO=$(GO) kube/tools/build.sh
 
+## browser: the dashboard in headless Chromium (chromedp) against a real `arena serve`, a module of its own
+## (browsertest); skips without Chromium unless ARENA_REQUIRE_BROWSER=1; screenshots to $$ARENA_REPORT_DIR (default reports/)
+browser:
+	cd browsertest && $(GO) vet ./... && \
+	ARENA_REPORT_DIR=$${ARENA_REPORT_DIR:-$(CURDIR)/reports} $(GO) test -race -count=1 -v -timeout 10m ./...
+
 ## nats: examples/nats-cluster, a module of its own: a 3-node NATS JetStream cluster in Docker under
 ## arena (skips without a daemon unless ARENA_REQUIRE_DOCKER=1); prints arena's TTR beside the
 ## workload's own outage per fault
 nats:
 	cd examples/nats-cluster && $(GO) vet ./... && $(GO) test -race -count=1 -v -timeout 15m ./...
+
+## etcd: examples/etcd-cluster, a module of its own: a 3-member etcd cluster in Docker (the etcd of
+## `make kube-tools`, FROM scratch) under arena, its key-value history checked for linearizability
+## (skips without a daemon or the binary unless ARENA_REQUIRE_DOCKER=1)
+etcd:
+	cd examples/etcd-cluster && $(GO) vet ./... && $(GO) test -race -count=1 -v -timeout 15m ./...
 
 # Each fuzz target runs on its own (go test allows one -fuzz pattern per package).
 # -fuzzminimizetime bounds the minimisation of each new input: by default it

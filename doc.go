@@ -132,9 +132,12 @@
 // trials run on Trial.Service under the context its ContextScorer is given,
 // and nothing else lands there meanwhile. ModeFixed makes Runs runs per arm and applies Welch's t-test,
 // one-sided by default; ModeSequential looks after every run with an
-// anytime-valid Bayes-factor t-test and stops as soon as the answer is
-// significant, or at MaxRuns with Inconclusive — peeking does not inflate
-// its false alarms. The RegressionResult prints like benchstat:
+// anytime-valid sequential t-test — the likelihood ratio of the t
+// statistic for an effect of ±MDE (95% of its prior) or ±6·MDE (5%)
+// against none, claiming a direction when it reaches 1/Alpha — and stops
+// as soon as the answer is significant, or at MaxRuns with Inconclusive:
+// peeking does not inflate its false alarms. The RegressionResult prints
+// like benchstat:
 //
 //	better: p=0.012 n=18+18 Δ=+4.1 g=0.83 [0.21, 1.45]
 //
@@ -156,6 +159,8 @@
 //     WithMaxFaultDuration, WithRollbackTimeout), Stats, EventStore.
 //   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback, ErrNoActiveFault,
 //     ErrRunActive, RunActiveError, AbortWhen, EventFaultLifted.
+//   - Watching: Service.RunStatus, RunStatus, EventHealthChanged,
+//     HealthEvent, Service.HistoryPage, Service.HistoryBefore.
 //   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
 //     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,

@@ -42,7 +42,7 @@ type PatchProposal struct {
 func proposal(f FaultOutcome, limit time.Duration, now time.Time, spec FaultSpec) (PatchProposal, bool) {
 	var failed []string
 	for _, c := range f.Checks {
-		if !c.Passed {
+		if c.Failed() {
 			failed = append(failed, c.Name)
 		}
 	}

@@ -2,7 +2,6 @@ package arena
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -210,9 +209,15 @@ type CheckResult struct {
 	Passed bool     `json:"passed"`
 	// NotApplicable: the check had nothing to look at (ErrNotApplicable);
 	// it is not measured, neither passed nor failed, and Error says why.
-	NotApplicable bool   `json:"not_applicable,omitempty"`
-	Error         string `json:"error,omitempty"`
-	FaultID       string `json:"fault_id,omitempty"` // empty for the end-of-run checks
+	NotApplicable bool `json:"not_applicable,omitempty"`
+	// Undecided: the check ran out of its budget (ErrUndecided); it is not
+	// measured either, and Error says how far it got.
+	Undecided bool   `json:"undecided,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Violation: what the check found wrong, when its error carries one
+	// (see Violation).
+	Violation *Violation `json:"violation,omitempty"`
+	FaultID   string     `json:"fault_id,omitempty"` // empty for the end-of-run checks
 }
 
 // Transition is a change of the probe's verdict; the timeline of a report is
@@ -245,9 +250,15 @@ type Observer struct {
 	// onOutcome is told of each fault's final outcome (service metrics and
 	// the evolution bridge listen here).
 	onOutcome func(ctx context.Context, f FaultOutcome)
+	// onFailed is told of each check result that failed (the evidence
+	// store listens here).
+	onFailed func(ctx context.Context, r CheckResult)
 	// afterSample, when set, is called after each sample (a run's stop
 	// conditions, abort.go).
 	afterSample func(now time.Time)
+	// onTransition, when set, is told of each change of health, timeline
+	// cap or not (a run's arena.health.changed events, health_event.go).
+	onTransition func(ctx context.Context, now time.Time, tr Transition)
 
 	// The sampling chain: one event, re-armed at nextSample after each
 	// sample until sampleEnd, with the same func (no closure per sample).
@@ -307,12 +318,12 @@ type sampleAt struct {
 // tally is what the score and the TTR statistics need, in constant space.
 type tally struct {
 	landed, decided, recovered int
-	undecided                  int     // closed by the run's end without a verdict
+	faultsUndecided            int     // closed by the run's end without a verdict
 	recoverySum                float64 // Σ over decided faults of 0.7·recovered + 0.3·speed
 	ttrSum                     time.Duration
 	ttrs                       map[time.Duration]int // recovered TTRs, exact; few keys in virtual time, where they fall on the probe grid
-	checks, passed             int                   // checks that looked; those that could not are notApplicable
-	notApplicable              int
+	checks, passed             int                   // checks that looked and decided; the others are notApplicable or undecided
+	notApplicable, undecided   int
 	injectionErrs              int
 }
 
@@ -388,6 +399,7 @@ func (o *Observer) sample(ctx context.Context) {
 	case o.watched.unhealthySince.IsZero():
 		o.watched.unhealthySince, o.watched.reason = t, err.Error()
 	}
+	var changed *Transition
 	if h := b2i(healthy); h != o.lastHealthy {
 		o.lastHealthy = h
 		tr := Transition{At: o.offset(t), Healthy: healthy}
@@ -399,6 +411,7 @@ func (o *Observer) sample(ctx context.Context) {
 		} else {
 			o.dropped++
 		}
+		changed = &tr
 	}
 	if len(o.inflight) > 0 {
 		o.recent = append(o.recent, sampleAt{t, healthy})
@@ -424,6 +437,9 @@ func (o *Observer) sample(ctx context.Context) {
 	settled := o.overtimeDone != nil && !o.overtimeAsked && o.unsettled() == 0
 	o.overtimeAsked = o.overtimeAsked || settled
 	o.mu.Unlock()
+	if changed != nil && o.onTransition != nil {
+		o.onTransition(ctx, t, *changed)
+	}
 	for _, f := range recovered {
 		o.ex.At(t, KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
 	}
@@ -500,7 +516,7 @@ func (o *Observer) recover(f *faultTrack) {
 func (o *Observer) undecided(f *faultTrack) {
 	f.done = true
 	f.out.Undecided = true
-	o.tally.undecided++
+	o.tally.faultsUndecided++
 }
 
 // decide adds a fault's verdict to the tally. Called once per fault, under mu.
@@ -678,6 +694,7 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 	o.record(results)
 	out := f.out
 	o.mu.Unlock()
+	o.tellFailed(ctx, results)
 	o.tell(ctx, []FaultOutcome{out})
 }
 
@@ -687,26 +704,37 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 	results := make([]CheckResult, 0, len(o.checks))
 	for _, c := range o.checks {
 		err := safely(func() error { return c.Run(ctx) })
-		r := CheckResult{Name: c.Name, At: at, Passed: err == nil, NotApplicable: errors.Is(err, ErrNotApplicable)}
-		if err != nil {
-			r.Error = err.Error()
-		}
-		results = append(results, r)
+		results = append(results, o.checkResult(c.Name, at, err))
 	}
 	return results
+}
+
+// tellFailed tells onFailed of the failed results.
+func (o *Observer) tellFailed(ctx context.Context, results []CheckResult) {
+	if o.onFailed == nil {
+		return
+	}
+	for _, r := range results {
+		if r.Failed() {
+			o.onFailed(ctx, r)
+		}
+	}
 }
 
 // record adds check results to the tally and the capped list; under mu.
 func (o *Observer) record(results []CheckResult) {
 	for _, r := range results {
-		if r.NotApplicable {
+		switch {
+		case r.NotApplicable:
 			o.tally.notApplicable++
-		} else {
+		case r.Undecided:
+			o.tally.undecided++
+		default:
 			o.tally.checks++
 		}
 		if r.Passed {
 			o.tally.passed++
-		} else if _, seen := o.watched.failed[r.Name]; !seen {
+		} else if _, seen := o.watched.failed[r.Name]; r.Failed() && !seen {
 			if o.watched.failed == nil {
 				o.watched.failed = map[string]string{}
 			}
@@ -753,6 +781,7 @@ func (o *Observer) Finish(ctx context.Context) {
 		outs = append(outs, f.out)
 	}
 	o.mu.Unlock()
+	o.tellFailed(ctx, results)
 	o.tell(ctx, outs)
 }
 

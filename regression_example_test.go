@@ -45,7 +45,7 @@ func ExampleRegressionTester() {
 	}
 	fmt.Println(res)
 	// Output:
-	// better: p=0.047 n=24+24 Δ=+9 g=0.85 [0.26, 1.44]
+	// better: p=0.045 n=23+23 Δ=+9 g=0.83 [0.23, 1.43]
 }
 
 // The runs per arm a fixed two-sided test needs at α = 0.05 for 80% and

@@ -150,8 +150,8 @@ func TestRegressionSequential(t *testing.T) {
 	if res.Verdict != arena.Better || res.Baseline.Runs >= 130 || res.Baseline.Runs != res.Candidate.Runs {
 		t.Fatalf("d=1: %v, want Better well before the cap", res)
 	}
-	if res.P > 0.05 || res.BayesFactor < 10 || res.Looks != res.Baseline.Runs-1 || math.Abs(res.P-1/(2*res.BayesFactor)) > 1e-12 {
-		t.Errorf("p %v, BF %v, looks %d at n=%d: want p = 1/(2·BF) ≤ 0.05 and a look after every run from 2",
+	if res.P > 0.05 || res.BayesFactor < 20 || res.Looks != res.Baseline.Runs-1 || math.Abs(res.P-1/res.BayesFactor) > 1e-12 {
+		t.Errorf("p %v, LR %v, looks %d at n=%d: want p = 1/LR ≤ 0.05 and a look after every run from 2",
 			res.P, res.BayesFactor, res.Looks, res.Baseline.Runs)
 	}
 	if len(res.Baseline.Scores) != res.Baseline.Runs {
@@ -168,10 +168,10 @@ func TestRegressionSequential(t *testing.T) {
 		t.Errorf("A/A warnings: %v", aa.Warnings)
 	}
 	// A cap so low that no data could reach the threshold is flagged.
-	low := run(t, gauss(70, 90, 1), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 5, Seed: 3})
+	low := run(t, gauss(70, 90, 1), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 3, Seed: 3})
 	if low.Verdict != arena.Inconclusive || len(low.Warnings) != 1 || low.Warnings[0].Error() !=
-		"too few runs: a sequential test capped at 5 runs per arm can never be significant at α 0.05; it needs ≥ 6" {
-		t.Errorf("cap 5: %v, warnings %v", low, low.Warnings)
+		"too few runs: a sequential test capped at 3 runs per arm can never be significant at α 0.05; it needs ≥ 4" {
+		t.Errorf("cap 3: %v, warnings %v", low, low.Warnings)
 	}
 
 	// Batches: looks only at multiples of Batch (and the cap).
@@ -202,11 +202,18 @@ func TestRegressionConstantArms(t *testing.T) {
 		{"fixed, better", arena.ModeFixed, 90, 95, arena.Better, 0, 2},
 		{"fixed, worse", arena.ModeFixed, 95, 90, arena.Worse, 0, 2},
 		{"sequential, equal: to the cap", arena.ModeSequential, 90, 90, arena.NoDifference, 1, 20},
-		// The Bayes factor of t → ∞ is (1 + n_δ g)^(ν/2): past 10 at n = 6.
-		{"sequential, better", arena.ModeSequential, 90, 95, arena.Better, 1 / (2 * math.Pow(1.75, 5)), 6},
+		// The likelihood ratio of t → ∞ at n = 4, its first past 1/α = 20:
+		// 0.95·LR(0.5) + 0.05·LR(3) (internal/stats checks LR by quadrature).
+		{"sequential, better", arena.ModeSequential, 90, 95, arena.Better, 0.012212334663972188, 4},
+		// With G, the Bayes factor of t → ∞ is (1 + n_δ g)^(ν/2): past 10 at n = 6.
+		{"sequential G 0.25, better", arena.ModeSequential, 90, 95, arena.Better, 1 / (2 * math.Pow(1.75, 5)), 6},
 	}
 	for _, tc := range cases {
-		res := run(t, constant(tc.base, tc.cand), arena.RegressionConfig{Mode: tc.mode, Runs: 2, MaxRuns: 20, Seed: 1})
+		cfg := arena.RegressionConfig{Mode: tc.mode, Runs: 2, MaxRuns: 20, Seed: 1}
+		if strings.Contains(tc.name, "G 0.25") {
+			cfg.G = 0.25
+		}
+		res := run(t, constant(tc.base, tc.cand), cfg)
 		if res.Verdict != tc.want || math.Abs(res.P-tc.p) > 1e-12 || res.Baseline.Runs != tc.runs {
 			t.Errorf("%s: %v (p=%v), want %s p=%v n=%d", tc.name, res, res.P, tc.want, tc.p, tc.runs)
 		}
@@ -371,23 +378,37 @@ func TestRegressionCancellation(t *testing.T) {
 	}
 }
 
+// constantsAnswer is where a default sequential test of two constant arms
+// that differ (90 vs 95) has its answer: Better at the first n whose
+// likelihood ratio can reach 1/α (4).
+func constantsAnswer(t *testing.T) int {
+	t.Helper()
+	res, err := arena.CompareScores(arena.RegressionConfig{Mode: arena.ModeSequential},
+		slices.Repeat([]float64{90}, 100), slices.Repeat([]float64{95}, 100))
+	if err != nil || res.Verdict != arena.Better || res.Baseline.Runs < 3 {
+		t.Fatalf("CompareScores of constants: %v, %v; want better after a few runs", res, err)
+	}
+	return res.Baseline.Runs
+}
+
 // TestRegressionStopsRunsInFlight: when a sequential test has its answer,
 // the runs still in flight see their context end, and Run waits for them
 // (goleak checks that none is left behind).
 func TestRegressionStopsRunsInFlight(t *testing.T) {
+	answer := constantsAnswer(t)
 	var started, cancelled atomic.Int32
 	hung := make(chan struct{})
 	var once sync.Once
 	s := arena.ContextScorerFunc(func(ctx context.Context, in any) (float64, error) {
 		tr := in.(arena.Trial)
 		switch {
-		case tr.Index >= 6: // after the answer (at n = 6): hangs until cancelled
+		case tr.Index >= answer: // after the answer: hangs until cancelled
 			started.Add(1)
 			once.Do(func() { close(hung) })
 			<-ctx.Done()
 			cancelled.Add(1)
 			return 0, ctx.Err()
-		case tr.Index == 5 && tr.Arm == arena.ArmCandidate:
+		case tr.Index == answer-1 && tr.Arm == arena.ArmCandidate:
 			<-hung // the last run the answer needs ends once a later one is in flight
 		}
 		if tr.Arm == arena.ArmCandidate {
@@ -396,8 +417,8 @@ func TestRegressionStopsRunsInFlight(t *testing.T) {
 		return 90, nil
 	})
 	res := run(t, s, arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 100, Parallelism: 4, Seed: 2})
-	if res.Verdict != arena.Better || res.Baseline.Runs != 6 {
-		t.Errorf("%v, want better at n=6", res)
+	if res.Verdict != arena.Better || res.Baseline.Runs != answer {
+		t.Errorf("%v, want better at n=%d", res, answer)
 	}
 	if started.Load() == 0 || cancelled.Load() != started.Load() {
 		t.Errorf("%d runs after the answer started, %d cancelled: want all of them cancelled", started.Load(), cancelled.Load())
@@ -412,7 +433,10 @@ func TestRegressionConfigErrors(t *testing.T) {
 		{arena.RegressionConfig{Mode: "adaptive"}, `regression: mode: unknown mode "adaptive" (want "fixed" or "sequential")`},
 		{arena.RegressionConfig{Alpha: 0.5}, "regression: alpha: want a level in (0, 0.5), got 0.5"},
 		{arena.RegressionConfig{Alpha: -1}, "regression: alpha: want a level in (0, 0.5), got -1"},
-		{arena.RegressionConfig{MDE: -0.5}, "regression: mde: want a finite positive effect size, got -0.5"},
+		{arena.RegressionConfig{MDE: -0.5}, "regression: mde: want an effect size in (0, 100] standard deviations, got -0.5"},
+		{arena.RegressionConfig{MDE: 101}, "regression: mde: want an effect size in (0, 100] standard deviations, got 101"},
+		{arena.RegressionConfig{MDE: math.NaN()}, "regression: mde: want an effect size in (0, 100] standard deviations, got NaN"},
+		{arena.RegressionConfig{G: -1}, "regression: g: want a finite positive prior variance, got -1"},
 		{arena.RegressionConfig{G: math.Inf(1)}, "regression: g: want a finite positive prior variance, got +Inf"},
 		{arena.RegressionConfig{Runs: 1}, "regression: runs: need at least 2 runs per arm, got 1"},
 		{arena.RegressionConfig{Runs: -3}, "regression: runs: negative count -3"},
@@ -543,19 +567,21 @@ func TestRegressionRecordsEvent(t *testing.T) {
 	}
 }
 
-// Issue 14 (8a): a scorer that fails from run 6 on, after constant scores
-// 90 vs 95 have already decided at n=6, with one early run slow. Runs
+// Issue 14 (8a): a scorer that fails from run n on, after constant scores
+// 90 vs 95 have already decided at n (constantsAnswer), with one early run
+// slow. Runs
 // before the failure are still collected, so Parallelism 8 answers as
 // Parallelism 1 does.
 func TestRegressionFailureAfterTheAnswerIsParallelismIndependent(t *testing.T) {
 	boom := errors.New("boom")
+	answer := constantsAnswer(t)
 	results := map[int]string{}
 	for _, par := range []int{1, 8} {
 		failed := make(chan struct{})
 		var once sync.Once
 		s := arena.ContextScorerFunc(func(ctx context.Context, in any) (float64, error) {
 			tr := in.(arena.Trial)
-			if tr.Index >= 6 {
+			if tr.Index >= answer {
 				once.Do(func() { close(failed) })
 				return 0, boom
 			}
@@ -575,15 +601,15 @@ func TestRegressionFailureAfterTheAnswerIsParallelismIndependent(t *testing.T) {
 			return 90, nil
 		})
 		res, err := arena.NewRegressionTester(nil, s).Run(context.Background(),
-			arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: 6, MaxRuns: 20, Parallelism: par, Seed: 5})
+			arena.RegressionConfig{Mode: arena.ModeSequential, MinRuns: answer, MaxRuns: 20, Parallelism: par, Seed: 5})
 		if err != nil {
-			t.Fatalf("Parallelism %d: %v, want the answer of the first 6 pairs", par, err)
+			t.Fatalf("Parallelism %d: %v, want the answer of the first %d pairs", par, err, answer)
 		}
 		res.WallTime = 0
 		b, _ := json.Marshal(res)
 		results[par] = string(b)
-		if res.Verdict != arena.Better || res.Baseline.Runs != 6 {
-			t.Errorf("Parallelism %d: %s after %d runs, want better after 6", par, res.Verdict, res.Baseline.Runs)
+		if res.Verdict != arena.Better || res.Baseline.Runs != answer {
+			t.Errorf("Parallelism %d: %s after %d runs, want better after %d", par, res.Verdict, res.Baseline.Runs, answer)
 		}
 	}
 	if results[1] != results[8] {

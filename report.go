@@ -44,6 +44,7 @@ type Report struct {
 	ChecksRun           int            `json:"checks_run"`
 	ChecksPassed        int            `json:"checks_passed"`
 	ChecksNotApplicable int            `json:"checks_not_applicable"` // could not look: not measured, not in ChecksRun
+	ChecksUndecided     int            `json:"checks_undecided"`      // ran out of their budget: not measured, not in ChecksRun
 	InjectionErrorCount int            `json:"injection_error_count"`
 	Faults              []FaultOutcome `json:"faults"`
 	InjectionErrors     []Result       `json:"injection_errors"` // faults that did not land: not scored
@@ -91,13 +92,14 @@ func (o *Observer) Report(seed uint64) *Report {
 		ChecksRun:           t.checks,
 		ChecksPassed:        t.passed,
 		ChecksNotApplicable: t.notApplicable,
+		ChecksUndecided:     t.undecided,
 		Checks:              append([]CheckResult{}, o.checkResults...),
 		Timeline:            append([]Transition{}, o.timeline...),
 		TimelineDropped:     o.dropped,
 		Downtime:            Duration(time.Duration(o.samples-o.healthySamples) * o.opts.ProbeInterval),
 		Recovered:           t.recovered,
 		Unrecovered:         t.decided - t.recovered,
-		Undecided:           t.undecided,
+		Undecided:           t.faultsUndecided,
 	}
 	for _, f := range o.faults {
 		r.Faults = append(r.Faults, f.out)

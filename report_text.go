@@ -49,15 +49,18 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		fmt.Fprintf(b, "score -  grade none (nothing measured)\n")
 	}
 	dim(b, "availability", r.Score.Availability, fmt.Sprintf("%d/%d samples healthy, downtime %s", r.HealthySamples, r.Samples, r.round(r.Downtime)))
-	undecided := ""
+	unobserved := ""
 	if r.Undecided > 0 {
-		undecided = fmt.Sprintf(", %d undecided (not observed long enough; not scored)", r.Undecided)
+		unobserved = fmt.Sprintf(", %d undecided (not observed long enough; not scored)", r.Undecided)
 	}
 	dim(b, "recovery", r.Score.Recovery, fmt.Sprintf("%d recovered, %d unrecovered%s; MTTR %s, p95 %s, max %s",
-		r.Recovered, r.Unrecovered, undecided, r.round(r.MTTR), r.round(r.P95TTR), r.round(r.MaxTTR)))
+		r.Recovered, r.Unrecovered, unobserved, r.round(r.MTTR), r.round(r.P95TTR), r.round(r.MaxTTR)))
 	checks := fmt.Sprintf("%d/%d checks passed", r.ChecksPassed, r.ChecksRun)
 	if r.ChecksNotApplicable > 0 {
 		checks += fmt.Sprintf(", %d not applicable (could not look)", r.ChecksNotApplicable)
+	}
+	if r.ChecksUndecided > 0 {
+		checks += fmt.Sprintf(", %d undecided (out of budget)", r.ChecksUndecided)
 	}
 	dim(b, "consistency", r.Score.Consistency, checks)
 	faults := r.Faults
@@ -89,16 +92,25 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
 		}
 	}
-	failed := 0
+	failed, undecided := 0, 0
 	for _, c := range r.Checks {
-		if c.Passed || c.NotApplicable {
-			continue
+		switch {
+		case c.Undecided:
+			if undecided++; maxRows == 0 || undecided <= maxRows {
+				fmt.Fprintf(b, "check %s undecided at %s: %s\n", c.Name, c.At, c.Error)
+			}
+		case c.Failed():
+			if failed++; maxRows > 0 && failed > maxRows {
+				continue
+			}
+			fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+			if c.Violation != nil {
+				writeViolation(b, c.Violation)
+			}
 		}
-		if failed++; maxRows > 0 && failed > maxRows {
-			fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
-			break
-		}
-		fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+	}
+	if maxRows > 0 && failed > maxRows {
+		fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
 	}
 	writeRollback(b, r.Rollback)
 	return nil
@@ -197,6 +209,8 @@ func (r *Report) outcomeText(f FaultOutcome) string {
 		switch {
 		case c.NotApplicable:
 			parts = append(parts, "check "+c.Name+" not applicable")
+		case c.Undecided:
+			parts = append(parts, "check "+c.Name+" undecided")
 		case !c.Passed:
 			parts = append(parts, "check "+c.Name+" failed")
 		}
@@ -219,7 +233,7 @@ func (f FaultOutcome) Describe() string {
 		s += "unrecovered"
 	}
 	for _, c := range f.Checks {
-		if !c.Passed {
+		if c.Failed() {
 			return s + ", check " + c.Name + " failed"
 		}
 	}

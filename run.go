@@ -33,6 +33,9 @@ type Run struct {
 	id     string      // "run-N", numbering the service's runs
 	origin FaultOrigin // what kind of run: run, scenario, survival
 	name   string      // the scenario's name, for RunActiveError
+	// planned is how long a scenario's plan takes (its run is allowed
+	// longer); 0: the run's duration is its plan (RunStatus).
+	planned time.Duration
 
 	// How the run may go on past its schedule (overtime): a schedule that
 	// reaches its end, or completes (complete), keeps watching the faults it
@@ -83,6 +86,18 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	r.end = r.start.Add(opts.Duration)
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
 	r.obs.clock = clockKindOf(s.opts.clock)
+	var (
+		vmu        sync.Mutex // checks may run on several goroutines in real time
+		violations int        // numbers the evidence of the run's failed checks
+	)
+	r.obs.onFailed = func(ctx context.Context, c CheckResult) {
+		vmu.Lock()
+		violations++
+		id := fmt.Sprintf("ev-%s-check-%d", r.id, violations)
+		vmu.Unlock()
+		s.storeEvidence(ctx, Evidence{ID: id, ActionID: c.FaultID, Kind: EvidenceViolation, Time: ex.Now(), Check: &c, RunID: r.id})
+	}
+	r.obs.onTransition = r.healthChanged
 	r.obs.onOutcome = func(ctx context.Context, f FaultOutcome) {
 		s.faultOutcome(ctx, f, r.opts.Scoring.SpeedLimit, ex.Now())
 		r.mu.Lock()

@@ -9,9 +9,11 @@ import (
 )
 
 // WriteJUnit writes the run as a JUnit XML document: the suite is the
-// scenario, with the seed, verdict, outcome, score and grade as properties;
-// its testcases are the steps (failed, skipped or passed) and the gate's
-// criteria; the text report is its system-out. Times are on the run's clock.
+// scenario, with the seed, verdict, outcome, score, grade and the count of
+// undecided checks as properties; its testcases are the steps (failed,
+// skipped or passed), the gate's criteria, and each undecided check run,
+// skipped with how far it got; the text report is its system-out. Times are
+// on the run's clock.
 func (r *ScenarioReport) WriteJUnit(w io.Writer) error {
 	class := "arena.scenario." + r.Scenario
 	s := junit.Suite{
@@ -26,7 +28,8 @@ func (r *ScenarioReport) WriteJUnit(w io.Writer) error {
 	if r.Report != nil {
 		s.Properties = append(s.Properties,
 			junit.Property{Name: "score", Value: junitScore(r.Report.Score)},
-			junit.Property{Name: "grade", Value: r.Report.Score.Grade.String()})
+			junit.Property{Name: "grade", Value: r.Report.Score.Grade.String()},
+			junit.Property{Name: "checks_undecided", Value: fmt.Sprint(r.Report.ChecksUndecided)})
 	}
 	for _, st := range r.Steps {
 		c := junit.Case{Name: fmt.Sprintf("step %s %s", stepTitle(st), st.Type), Classname: class, Time: junit.Seconds(0)}
@@ -43,6 +46,14 @@ func (r *ScenarioReport) WriteJUnit(w io.Writer) error {
 	}
 	for _, g := range r.Gate.Checks {
 		s.Add(junit.Gate(class, g.Name, g.Passed, g.Reason, g.Want, g.Got))
+	}
+	if r.Report != nil {
+		for _, c := range r.Report.Checks { // an undecided check is neither passed nor failed: skipped, saying how far it got
+			if c.Undecided {
+				s.Add(junit.Case{Name: fmt.Sprintf("check %s at %s", c.Name, c.At), Classname: class, Time: junit.Seconds(0),
+					Skipped: &junit.Message{Message: c.Error}})
+			}
+		}
 	}
 	return junit.Write(w, s)
 }

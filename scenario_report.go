@@ -191,7 +191,12 @@ func recoveredCheck(rep *Report) GateCheck {
 func consistentCheck(rep *Report) GateCheck {
 	c := GateCheck{Name: "consistent", Want: "every consistency check passed",
 		Got: fmt.Sprintf("%d/%d checks passed", rep.ChecksPassed, rep.ChecksRun)}
+	if rep.ChecksUndecided > 0 {
+		c.Got += fmt.Sprintf(", %d undecided", rep.ChecksUndecided)
+	}
 	switch {
+	case rep.ChecksRun == 0 && rep.ChecksUndecided > 0:
+		c.Reason = fmt.Sprintf("no consistency check decided: %d undecided (out of budget), %d could not look", rep.ChecksUndecided, rep.ChecksNotApplicable)
 	case rep.ChecksRun == 0 && rep.ChecksNotApplicable > 0:
 		c.Reason = fmt.Sprintf("no consistency check ran: %d could not look (not applicable)", rep.ChecksNotApplicable)
 	case rep.ChecksRun == 0:
@@ -199,7 +204,7 @@ func consistentCheck(rep *Report) GateCheck {
 	case rep.ChecksPassed < rep.ChecksRun:
 		c.Reason = fmt.Sprintf("%d of %d checks failed", rep.ChecksRun-rep.ChecksPassed, rep.ChecksRun)
 		for _, ch := range rep.Checks { // the listed ones: the first ListCap
-			if !ch.Passed && !ch.NotApplicable {
+			if ch.Failed() {
 				c.Reason += fmt.Sprintf(", first %s at %s: %s", ch.Name, ch.At, ch.Error)
 				break
 			}

@@ -56,7 +56,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
-	r.origin, r.name = OriginScenario, sc.Name
+	r.origin, r.name, r.planned = OriginScenario, sc.Name, sc.PlannedLength()
 	r.overtimeAtEnd, r.bound = false, r.End() // reaching the limit is the timeout: no overtime past it
 	if err := sc.Config.AbortWhen.validate("config.abort_when", svc.opts.checks); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)

@@ -151,9 +151,8 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		}
 		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
 	}
-	if !res.Success && s.evidence != nil {
-		ev := Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: "injection_failure", Time: start, Result: res}
-		s.bridgeErr(s.evidence.StoreEvidence(ctx, ev))
+	if !res.Success {
+		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
 	}
 	s.flight(ctx, &res, err)
 	return res
@@ -316,6 +315,9 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	s.metrics.faults.WithLabelValues(label).Inc()
 	if f.Recovered {
 		s.metrics.ttr.Observe(f.TTR.D().Seconds())
+	}
+	if !f.Recovered && !f.Undecided {
+		s.storeEvidence(ctx, Evidence{ID: "ev-unrecovered-" + f.Action.ID, ActionID: f.Action.ID, Kind: EvidenceUnrecovered, Time: now, Fault: &f})
 	}
 	s.appendEvent(ctx, typ, now, f)
 	if !f.Undecided { // not watched long enough: nothing to propose

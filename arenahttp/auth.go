@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// authorized checks the API key when one is set, and answers 401 when it is
-// missing or wrong. Both keys are hashed first, so the comparison takes the
+// authorized checks the API key when one is set, or else a browser's
+// session cookie, and answers 401 when they are missing or wrong. Both keys are hashed first, so the comparison takes the
 // same time whatever the given key's length and content.
 func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	want := h.key.Load()
@@ -18,6 +18,11 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	given, ok := apiKey(r)
 	if ok && validKey(given, want) {
 		return true
+	}
+	if !ok { // a browser's session (session.go)
+		if handled, pass := h.sessionAuth(w, r); handled {
+			return pass
+		}
 	}
 	// Answer without reading the body, and close rather than drain it.
 	closeIfBody(w, r)

@@ -15,7 +15,8 @@
 //
 // # Routes
 //
-// JSON in and out. Every route requires the API key when one is set.
+// JSON in and out. Every route requires the API key when one is set, but
+// the dashboard's files and the login (see Dashboard and sessions).
 //
 //	POST /arena/leader/kill                  kill_leader
 //	POST /arena/orchestrator/kill            kill_orchestrator
@@ -33,8 +34,9 @@
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
 //	GET  /arena/faults                       []arena.ActiveFault: faults arena can still lift, oldest first
 //	DELETE /arena/faults/{id}                FaultLifted: lift that fault now (404: no such active fault)
+//	DELETE /arena/faults                     []FaultLifted: lift every active fault now
 //	GET  /arena/stats                        arena.Stats
-//	GET  /arena/history[?after=&limit=]      []arena.Result, oldest first (a page)
+//	GET  /arena/history[?after=|before=&limit=]  []arena.Result, oldest first (a page)
 //	GET  /arena/score                        ScoreView
 //	GET  /arena/metrics                      arena.MetricsSnapshot
 //	GET  /arena/stream                       Server-Sent Events of the "arena" stream
@@ -43,9 +45,18 @@
 //	GET  /arena/survival/status              SurvivalStatusView
 //	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
 //	POST /arena/scenario/validate            ValidateResponse
+//	POST /arena/scenario/start[?seed=n]      202 ScenarioStarted: the run goes on in the background
+//	POST /arena/scenario/stop                arena.ScenarioReport of the run stopped (started either way)
+//	GET  /arena/scenarios                    []ScenarioInfo: the built-in library, runnable here or why not
+//	GET  /arena/run                          RunView: the run holding the service, and the last one finished here
+//	GET  /arena/report                       the last finished run's HTML report (404: none yet)
 //	GET  /arena/flight/timeline[?after=&limit=]     []arena.FlightEvent (a page)
 //	GET  /arena/flight/diagnostics[?after=&limit=]  []arena.Diagnostic (a page)
 //	GET  /metrics                            Prometheus text format
+//	GET  /arena/ui/                          the dashboard (public: a page, its script and style sheet)
+//	POST /arena/session                      SessionView: the key (body: LoginRequest) for a session cookie (public)
+//	GET  /arena/session                      SessionView: how this request got in; a session's CSRF token
+//	DELETE /arena/session                    LoggedOut: the cookie's session ends
 //
 // The fault routes are read from the fault specs (arena.FaultSpec.Route).
 //
@@ -55,7 +66,10 @@
 // number, oldest first. The headers X-Arena-First (number of the first
 // item), X-Arena-Next-After (the ?after= of the next page) and
 // X-Arena-Dropped (items that fell out of the bounded store) carry the
-// numbering; the body stays a JSON array.
+// numbering; the body stays a JSON array. The history also pages
+// backwards: ?before= answers the newest ?limit= items numbered before it
+// (oldest first), so a reader walks back from the newest page with
+// before=X-Arena-First.
 //
 // Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
 // remove_edge and /arena/fault/{type}, "source_id" and "target_id". The
@@ -85,8 +99,12 @@
 //     longer than the server's maximum run, a fault "duration" over the
 //     service's maximum (arena.WithMaxFaultDuration, 1h by default), an
 //     action "id" that an active fault already has.
-//   - 401: no API key, or a wrong one. The key is checked before any of
-//     the body is read, and the connection is closed after the answer.
+//   - 401: no API key, or a wrong one; a session that expired or was
+//     revoked. The key is checked before any of the body is read, and the
+//     connection is closed after the answer.
+//   - 403: a state-changing request from a page of another origin
+//     (Sec-Fetch-Site, Origin), whatever it authenticates with; or one
+//     authenticated by a session cookie without the session's CSRF token.
 //   - 404: no such route; /arena/fault/{type} of a type the service does
 //     not know; DELETE /arena/faults/{id} of a fault that is not active.
 //   - 405: not with this method (Allow lists the methods). 404 and 405
@@ -96,8 +114,8 @@
 //   - 409: a run holds the service (one at a time: two runs on one system
 //     would score each other's faults): a scenario or survival start while
 //     either runs, or an action route during a run or an A/B test on the
-//     service; the error names the run. Also: stop with no survival run
-//     going.
+//     service; the error names the run. Also: a stop with no such run
+//     going; a login on a server without a key.
 //   - 413: a body over the limit (1 MiB by default); the connection is
 //     closed without reading the rest.
 //   - 500: a handler panicked; the server lives on.
@@ -156,4 +174,36 @@
 // WithMaxSubscribers streams are open at once (503 beyond). Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).
+//
+// # Dashboard and sessions
+//
+// GET /arena/ui/ is a live dashboard of the service, one page embedded in
+// the binary that loads nothing from elsewhere (`arena serve` prints its
+// URL). It draws the system's health over time from the stream's
+// arena.health.changed events, with faults marked as they land, are lifted,
+// recover or do not; lists the active faults with a Lift button each and a
+// Lift all; starts a built-in scenario (POST /arena/scenario/start) or a
+// survival run, stops it, shows its progress and score so far (GET
+// /arena/run, read every 2s while a run goes) and links the last run's HTML
+// report; keeps a filterable log of the stream's events and pages through
+// the action history; and says whether the stream is live, reconnecting or
+// caught up after a gap. A reload resumes the stream after the last event
+// the page had. What the page keeps is bounded (5 minutes of chart, the
+// last 1000 events), and it draws at most twice a second. The server keeps
+// nothing per page: the stream is the shared one, and the page's other
+// reads are ordinary requests.
+//
+// A browser's EventSource cannot send X-API-Key, so a page logs in: POST
+// /arena/session with {"key": …} answers a session cookie (HttpOnly,
+// SameSite=Strict, Path=/, Secure over TLS, expiring after WithSessionTTL)
+// and the session's CSRF token, which the page keeps in memory and sends in
+// X-Arena-CSRF on every request that changes state; GET /arena/session gives
+// it again after a reload. DELETE /arena/session ends the session on the
+// server, and SetAPIKey ends them all. The key travels once, in a request
+// body: never in a URL, a cookie or the page. Header auth works as before,
+// with no token; without a key nothing is needed, and the server listens on
+// loopback only. Whatever the auth, a request that changes state from a page
+// of another origin is refused (403), so that no site a user visits can
+// drive arena through the user's browser (WithTrustedOrigins admits a
+// reverse proxy's).
 package arenahttp

@@ -39,6 +39,24 @@ func (h *Handler) faultLift(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// faultLiftAll serves DELETE /arena/faults: it lifts every active fault
+// (those of a run too, as DELETE /arena/faults/{id} would) and answers what
+// became of each.
+func (h *Handler) faultLiftAll(w http.ResponseWriter, r *http.Request) {
+	out := []FaultLifted{}
+	for _, f := range h.svc.ActiveFaults() {
+		err := h.svc.LiftFault(r.Context(), f.ID)
+		switch {
+		case errors.Is(err, arena.ErrNoActiveFault): // lifted meanwhile (its duration, a rollback)
+		case err != nil:
+			out = append(out, FaultLifted{ID: f.ID, Error: err.Error()})
+		default:
+			out = append(out, FaultLifted{ID: f.ID, Lifted: true})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
 // writeRefused answers an action the service refuses before landing it:
 // 409 naming the run that holds the service, 400 for a duration over the
 // maximum.

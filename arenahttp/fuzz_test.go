@@ -38,6 +38,16 @@ func FuzzHandler(f *testing.F) {
 		{"GET", "/metrics", "", ""},
 		{"DELETE", "/arena/stats", "", "x"},
 		{"GET", "/arena/agent/%E2%80%AE/kill", "X-API-Key: nope", ""},
+		{"GET", "/arena/history?before=18446744073709551615&limit=3", "", ""},
+		{"POST", "/arena/scenario/start?seed=4", "", "leader-failover"},
+		{"POST", "/arena/scenario/stop", "", ""},
+		{"GET", "/arena/run", "", ""},
+		{"GET", "/arena/report", "", ""},
+		{"GET", "/arena/scenarios", "", ""},
+		{"DELETE", "/arena/faults", "Sec-Fetch-Site: cross-site", ""},
+		{"GET", "/arena/ui/app.js", "", ""},
+		{"POST", "/arena/session", "Cookie: arena_session=x", `{"key":"k"}`},
+		{"DELETE", "/arena/session", "Origin: http://evil.example", ""},
 	} {
 		f.Add(s.method, s.target, s.header, []byte(s.body))
 	}

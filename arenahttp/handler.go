@@ -20,12 +20,15 @@ type Handler struct {
 	opts options
 	mux  *http.ServeMux
 
-	key atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
+	key      atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
+	sessions sessions                          // browsers' sessions (session.go)
+	origins  *http.CrossOriginProtection       // refuses cross-origin state changes
 
 	streams  atomic.Int64             // open event streams
 	hub      hub                      // the event streams' shared subscription
 	slots    map[string]chan struct{} // per route class: requests being served
 	scenario sync.Mutex               // held by the scenario run in progress
+	runs     runs                     // that run, and the last report (runs.go)
 
 	ctx       context.Context // background work (survival); ended by Close
 	cancel    context.CancelFunc
@@ -51,7 +54,8 @@ func NewHandler(svc *arena.Service, opts ...Option) *Handler {
 		opt.apply(&o)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{}), slots: newSlots(o.maxConcurrent)}
+	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{}), slots: newSlots(o.maxConcurrent),
+		origins: newOriginCheck(o.trustedOrigins)}
 	h.SetAPIKey(o.apiKey)
 	h.mux = http.NewServeMux()
 	h.RegisterRoutes(h.mux)
@@ -77,9 +81,11 @@ func (h *Handler) RegisterRoutes(mux *http.ServeMux) {
 }
 
 // SetAPIKey sets the key every route requires, in X-API-Key or
-// Authorization: Bearer; "" turns auth off. It may be called while serving.
-// Only a hash of the key is kept, and keys are compared in constant time.
+// Authorization: Bearer; "" turns auth off. It may be called while serving;
+// it ends every browser session (they were opened with the old key). Only a
+// hash of the key is kept, and keys are compared in constant time.
 func (h *Handler) SetAPIKey(key string) {
+	h.sessions.reset()
 	if key == "" {
 		h.key.Store(nil)
 		return

@@ -54,6 +54,9 @@ type options struct {
 	bodyReadTimeout time.Duration
 	maxConcurrent   int
 	maxSurvival     time.Duration
+
+	sessionTTL     time.Duration // session.go
+	trustedOrigins []string
 }
 
 func defaultOptions() options {
@@ -62,7 +65,7 @@ func defaultOptions() options {
 		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
 		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, logger: slog.Default(),
 		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
-		maxSurvival: DefaultMaxSurvival,
+		maxSurvival: DefaultMaxSurvival, sessionTTL: DefaultSessionTTL,
 	}
 }
 

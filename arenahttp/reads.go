@@ -16,6 +16,10 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
 // history answers a page of the service's history, oldest first: the
 // newest ?limit= results, or those after ?after= (see paging.go).
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("before") {
+		h.historyBefore(w, r)
+		return
+	}
 	after, limit, err := pageParams(r)
 	if err != nil {
 		writeErr(w, err)

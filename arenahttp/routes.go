@@ -14,6 +14,7 @@ type route struct {
 	pattern string
 	query   []string // accepted query parameters; any other is a 400
 	serve   http.HandlerFunc
+	public  bool // served without the key: the dashboard's files, and the login that checks the key itself
 }
 
 // agentRoute is the prefix of the built-in routes of agent faults; the
@@ -34,10 +35,11 @@ func (h *Handler) routes() []route {
 		route{pattern: "POST /arena/fault/{type}", serve: h.fault},
 
 		route{pattern: "GET /arena/faults", serve: h.faults},
+		route{pattern: "DELETE /arena/faults", serve: h.faultLiftAll},
 		route{pattern: "DELETE /arena/faults/{id}", serve: h.faultLift},
 
 		route{pattern: "GET /arena/stats", serve: h.stats},
-		route{pattern: "GET /arena/history", query: pageQuery, serve: h.history},
+		route{pattern: "GET /arena/history", query: historyQuery, serve: h.history},
 		route{pattern: "GET /arena/score", serve: h.score},
 		route{pattern: "GET /arena/metrics", serve: h.metricsJSON},
 		route{pattern: "GET /arena/stream", query: []string{"last_event_id"}, serve: h.stream},
@@ -48,18 +50,29 @@ func (h *Handler) routes() []route {
 
 		route{pattern: "POST /arena/scenario/run", query: []string{"seed"}, serve: h.scenarioRun},
 		route{pattern: "POST /arena/scenario/validate", serve: h.scenarioValidate},
+		route{pattern: "POST /arena/scenario/start", query: []string{"seed"}, serve: h.scenarioStart},
+		route{pattern: "POST /arena/scenario/stop", serve: h.scenarioStop},
+		route{pattern: "GET /arena/scenarios", serve: h.scenarioList},
+		route{pattern: "GET /arena/run", serve: h.runStatus},
+		route{pattern: "GET /arena/report", serve: h.report},
 
 		route{pattern: "GET /arena/flight/timeline", query: pageQuery, serve: h.flightTimeline},
 		route{pattern: "GET /arena/flight/diagnostics", query: pageQuery, serve: h.flightDiagnostics},
 
 		route{pattern: "GET /metrics", serve: h.prometheus},
+
+		route{pattern: "GET /arena/ui/{asset...}", public: true, serve: h.dashboard},
+		route{pattern: "POST /arena/session", public: true, serve: h.login},
+		route{pattern: "GET /arena/session", serve: h.sessionInfo},
+		route{pattern: "DELETE /arena/session", serve: h.logout},
 	)
 	return rs
 }
 
 // wrap puts a route behind the API's middleware, outermost first: panic
-// recovery, closed-handler check, auth, body limit, concurrency cap of the
-// route's class, body read deadline, query check.
+// recovery, closed-handler check, cross-origin check, auth (not on public
+// routes), body limit, concurrency cap of the route's class, body read
+// deadline, query check.
 func (h *Handler) wrap(rt route) http.Handler {
 	class := routeClass(rt.pattern)
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -67,9 +80,12 @@ func (h *Handler) wrap(rt route) http.Handler {
 			writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
 			return
 		}
+		if h.crossOrigin(w, r) {
+			return
+		}
 		// Nothing of the body is read before the key is checked; an early
 		// answer closes the connection rather than drain a slow body.
-		if !h.authorized(w, r) {
+		if !rt.public && !h.authorized(w, r) {
 			return
 		}
 		if r.ContentLength > h.opts.bodyLimit {

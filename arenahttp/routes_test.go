@@ -20,6 +20,7 @@ type routeCase struct {
 	goodCode int
 	bad      request // path, body or header at fault; method and key are filled in
 	badField string  // the field the 400 must name
+	public   bool    // served without a key (the good request is sent without one)
 }
 
 func routeTable() []routeCase {
@@ -50,6 +51,7 @@ func routeTable() []routeCase {
 		post("/arena/fault/{type}", "/arena/fault/pause_agent", `{"target_id":"worker-2","metadata":{"duration":"1s"}}`, `{"target_id":"worker-2","metadata":{"duration":"x"}}`, "metadata.duration"),
 		get("/arena/faults"),
 		{pattern: "DELETE /arena/faults/{id}", path: "/arena/faults/mcp-held", goodCode: 200, bad: request{path: "/arena/faults/a%20b"}, badField: "id"},
+		{pattern: "DELETE /arena/faults", path: "/arena/faults", goodCode: 200, bad: request{path: "/arena/faults?bogus=1"}, badField: "bogus"},
 		get("/arena/stats"),
 		{pattern: "GET /arena/history", path: "/arena/history?limit=2", goodCode: 200, bad: request{path: "/arena/history?limit=0"}, badField: "limit"},
 		get("/arena/score"),
@@ -60,15 +62,26 @@ func routeTable() []routeCase {
 		{pattern: "POST /arena/survival/stop", path: "/arena/survival/stop", goodCode: 200, bad: request{path: "/arena/survival/stop?now=1"}, badField: "now"},
 		{pattern: "POST /arena/scenario/run", path: "/arena/scenario/run", good: tinyScenario, goodCode: 200, bad: request{path: "/arena/scenario/run", body: "name: broken\nactions:\n  - action: {type: kill_agent}\n"}, badField: "actions[0].action.target_id"},
 		{pattern: "POST /arena/scenario/validate", path: "/arena/scenario/validate", good: `leader-failover`, goodCode: 200, bad: request{path: "/arena/scenario/validate", body: "name: x\nbogus: 1\nactions: []\n"}, badField: "bogus"},
+		// Started in the background, in its five-minute cooldown when the next row stops it.
+		{pattern: "POST /arena/scenario/start", path: "/arena/scenario/start", good: strings.Replace(tinyScenario, "cooldown: 300ms", "cooldown: 5m\n  allow_unhealthy_start: true", 1), goodCode: 202, bad: request{path: "/arena/scenario/start?seed=-1", body: tinyScenario}, badField: "seed"},
+		{pattern: "POST /arena/scenario/stop", path: "/arena/scenario/stop", goodCode: 200, bad: request{path: "/arena/scenario/stop?now=1"}, badField: "now"},
+		get("/arena/scenarios"),
+		get("/arena/run"),
+		get("/arena/report"),
 		{pattern: "GET /arena/flight/timeline", path: "/arena/flight/timeline?after=0&limit=5", goodCode: 200, bad: request{path: "/arena/flight/timeline?after=-1"}, badField: "after"},
 		{pattern: "GET /arena/flight/diagnostics", path: "/arena/flight/diagnostics?limit=5", goodCode: 200, bad: request{path: "/arena/flight/diagnostics?limit=100000"}, badField: "limit"},
 		get("/metrics"),
+		{pattern: "GET /arena/ui/{asset...}", path: "/arena/ui/", goodCode: 200, bad: request{path: "/arena/ui/?bogus=1"}, badField: "bogus", public: true},
+		{pattern: "POST /arena/session", path: "/arena/session", good: `{"key":"` + testKey + `"}`, goodCode: 200, bad: request{path: "/arena/session", body: `{"key":7}`}, badField: "key", public: true},
+		get("/arena/session"),
+		{pattern: "DELETE /arena/session", path: "/arena/session", goodCode: 200, bad: request{path: "/arena/session?bogus=1"}, badField: "bogus"},
 	}
 }
 
-// TestRoutes runs, for every route: no key 401, wrong key 401, a good request
-// 2xx, a bad one 400 naming its field, an oversize body 413. Survival start
-// and stop are in the order that makes them succeed.
+// TestRoutes runs, for every route: no key 401, wrong key 401 (a public
+// route: the good request without a key succeeds), a good request 2xx, a
+// bad one 400 naming its field, an oversize body 413. Survival and scenario
+// start and stop are in the order that makes them succeed.
 func TestRoutes(t *testing.T) {
 	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
 	table := routeTable()
@@ -92,11 +105,19 @@ func TestRoutes(t *testing.T) {
 		method, _, _ := strings.Cut(c.pattern, " ")
 		t.Run(c.pattern, func(t *testing.T) {
 			for _, key := range []string{"", "wrong-key"} {
+				if c.public {
+					break
+				}
 				r := s.do(t, request{method: method, path: c.path, body: c.good, key: key})
 				if r.code != http.StatusUnauthorized {
 					t.Errorf("key %q: %s %s = %d %s, want 401", key, method, c.path, r.code, r.body)
 				} else {
 					errorOf(t, r)
+				}
+			}
+			if c.public {
+				if r := s.do(t, request{method: method, path: c.path, body: c.good}); r.code != c.goodCode {
+					t.Errorf("without a key: %s %s = %d %s, want %d (a public route)", method, c.path, r.code, r.body, c.goodCode)
 				}
 			}
 

@@ -142,8 +142,8 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 		sc.Config.Seed = seed
 	}
 	max := h.opts.maxScenarioRun
-	if _, virtual := h.svc.Clock().(*arena.VirtualClock); !virtual && sc.PlannedLength() > max {
-		writeError(w, http.StatusBadRequest, "actions", fmt.Sprintf("the scenario is planned to run %s, longer than this server's maximum of %s", sc.PlannedLength(), max))
+	if err := h.checkPlanned(sc); err != nil {
+		writeErr(w, err)
 		return
 	}
 	if !h.scenario.TryLock() {
@@ -156,7 +156,9 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stop := context.AfterFunc(h.ctx, cancel) // Close ends the run too
 	defer stop()
+	ctx, run := h.runs.begin(ctx) // POST /arena/scenario/stop ends it too (runs.go)
 	rep, err := arena.RunScenarioReport(ctx, h.svc, sc)
+	h.runs.end(run, rep, err)
 	switch {
 	case rep == nil && errors.Is(err, arena.ErrRunActive): // a survival run, or a run outside the handler
 		writeError(w, http.StatusConflict, "", err.Error())
@@ -164,7 +166,7 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "", err.Error())
 	case rep == nil:
 		writeScenarioErr(w, scenarioError(err))
-	case err == nil:
+	case err == nil, run.stopped():
 		writeJSON(w, http.StatusOK, rep)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil:
 		writeJSON(w, http.StatusGatewayTimeout, ScenarioTimeout{

@@ -76,6 +76,9 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			h.survLast, h.survErr = rep, err
 		}
 		h.survMu.Unlock()
+		if rep != nil {
+			h.runs.finished(rep) // GET /arena/run and /arena/report (runs.go)
+		}
 		result <- outcome{rep, err}
 	}()
 

@@ -32,11 +32,11 @@ func TestComparePasses(t *testing.T) {
 	if r.failed() {
 		t.Fatal(r.errorText())
 	}
-	want := []string{`arena: A/B test of "retries" against "no retries": better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38] (seed 1)`}
+	want := []string{`arena: A/B test of "retries" against "no retries": better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1)`}
 	if diff := cmp.Diff(want, r.logs); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
-	if want := []string{"arena.verdict=better", "arena.p=0.031", "arena.runs=6+6", "arena.delta=5", "arena.seed=1"}; !cmp.Equal(want, r.attrs) {
+	if want := []string{"arena.verdict=better", "arena.p=0.013", "arena.runs=4+4", "arena.delta=4.8", "arena.seed=1"}; !cmp.Equal(want, r.attrs) {
 		t.Errorf("attrs %q, want %q", r.attrs, want)
 	}
 }
@@ -51,10 +51,10 @@ func TestCompareFails(t *testing.T) {
 		}
 	})
 	want := `arena: A/B test of "no retries" against "retries": verdict worse, want better
-  worse: p=0.031 n=6+6 Δ=-5 g=-19.50 [-27.38, -11.62]
-  baseline  "retries": mean 97.9, sd 0.1 over 6 runs
-  candidate "no retries": mean 93.0, sd 0.3 over 6 runs
-  pairs: 0 wins, 0 ties, 6 losses
+  worse: p=0.013 n=4+4 Δ=-4.8 g=-22.56 [-33.69, -11.42]
+  baseline  "retries": mean 97.9, sd 0.1 over 4 runs
+  candidate "no retries": mean 93.1, sd 0.2 over 4 runs
+  pairs: 0 wins, 0 ties, 4 losses
 seed: 1
 rerun: go test -run '^TestRetries$' -arena.seed=1
    or: ARENA_SEED=1 go test -run '^TestRetries$'
@@ -67,7 +67,7 @@ report: ` + filepath.Join(dir, "TestRetries") + `.json (and .xml, .txt)`
 		t.Fatal(err)
 	}
 	var res arena.RegressionResult
-	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != arena.Worse || res.Candidate.Runs != 6 {
+	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != arena.Worse || res.Candidate.Runs != 4 {
 		t.Errorf("TestRetries.json: %v, %v", err, res)
 	}
 	// A regression guard passes what is not worse, and fails what is.

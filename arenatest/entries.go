@@ -29,6 +29,7 @@ type Entry struct {
 //	arena.grade        A+ … F, or none
 //	arena.mttr         mean time to recover, a duration string
 //	arena.unrecovered  faults that did not recover
+//	arena.undecided    consistency checks that ran out of their budget; absent when none did
 //	arena.verdict      better, worse, no_difference, inconclusive (RegressionResult)
 //	arena.p            the A/B test's p-value, two significant digits
 //	arena.runs         runs per arm, "18+18"
@@ -75,12 +76,15 @@ func reportEntries(r *arena.Report, seed uint64) []Entry {
 	if r.Score.Measured {
 		out = append(out, Entry{"arena.score", round1(r.Score.Total)})
 	}
-	return append(out,
+	out = append(out,
 		Entry{"arena.grade", r.Score.Grade.String()},
 		Entry{"arena.mttr", shortDuration(r.MTTR.D())},
 		Entry{"arena.unrecovered", r.Unrecovered},
-		Entry{"arena.seed", seed},
 	)
+	if r.ChecksUndecided > 0 {
+		out = append(out, Entry{"arena.undecided", r.ChecksUndecided})
+	}
+	return append(out, Entry{"arena.seed", seed})
 }
 
 // publish hands the entries to the test: report entries under Ginkgo,

@@ -69,7 +69,7 @@ func ExampleCompare() {
 		Seed:      1,
 	})
 	fmt.Println(res)
-	// Output: better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38]
+	// Output: better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69]
 }
 
 // The conformance suite for a RuntimeProvider, here the fake cluster: each

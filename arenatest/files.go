@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ares-arena/arena"
 )
 
 // ReportDirEnv names the directory the helpers write their reports to
 // when WithReportDir does not.
-const ReportDirEnv = "ARENA_REPORT_DIR"
+const ReportDirEnv = arena.ReportDirEnv
 
 // reportFiles are the writers of one result's report files.
 type reportFiles struct {

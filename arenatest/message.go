@@ -128,7 +128,7 @@ func worst(r *arena.Report, n int) []arena.FaultOutcome {
 	return fs[:min(n, len(fs))]
 }
 
-func failed(c arena.CheckResult) bool { return !c.Passed }
+func failed(c arena.CheckResult) bool { return c.Failed() }
 
 // rerun returns the two commands that replay t's runs with seed: the flag
 // and the environment form. They select t alone: go test's -run (or

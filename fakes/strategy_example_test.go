@@ -34,6 +34,6 @@ func ExampleStrategyScorer() {
 	fmt.Println(res)
 	fmt.Printf("%d of %d pairs won\n", res.Wins, res.Candidate.Runs)
 	// Output:
-	// better: p=0.031 n=6+6 Δ=+8.4 g=28.60 [17.10, 40.10]
-	// 6 of 6 pairs won
+	// better: p=0.012 n=4+4 Δ=+8.4 g=40.89 [20.81, 60.98]
+	// 4 of 4 pairs won
 }

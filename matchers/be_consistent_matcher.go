@@ -34,7 +34,7 @@ func (m *BeConsistentMatcher) actual() string {
 	seen := map[string]bool{} // a check that fails after each of several faults at once is listed once
 	for _, c := range r.Checks {
 		line := fmt.Sprintf("\n- %s at %s: %s", c.Name, short(c.At.D()), c.Error)
-		if !c.Passed && !seen[line] && len(seen) < 3 {
+		if c.Failed() && !seen[line] && len(seen) < 3 {
 			seen[line] = true
 			b.WriteString(line)
 		}

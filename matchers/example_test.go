@@ -48,9 +48,9 @@ func ExampleSignificantlyBetterThan() {
 	fmt.Println(res)
 	// Output:
 	// Expected
-	//     <string>: "no retries": mean 93.0, sd 0.3 over 6 runs
+	//     <string>: "no retries": mean 93.1, sd 0.2 over 4 runs
 	// to be significantly better than
-	//     <string>: "retries": mean 97.9, sd 0.1 over 6 runs
-	// but the A/B test says worse: p=0.031 n=6+6 Δ=-5 g=-19.50 [-27.38, -11.62] (seed 1: replay it with -arena.seed=1)
-	// better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38]
+	//     <string>: "retries": mean 97.9, sd 0.1 over 4 runs
+	// but the A/B test says worse: p=0.013 n=4+4 Δ=-4.8 g=-22.56 [-33.69, -11.42] (seed 1: replay it with -arena.seed=1)
+	// better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69]
 }

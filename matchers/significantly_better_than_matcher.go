@@ -111,10 +111,10 @@ func (m *SignificantlyBetterThanMatcher) NegatedFailureMessage(any) string {
 // message:
 //
 //	Expected
-//	    <string>: "retries": mean 88.8, sd 0.5 over 6 runs
+//	    <string>: "no retries": mean 93.1, sd 0.2 over 4 runs
 //	to be significantly better than
-//	    <string>: "no retries": mean 95.3, sd 0.1 over 6 runs
-//	but the A/B test says worse: p=0.032 n=6+6 Δ=-6.5 g=-18.55 [-26.05, -11.04] (seed 1: replay it with -arena.seed=1)
+//	    <string>: "retries": mean 97.9, sd 0.1 over 4 runs
+//	but the A/B test says worse: p=0.013 n=4+4 Δ=-4.8 g=-22.56 [-33.69, -11.42] (seed 1: replay it with -arena.seed=1)
 func (m *SignificantlyBetterThanMatcher) message(what string) string {
 	r := m.res
 	msg := format.Message(arm(m.actual, r.Candidate, m.samples), what, arm(m.Baseline, r.Baseline, m.samples))
@@ -125,7 +125,7 @@ func (m *SignificantlyBetterThanMatcher) message(what string) string {
 	return msg
 }
 
-// arm: `"retries": mean 95.3, sd 0.1 over 6 runs`, or for samples
+// arm: `"retries": mean 97.9, sd 0.1 over 4 runs`, or for samples
 // `scores: mean 77.5, sd 3.3 over 10 runs`.
 func arm(v any, s arena.ArmSummary, samples bool) string {
 	name := "scores"

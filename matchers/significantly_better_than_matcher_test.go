@@ -37,10 +37,10 @@ func TestSignificantlyBetterThanScores(t *testing.T) {
 func TestSignificantlyBetterThanStrategies(t *testing.T) {
 	var res *arena.RegressionResult
 	check(t, matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(1), matchers.SaveResult(&res)), retries, outcome{match: true,
-		positive: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 6 runs\nto be significantly better than\n    <string>: \"no retries\": mean 93.0, sd 0.3 over 6 runs\n" +
-			"but the A/B test says better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38] (seed 1: replay it with -arena.seed=1)",
-		negated: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 6 runs\nnot to be significantly better than\n    <string>: \"no retries\": mean 93.0, sd 0.3 over 6 runs\n" +
-			"but the A/B test says better: p=0.031 n=6+6 Δ=+5 g=19.50 [11.62, 27.38] (seed 1: replay it with -arena.seed=1)",
+		positive: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nto be significantly better than\n    <string>: \"no retries\": mean 93.1, sd 0.2 over 4 runs\n" +
+			"but the A/B test says better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1: replay it with -arena.seed=1)",
+		negated: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nnot to be significantly better than\n    <string>: \"no retries\": mean 93.1, sd 0.2 over 4 runs\n" +
+			"but the A/B test says better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1: replay it with -arena.seed=1)",
 	})
 	if res == nil || res.Verdict != arena.Better || res.Seed != 1 {
 		t.Errorf("SaveResult: %v", res)
@@ -58,10 +58,10 @@ func TestSignificantlyBetterThanStrategies(t *testing.T) {
 		return float64(tr.Strategy.(int)) + rand.New(rand.NewPCG(tr.Seed, 0)).NormFloat64(), nil
 	})
 	check(t, matchers.SignificantlyBetterThan(70, matchers.WithScorer(scorer), matchers.WithSeed(3)), 75, outcome{match: true,
-		positive: "Expected\n    <string>: 75: mean 75.0, sd 1.0 over 6 runs\nto be significantly better than\n    <string>: 70: mean 70.0, sd 1.0 over 6 runs\n" +
-			"but the A/B test says better: p=0.049 n=6+6 Δ=+5 g=4.59 [2.44, 6.75] (seed 3: replay it with -arena.seed=3)",
-		negated: "Expected\n    <string>: 75: mean 75.0, sd 1.0 over 6 runs\nnot to be significantly better than\n    <string>: 70: mean 70.0, sd 1.0 over 6 runs\n" +
-			"but the A/B test says better: p=0.049 n=6+6 Δ=+5 g=4.59 [2.44, 6.75] (seed 3: replay it with -arena.seed=3)",
+		positive: "Expected\n    <string>: 75: mean 75.4, sd 1.0 over 4 runs\nto be significantly better than\n    <string>: 70: mean 70.4, sd 1.0 over 4 runs\n" +
+			"but the A/B test says better: p=0.039 n=4+4 Δ=+5 g=4.25 [1.75, 6.75] (seed 3: replay it with -arena.seed=3)",
+		negated: "Expected\n    <string>: 75: mean 75.4, sd 1.0 over 4 runs\nnot to be significantly better than\n    <string>: 70: mean 70.4, sd 1.0 over 4 runs\n" +
+			"but the A/B test says better: p=0.039 n=4+4 Δ=+5 g=4.25 [1.75, 6.75] (seed 3: replay it with -arena.seed=3)",
 	})
 	// A custom experiment.
 	exp := fakes.SurvivalExperiment(arena.SurvivalConfig{Duration: 2 * time.Minute, Mix: map[arena.ActionType]float64{arena.ActionLLMFailure: 1}})

@@ -55,7 +55,10 @@ func newServeCmd(e *env) *cobra.Command {
 			"variable, which keeps it out of the process list) when one is set, in X-API-Key or\n" +
 			"Authorization: Bearer. Without a key, serve listens on loopback addresses only.\n" +
 			"SIGINT or SIGTERM shuts it down gracefully: runs in progress end and every fault\n" +
-			"still in place is lifted (GET /arena/faults lists them) before it exits.",
+			"still in place is lifted (GET /arena/faults lists them) before it exits.\n\n" +
+			"A live dashboard is served at /arena/ui/ (the URL is printed): health over time,\n" +
+			"active faults to lift, scenarios and survival runs to start and stop, the event\n" +
+			"log. With a key, the page asks for it once and keeps a session cookie instead.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), e, o) },
 	}
@@ -136,6 +139,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		auth = "API key required"
 	}
 	fmt.Fprintf(e.stdout, "arena: serving on http://%s (fake cluster, %d workers, real time, seed %d, %s)\n", ln.Addr(), o.system.workers, o.system.seed, auth)
+	fmt.Fprintf(e.stdout, "arena: dashboard: %s\n", dashboardURL(ln.Addr()))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -171,6 +175,23 @@ func rollback(e *env, svc *arena.Service) {
 	for _, rb := range svc.Rollback(context.Background()) {
 		fmt.Fprintf(e.stdout, "arena: rollback: %s %s %s: %s\n", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
 	}
+}
+
+// dashboardURL is where the dashboard of a server listening on addr opens
+// from this machine: an unspecified address (every interface) is reached
+// on loopback.
+func dashboardURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + arenahttp.DashboardPath
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + arenahttp.DashboardPath
 }
 
 // isLoopback reports whether addr (host:port) listens on this machine only:

@@ -66,6 +66,7 @@ func TestServeSIGTERM(t *testing.T) {
 		t.Errorf("arena serve after SIGTERM: %v", err)
 	}
 	want := []string{
+		"arena: dashboard: " + url + "/arena/ui/",
 		"arena: shutting down",
 		"arena: rollback: held-pause pause_agent worker-1: lifted at end",
 		"arena: rollback: held-partition network_partition worker-2: lifted at end",

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -121,6 +122,9 @@ func TestServeEndToEnd(t *testing.T) {
 	if code, _ := call(t, "GET", s.url+"/arena/stats", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("without the key: %d, want 401", code)
 	}
+	if code, body := call(t, "GET", s.url+"/arena/ui/", "", ""); code != 200 || !strings.Contains(string(body), "<title>arena</title>") {
+		t.Errorf("the dashboard without the key: %d, want the page (its data needs a session)", code)
+	}
 	scenario := "name: e2e\nconfig:\n  cooldown: 500ms\n  seed: 9\nactions:\n  - label: kill\n    action: {type: kill_agent, target_id: worker-1}\n  - label: slow\n    action: {type: slow_agent, target_id: worker-2, metadata: {delay: 100ms, duration: 0.2}}\n"
 	code, body := call(t, "POST", s.url+"/arena/scenario/run", key, scenario)
 	if code != 200 {
@@ -194,6 +198,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "seed 5, API key required") || !strings.Contains(out, "shutting down") {
 		t.Errorf("stdout = %q", out)
 	}
+	if !strings.Contains(out, "arena: dashboard: "+s.url+"/arena/ui/\n") {
+		t.Errorf("stdout = %q, want the dashboard's URL", out)
+	}
+	if strings.Contains(out+s.stderr(), key) {
+		t.Errorf("the key is in serve's output: %q %q", out, s.stderr())
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -239,5 +249,23 @@ func TestIsLoopback(t *testing.T) {
 	}
 	if _, err := isLoopback("no-port"); err == nil {
 		t.Error("isLoopback(\"no-port\"): no error")
+	}
+}
+
+func TestDashboardURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080/arena/ui/",
+		"0.0.0.0:9":      "http://127.0.0.1:9/arena/ui/",
+		"[::]:9":         "http://[::1]:9/arena/ui/",
+		"[::1]:7":        "http://[::1]:7/arena/ui/",
+		"10.1.2.3:80":    "http://10.1.2.3:80/arena/ui/",
+	} {
+		a, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := dashboardURL(a); got != want {
+			t.Errorf("dashboardURL(%s) = %s, want %s", addr, got, want)
+		}
 	}
 }

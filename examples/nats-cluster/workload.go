@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/history"
 )
 
 // Stream is the replicated stream the workload publishes to.
@@ -29,30 +33,33 @@ type Attempt struct {
 }
 
 // Workload publishes numbered messages to an R3 stream, one at a time, each
-// with a short timeout, and remembers every attempt and every
-// acknowledgement (payload → stream sequence).
+// with a short timeout, and records every publish in a history (an append
+// of its number, acknowledged with its stream sequence) for arena's checks
+// (Checks), and every attempt for its own outage figures.
 type Workload struct {
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	timeout time.Duration
+	rec     *history.Recorder[history.LogOp]
 
 	mu       sync.Mutex
 	attempts []Attempt
 	probed   int // attempts the probe has seen
-	acked    map[string]uint64
+	acked    int
 	log      []string
 
-	// The checks' reader: a durable consumer, what it has read and up to
-	// which sequence. Checks run one at a time.
+	// The checks' reader: a durable consumer, what it has read (sequence →
+	// payload) and up to which sequence. Checks run one at a time.
 	reader  jetstream.Consumer
-	seen    map[string]uint64
+	seen    map[uint64]int64
 	readSeq uint64
 }
 
 // NewWorkload connects to the servers at urls and creates the stream with
-// this many replicas (3 on the cluster).
-func NewWorkload(ctx context.Context, urls []string, timeout time.Duration, replicas int) (*Workload, error) {
-	w := &Workload{timeout: timeout, acked: map[string]uint64{}}
+// this many replicas (3 on the cluster). Its history is on clock, the
+// run's.
+func NewWorkload(ctx context.Context, clock arena.Clock, urls []string, timeout time.Duration, replicas int) (*Workload, error) {
+	w := &Workload{timeout: timeout, rec: history.NewRecorder[history.LogOp](clock)}
 	nc, err := connect(urls, timeout, w.logf)
 	if err != nil {
 		return nil, err
@@ -77,12 +84,12 @@ func NewWorkload(ctx context.Context, urls []string, timeout time.Duration, repl
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	w.reader, err = js.CreateOrUpdateConsumer(cctx, Stream, jetstream.ConsumerConfig{Durable: "checker", AckPolicy: jetstream.AckNonePolicy})
+	w.reader, err = js.CreateOrUpdateConsumer(cctx, Stream, arenaReader("checker"))
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("create the checks' consumer: %w", err)
 	}
-	w.nc, w.js, w.seen = nc, js, map[string]uint64{}
+	w.nc, w.js, w.seen = nc, js, map[uint64]int64{}
 	return w, nil
 }
 
@@ -152,23 +159,20 @@ func (w *Workload) Probe(context.Context) error {
 	return nil
 }
 
-// retry runs a check until it passes or 10s have gone: a check that could
-// not reach the stream (a client reconnecting) has not found a violation.
-// The last error is returned.
-func retry(ctx context.Context, check func(context.Context) error) error {
+// retry runs read until it succeeds or 10s have gone: a client
+// reconnecting after a fault cannot read the stream at once. The last error
+// is returned.
+func retry(ctx context.Context, read func(context.Context) ([]history.Message, error)) ([]history.Message, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for {
-		err := check(ctx)
-		if err == nil || ctx.Err() != nil || errors.Is(err, errViolation) {
-			return err
+		msgs, err := read(ctx)
+		if err == nil || ctx.Err() != nil {
+			return msgs, err
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
 }
-
-// errViolation marks a check's finding, as opposed to a failure to look.
-var errViolation = errors.New("violation")
 
 func joinURLs(urls []string) string {
 	s := ""
@@ -187,9 +191,19 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 	for n := 1; ctx.Err() == nil; n++ {
 		id := strconv.Itoa(n)
 		start := time.Now()
+		op := history.Append(Stream, int64(n))
+		call := w.rec.Invoke(0, op) // one client, one publish at a time
 		pctx, cancel := context.WithTimeout(ctx, w.timeout)
 		ack, err := w.js.Publish(pctx, Subject, []byte(id), jetstream.WithMsgID(id))
 		cancel()
+		switch {
+		case err == nil:
+			call.OK(op.Acked(int64(ack.Sequence)))
+		case errors.Is(err, nats.ErrNoResponders):
+			call.Fail(err) // nobody took it: not stored
+		default:
+			call.Unknown() // a timeout, a lost connection: it may be stored
+		}
 		if ctx.Err() != nil {
 			return
 		}
@@ -197,11 +211,10 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 		a := Attempt{At: start, Done: time.Now(), OK: err == nil, Server: w.nc.ConnectedServerName()}
 		if err != nil {
 			a.Err = err.Error()
+		} else {
+			w.acked++
 		}
 		w.attempts = append(w.attempts, a)
-		if err == nil {
-			w.acked[id] = ack.Sequence
-		}
 		w.mu.Unlock()
 		if err == nil {
 			select {
@@ -269,70 +282,77 @@ func (w *Workload) Failures(from, to time.Time) []string {
 	return out
 }
 
+// arenaReader is the checks' consumer: durable, reading from the start,
+// acknowledging nothing.
+func arenaReader(name string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{Durable: name, AckPolicy: jetstream.AckNonePolicy}
+}
+
 // Acked returns the number of acknowledged publishes.
 func (w *Workload) Acked() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.acked)
+	return w.acked
 }
 
-// CheckNoAckedLost reads the stream's new messages through a durable
-// consumer made at the start (reading needs no new consumer, so no meta
-// leader) and fails if an acknowledged message up to the last one read is
-// missing or at another sequence than its acknowledgement said.
-func (w *Workload) CheckNoAckedLost(ctx context.Context) error {
-	return retry(ctx, w.checkNoAckedLost)
+// Checks are arena's checks of the stream, on the workload's history and
+// what the stream holds (Read): no acknowledged message lost, no sequence
+// gap, no message stored twice.
+func (w *Workload) Checks() []arena.Check {
+	return []arena.Check{
+		history.NoLostWrites("no acked message lost", w.rec, w.Read),
+		history.NoGaps("no sequence gap", w.rec, w.Read),
+		history.NoDuplicates("no duplicate message", w.rec, w.Read),
+	}
 }
 
-func (w *Workload) checkNoAckedLost(ctx context.Context) error {
+// Read reads every message of the stream up to its last sequence: new ones
+// through a durable consumer made at the start (reading needs no new
+// consumer, so no meta leader), and any sequence the consumer skipped (it
+// may, when its leader moves) by sequence. A sequence the stream does not
+// hold is left out: that is a gap. Retried for up to 10s while the stream
+// cannot be reached.
+func (w *Workload) Read(ctx context.Context) ([]history.Message, error) {
+	return retry(ctx, w.read)
+}
+
+func (w *Workload) read(ctx context.Context) ([]history.Message, error) {
 	upTo, err := w.readNew(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.mu.Lock()
-	var unseen []string
-	for id, seq := range w.acked {
-		if seq <= upTo && w.seen[id] != seq {
-			unseen = append(unseen, id)
+	var s jetstream.Stream
+	for seq := uint64(1); seq <= upTo; seq++ {
+		if _, ok := w.seen[seq]; ok {
+			continue
 		}
-	}
-	w.mu.Unlock()
-	// The reader may skip messages when its leader moves; what it did not
-	// see is read from the stream directly, by sequence.
-	var lost []string
-	if len(unseen) > 0 {
-		s, err := w.js.Stream(ctx, Stream)
-		if err != nil {
-			return err
-		}
-		for _, id := range unseen {
-			w.mu.Lock()
-			seq := w.acked[id]
-			w.mu.Unlock()
-			m, err := s.GetMsg(ctx, seq)
-			switch {
-			case errors.Is(err, jetstream.ErrMsgNotFound):
-				lost = append(lost, fmt.Sprintf("%s (acked at %d, not in the stream)", id, seq))
-			case err != nil:
-				return err
-			case string(m.Data) != id:
-				lost = append(lost, fmt.Sprintf("%s (acked at %d, which holds %q)", id, seq, m.Data))
-			default:
-				w.mu.Lock()
-				w.seen[id] = seq
-				w.mu.Unlock()
+		if s == nil {
+			if s, err = w.js.Stream(ctx, Stream); err != nil {
+				return nil, err
 			}
 		}
+		m, err := s.GetMsg(ctx, seq)
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			v, err := strconv.ParseInt(string(m.Data), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("sequence %d: payload %q: %w", seq, m.Data, err)
+			}
+			w.seen[seq] = v
+		}
 	}
-	if len(lost) > 0 {
-		sort.Strings(lost)
-		return fmt.Errorf("%w: %d acknowledged messages lost: %v", errViolation, len(lost), lost[:min(5, len(lost))])
+	out := make([]history.Message, 0, len(w.seen))
+	for _, seq := range slices.Sorted(maps.Keys(w.seen)) {
+		out = append(out, history.Message{Key: Stream, Seq: int64(seq), Value: w.seen[seq]})
 	}
-	return nil
+	return out, nil
 }
 
 // readNew reads the messages the reader has not seen, up to the stream's
-// last sequence when it starts, and returns the last sequence read.
+// last sequence when it starts, and returns that sequence.
 func (w *Workload) readNew(ctx context.Context) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -351,9 +371,11 @@ func (w *Workload) readNew(ctx context.Context) (uint64, error) {
 			if err != nil {
 				return 0, err
 			}
-			w.mu.Lock()
-			w.seen[string(m.Data())] = md.Sequence.Stream
-			w.mu.Unlock()
+			v, err := strconv.ParseInt(string(m.Data()), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("sequence %d: payload %q: %w", md.Sequence.Stream, m.Data(), err)
+			}
+			w.seen[md.Sequence.Stream] = v
 			w.readSeq = md.Sequence.Stream
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
@@ -363,30 +385,5 @@ func (w *Workload) readNew(ctx context.Context) (uint64, error) {
 			return 0, ctx.Err()
 		}
 	}
-	return w.readSeq, nil
-}
-
-// CheckNoGaps fails if the stream's sequence has a gap: its first sequence
-// is 1, nothing was deleted, and it holds last-first+1 messages.
-func (w *Workload) CheckNoGaps(ctx context.Context) error { return retry(ctx, w.checkNoGaps) }
-
-func (w *Workload) checkNoGaps(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	s, err := w.js.Stream(ctx, Stream)
-	if err != nil {
-		return err
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return err
-	}
-	st := info.State
-	if st.Msgs == 0 {
-		return nil
-	}
-	if st.FirstSeq != 1 || st.NumDeleted != 0 || st.Msgs != st.LastSeq-st.FirstSeq+1 {
-		return fmt.Errorf("%w: sequence gap: first %d, last %d, %d messages, %d deleted", errViolation, st.FirstSeq, st.LastSeq, st.Msgs, st.NumDeleted)
-	}
-	return nil
+	return last, nil
 }

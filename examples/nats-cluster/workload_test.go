@@ -2,16 +2,20 @@ package natscluster
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/ares-arena/arena"
 )
 
 // TestWorkloadChecks runs the workload against one embedded JetStream
-// server: the checks pass on an intact stream, the outage of a window with
-// no failure is zero, and a deleted acknowledged message is found lost.
+// server: arena's checks of its history pass on an intact stream, the
+// outage of a window with no failure is zero, and a deleted acknowledged
+// message is found lost, and its sequence a gap.
 func TestWorkloadChecks(t *testing.T) {
 	srv, err := server.NewServer(&server.Options{Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -23,7 +27,7 @@ func TestWorkloadChecks(t *testing.T) {
 		t.Fatal("server not ready")
 	}
 	ctx := context.Background()
-	w, err := NewWorkload(ctx, []string{srv.ClientURL()}, time.Second, 1)
+	w, err := NewWorkload(ctx, arena.RealClock{}, []string{srv.ClientURL()}, time.Second, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,16 +39,18 @@ func TestWorkloadChecks(t *testing.T) {
 	for w.Acked() < 300 {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := w.CheckNoAckedLost(ctx); err != nil {
-		t.Errorf("CheckNoAckedLost while publishing = %v", err)
+	checks := w.Checks()
+	for _, c := range checks {
+		if err := c.Run(ctx); err != nil {
+			t.Errorf("%s while publishing = %v", c.Name, err)
+		}
 	}
 	stop()
 	<-done
-	if err := w.CheckNoAckedLost(ctx); err != nil {
-		t.Errorf("CheckNoAckedLost = %v", err)
-	}
-	if err := w.CheckNoGaps(ctx); err != nil {
-		t.Errorf("CheckNoGaps = %v", err)
+	for _, c := range checks {
+		if err := c.Run(ctx); err != nil {
+			t.Errorf("%s = %v", c.Name, err)
+		}
 	}
 	if d := w.Outage(from, time.Now()); d != 0 {
 		t.Errorf("Outage = %s, want 0 (no publish failed)", d)
@@ -56,7 +62,25 @@ func TestWorkloadChecks(t *testing.T) {
 	if err := s.DeleteMsg(ctx, 100); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.CheckNoGaps(ctx); err == nil || !strings.Contains(err.Error(), "sequence gap") {
-		t.Errorf("CheckNoGaps after deleting seq 100 = %v, want a gap", err)
+	w.seen = map[uint64]int64{} // read the stream again from its start
+	w.reader, err = w.js.CreateOrUpdateConsumer(ctx, Stream, arenaReader("checker-2"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	w.readSeq = 0
+	for _, c := range checks[:2] { // lost, gap
+		var v *arena.Violation
+		if err := c.Run(ctx); !errors.As(err, &v) || !strings.Contains(v.Summary+strings.Join(v.Details, " "), "100") && !opsMention(v, "= 100") {
+			t.Errorf("%s after deleting seq 100 = %v, want a violation naming it", c.Name, err)
+		}
+	}
+}
+
+func opsMention(v *arena.Violation, s string) bool {
+	for _, op := range v.Ops {
+		if strings.Contains(op.Op, s) {
+			return true
+		}
+	}
+	return false
 }

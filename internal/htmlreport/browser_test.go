@@ -16,23 +16,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	browser "github.com/ares-arena/arena/internal/chromium"
 )
 
 // chromium finds a headless-capable Chromium. Without one the test skips,
 // unless ARENA_REQUIRE_BROWSER=1 (CI sets it), where it fails.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	msg := "no Chromium found (apt-get install chromium); the HTML report was not checked in a browser"
-	if os.Getenv("ARENA_REQUIRE_BROWSER") == "1" {
-		t.Fatal(msg + ", and ARENA_REQUIRE_BROWSER=1 requires it")
-	}
-	t.Skip(msg)
-	return ""
+	return browser.Need(t, "the HTML report was not checked in a browser")
 }
 
 // probeScript is appended to the page under test only: it measures what
@@ -141,14 +133,11 @@ func render(t *testing.T, bin string, page []byte) rendering {
 	netlog := filepath.Join(dir, "netlog.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-extensions", "--disable-default-apps", "--no-default-browser-check",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,1600",
+	cmd := exec.CommandContext(ctx, bin, append(browser.Flags(filepath.Join(dir, "profile")),
+		"--window-size=1200,1600",
 		"--proxy-server="+srv.URL, "--proxy-bypass-list=<-loopback>",
 		"--log-net-log="+netlog, "--net-log-capture-mode=Default",
-		"--dump-dom", r.url)
+		"--dump-dom", r.url)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -7,7 +7,9 @@
 // The page loads nothing: its CSS is inline, the chart is inline SVG with no
 // fonts, images or namespace URLs, and its icon is a data: URL, so it opens
 // the same from a CI artifact, an e-mail or a file on disk, offline. It has
-// no script.
+// no script. A consistency violation that a check visualized links to
+// that file (its path as the check wrote it, in the report directory): the
+// only reference on the page, followed only when clicked.
 //
 // WriteScenario and WriteSurvival write one; WriteFile writes either to a
 // path. The arena CLI's --html FILE uses them.
@@ -46,20 +48,21 @@ var page = sync.OnceValue(func() *template.Template {
 
 // view is what the template shows.
 type view struct {
-	Title    string
-	Kind     string // "scenario" or "survival"
-	Verdict  string // passed, failed, inconclusive; survived, stopped
-	Good     bool   // the verdict is a pass
-	Reasons  []string
-	Subtitle string
-	Rep      *arena.Report
-	Mode     string // virtual time, real time
-	Length   time.Duration
-	Chart    template.HTML
-	Scenario *arena.ScenarioReport
-	Survival *arena.SurvivalReport
-	Dims     []dimension
-	Failed   []arena.CheckResult
+	Title     string
+	Kind      string // "scenario" or "survival"
+	Verdict   string // passed, failed, inconclusive; survived, stopped
+	Good      bool   // the verdict is a pass
+	Reasons   []string
+	Subtitle  string
+	Rep       *arena.Report
+	Mode      string // virtual time, real time
+	Length    time.Duration
+	Chart     template.HTML
+	Scenario  *arena.ScenarioReport
+	Survival  *arena.SurvivalReport
+	Dims      []dimension
+	Failed    []arena.CheckResult
+	Undecided []arena.CheckResult
 }
 
 type dimension struct {
@@ -115,11 +118,14 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 	v.Dims = []dimension{
 		{"availability", rep.Score.Availability, fmt.Sprintf("%d of %d samples healthy, downtime %s", rep.HealthySamples, rep.Samples, rep.Downtime)},
 		{"recovery", rep.Score.Recovery, fmt.Sprintf("%d of %d landed faults recovered, MTTR %s", rep.Recovered, rep.Landed, roundDuration(rep.MTTR.D()))},
-		{"consistency", rep.Score.Consistency, fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)},
+		{"consistency", rep.Score.Consistency, consistencyDetail(rep)},
 	}
 	for _, c := range rep.Checks {
-		if !c.Passed {
+		switch {
+		case c.Failed():
 			v.Failed = append(v.Failed, c)
+		case c.Undecided:
+			v.Undecided = append(v.Undecided, c)
 		}
 	}
 	var buf bytes.Buffer
@@ -128,6 +134,18 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// consistencyDetail counts the checks, with those not measured.
+func consistencyDetail(rep *arena.Report) string {
+	s := fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)
+	if rep.ChecksNotApplicable > 0 {
+		s += fmt.Sprintf(", %d not applicable", rep.ChecksNotApplicable)
+	}
+	if rep.ChecksUndecided > 0 {
+		s += fmt.Sprintf(", %d undecided (out of budget, not counted)", rep.ChecksUndecided)
+	}
+	return s
 }
 
 // rows returns the first MaxRows items of a list, and how many are left out.

@@ -79,8 +79,8 @@ func welchDF(vx, vy float64, nx, ny int) float64 {
 }
 
 // Student is the pooled-variance two-sample t statistic of x − y with
-// ν = nx + ny − 2 degrees of freedom: the statistic the Bayes factor of
-// BayesFactor is written in. With nx = ny it equals Welch's t. Its P is
+// ν = nx + ny − 2 degrees of freedom: the statistic the sequential test's
+// likelihood ratios and Bayes factors are written in. With nx = ny it equals Welch's t. Its P is
 // left zero: arena never tests with it.
 func Student(x, y Summary) (TTest, error) {
 	if x.N < 2 || y.N < 2 {

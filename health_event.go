@@ -1,0 +1,49 @@
+package arena
+
+import (
+	"context"
+	"time"
+	"unicode/utf8"
+)
+
+// EventHealthChanged is the event of a run's probe changing its verdict:
+// the first sample of a run, then each sample whose verdict differs from
+// the one before (the run's Report.Timeline, as it happens). A watcher of
+// the stream (the dashboard of arenahttp) draws the system's health over
+// time from these events alone. Outside runs nothing samples the probe, so
+// nothing is sent.
+const EventHealthChanged = "arena.health.changed"
+
+// HealthEvent is the payload of arena.health.changed.
+type HealthEvent struct {
+	RunID   string   `json:"run_id"`
+	At      Duration `json:"at"` // offset from the run's start, as in Transition
+	Healthy bool     `json:"healthy"`
+	// Reason is the probe's error when unhealthy, cut to MaxHealthReason
+	// bytes: a probe's message is the user's and may be of any length.
+	Reason string `json:"reason,omitempty"`
+}
+
+// MaxHealthReason bounds HealthEvent.Reason, in bytes.
+const MaxHealthReason = 1024
+
+// healthChanged appends the event of a change of health. At most one per
+// probe sample, so a run adds at most 1/ProbeInterval events per second.
+func (r *Run) healthChanged(ctx context.Context, now time.Time, tr Transition) {
+	r.svc.appendEvent(ctx, EventHealthChanged, now, HealthEvent{
+		RunID: r.id, At: tr.At, Healthy: tr.Healthy, Reason: cutUTF8(tr.Reason, MaxHealthReason),
+	})
+}
+
+// cutUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
+func cutUTF8(s string, n int) string {
+	const mark = "…"
+	if len(s) <= n {
+		return s
+	}
+	i := n - len(mark)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + mark
+}

@@ -1,0 +1,30 @@
+package arena
+
+// HistoryBefore reads the history backwards a page at a time: the newest
+// limit results numbered before `before` (numbered as in HistoryPage),
+// oldest first. It completes HistoryPage, whose after == 0 means "the
+// newest", so that a reader walking back from the newest page reaches
+// result 1. before == 0, or past the newest, means "the newest". limit <= 0
+// means no limit. first is the number of the first result returned (before
+// itself when there is none), dropped how many fell out of the history.
+func (s *Service) HistoryBefore(before uint64, limit int) (items []Result, first, dropped uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := &s.history
+	dropped = uint64(h.dropped)
+	total := dropped + uint64(len(h.buf))
+	if before == 0 || before > total {
+		before = total + 1
+	}
+	n := before - 1 - min(before-1, dropped) // retained results before `before`
+	if limit > 0 {
+		n = min(n, uint64(limit))
+	}
+	first = before - n
+	items = make([]Result, n)
+	start := int(first - dropped - 1) // index among the retained, oldest 0
+	for i := range items {
+		items[i] = h.buf[(h.head+start+i)%len(h.buf)]
+	}
+	return items, first, dropped
+}
