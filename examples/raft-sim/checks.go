@@ -8,14 +8,51 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/history"
 )
 
-// Checks are the workload's consistency checks, for arena.WithChecks.
+// Checks are the workload's own consistency checks, for arena.WithChecks:
+// each costs what happened since the last one, so they can run after every
+// fault of a simulated day.
 func (w *Workload) Checks() []arena.Check {
 	return []arena.Check{
 		{Name: "no acknowledged write lost", Run: w.CheckNoLostWrites},
 		{Name: "reads see every write acknowledged before them", Run: w.CheckReads},
 	}
+}
+
+// HistoryChecks are package history's checks of the recorded history (the
+// first WorkloadConfig.History operations): each key's list is a
+// linearizable append-only log (history.LogModel: appends at the next
+// place, reads that see every append acknowledged before them), and no
+// acknowledged append is missing from the leader's state, nor in it twice.
+// They read the whole history each time: for runs of minutes.
+func (w *Workload) HistoryChecks() []arena.Check {
+	return []arena.Check{
+		history.Linearizable("linearizable lists (history)", w.rec, history.LogModel()),
+		history.NoLostWrites("no acknowledged write lost (history)", w.rec, w.readAll),
+		history.NoDuplicates("no write applied twice (history)", w.rec, w.readAll),
+	}
+}
+
+// readAll is history's Reader: every list of the leader's state, once it
+// has applied everything committed before (a raft barrier).
+func (w *Workload) readAll(ctx context.Context) ([]history.Message, error) {
+	leader := w.c.Leader()
+	r, kv := w.c.Raft(leader)
+	if r == nil {
+		return nil, fmt.Errorf("no leader to read from: %w", arena.ErrNotApplicable)
+	}
+	if err := r.Barrier(5 * time.Second).Error(); err != nil {
+		return nil, fmt.Errorf("barrier on %s: %v: %w", leader, err, arena.ErrNotApplicable)
+	}
+	var msgs []history.Message
+	for _, key := range kv.Keys() {
+		for i, v := range kv.Values(key) {
+			msgs = append(msgs, history.Message{Key: key, Seq: int64(i + 1), Value: int64(v)})
+		}
+	}
+	return msgs, nil
 }
 
 // CheckNoLostWrites reads the leader's state, once every entry committed

@@ -29,14 +29,38 @@ func TestScenarios(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d-nodes", name, nodes), func(t *testing.T) {
 				arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 					c, wl := start(t, w, nodes)
-					rep := arenatest.Run(t, sc, arenatest.WithProbe(wl.Probe), arenatest.WithChecks(wl.Checks()...))
+					rep := arenatest.Run(t, sc, arenatest.WithProbe(wl.Probe), arenatest.WithChecks(append(wl.Checks(), wl.HistoryChecks()...)...))
 					wl.Stop()
+					checkChecks(t, rep.Report)
 					t.Logf("arena vs the workload, per fault:\n%s", compare(rep.Report, wl))
 					ops, ok := wl.Counts()
 					t.Logf("%d operations, %d acknowledged; leader at the end %s", ops, ok, c.Leader())
 				}, arenatest.WithSeed(7))
 			})
 		}
+	}
+}
+
+// checkChecks fails t for a check that failed or could not decide, and
+// for one whose last run (at the end) did not pass: one that could not
+// look (no leader to read from, while a partition held it) may do so
+// only in the middle of the run.
+func checkChecks(t *testing.T, rep *arena.Report) {
+	t.Helper()
+	last := map[string]arena.CheckResult{}
+	for _, c := range rep.Checks {
+		if !c.Passed && !c.NotApplicable {
+			t.Errorf("check %s at %s failed (undecided: %v): %s", c.Name, c.At, c.Undecided, c.Error)
+		}
+		last[c.Name] = c
+	}
+	for name, c := range last {
+		if !c.Passed {
+			t.Errorf("check %s: its last run, at %s, did not pass: %s", name, c.At, c.Error)
+		}
+	}
+	if len(last) == 0 {
+		t.Error("no check ran")
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/history"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -48,7 +50,7 @@ type Op struct {
 	Return  time.Time
 	Outcome Outcome
 	Err     string // why it failed
-	Len     int    // reads: the list's length
+	Len     int    // reads: the list's length; appends: the value's place in it (from 1)
 	Last    uint64 // reads: its last value
 }
 
@@ -59,6 +61,8 @@ type Op struct {
 type Workload struct {
 	c   *Cluster
 	cfg WorkloadConfig
+
+	rec *history.Recorder[history.LogOp] // the history, for package history's checks
 
 	mu       sync.Mutex
 	ops      []Op       // the first cfg.History operations, whole
@@ -118,7 +122,8 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	w := &Workload{c: c, cfg: cfg, stop: stop, keys: map[string]*keyState{}, seenValues: map[uint64]struct{}{}}
+	w := &Workload{c: c, cfg: cfg, stop: stop, keys: map[string]*keyState{}, seenValues: map[uint64]struct{}{},
+		rec: history.NewRecorder[history.LogOp](arena.RealClock{}, history.WithCap(cfg.History))}
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(node.Rand().Uint64(), uint64(i)))
 		w.wg.Go(func() { w.client(ctx, i, rng) })
@@ -148,11 +153,29 @@ func (w *Workload) client(ctx context.Context, id int, rng *rand.Rand) {
 			op.Value = uint64(id)<<40 | seq
 		}
 		least := w.invoke(&op)
+		what := history.Append(op.Key, int64(op.Value))
+		if op.Read {
+			what = history.ReadAt(op.Key, 0) // the place read is known when it returns
+		}
+		call := w.rec.Invoke(id, what)
 		leader = w.do(ctx, &op, leader)
 		if ctx.Err() != nil && op.Outcome != OK {
+			call.Unknown()
 			return // stopped mid-operation: not the system's doing
 		}
 		op.Return = time.Now()
+		switch {
+		case op.Outcome == OK && op.Read:
+			// A read of a list of Len values saw nothing at Len+1: what
+			// tells a stale read from a fresh one.
+			call.OK(history.ReadAt(op.Key, int64(op.Len+1)).Read(0, false))
+		case op.Outcome == OK:
+			call.OK(history.Append(op.Key, int64(op.Value)).Acked(int64(op.Len)))
+		case op.Outcome == Fail:
+			call.Fail(errors.New(op.Err))
+		default:
+			call.Unknown()
+		}
 		w.record(op, least)
 	}
 }
@@ -237,8 +260,11 @@ func (w *Workload) do(ctx context.Context, op *Op, leader string) string {
 	switch {
 	case err == nil:
 		op.Outcome = OK
-		if res, ok := f.Response().(ReadResult); ok {
+		switch res := f.Response().(type) {
+		case ReadResult:
 			op.Len, op.Last = res.Len, res.Last
+		case int: // an append: the list's length after it, its sequence number
+			op.Len = res
 		}
 		return leader
 	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrRaftShutdown), errors.Is(err, raft.ErrEnqueueTimeout):
