@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	mathrand "math/rand"
 	"net"
 	"slices"
 	"strings"
@@ -25,6 +26,12 @@ type Config struct {
 	Nodes        int           // voters: 3 or 5 (default 3)
 	RestartAfter time.Duration // a killed node's supervisor starts it again after this (default 2s; negative: never)
 	Raft         func(*raft.Config)
+	// SeedRaft seeds math/rand's global source, from which raft draws its
+	// election timeouts, with the world's seed. Raft takes no source of its
+	// own, and since Go 1.24 rand.Seed does nothing unless the binary sets
+	// GODEBUG randseednop=0 (this example's tests do, with a //go:debug
+	// line): without both, every run draws other timeouts.
+	SeedRaft bool
 }
 
 // Cluster is a hashicorp/raft cluster (unmodified, v1.7.2) of nodes
@@ -63,6 +70,9 @@ func NewCluster(w *sim.World, cfg Config) (*Cluster, error) {
 	}
 	if cfg.RestartAfter == 0 {
 		cfg.RestartAfter = 2 * time.Second
+	}
+	if cfg.SeedRaft {
+		mathrand.Seed(int64(w.Seed())) //nolint:staticcheck // raft reads the global source
 	}
 	c := &Cluster{World: w, cfg: cfg, nodes: map[string]*raftNode{}}
 	for i := range cfg.Nodes {

@@ -27,6 +27,11 @@ type WorkloadConfig struct {
 	// checkers of a history; past it only what the checks and Outage need
 	// is kept (default 100,000; a simulated day has over a million).
 	History int
+	// Unseeded draws the clients' choices (keys, reads, think times) from
+	// math/rand/v2's global source, as a system that takes no seed does,
+	// instead of the client node's seeded Rand: for measuring what the
+	// seed buys (TestReproducibility).
+	Unseeded bool
 }
 
 // Outcome of an operation, as the client saw it.
@@ -126,6 +131,9 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 		rec: history.NewRecorder[history.LogOp](arena.RealClock{}, history.WithCap(cfg.History))}
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(node.Rand().Uint64(), uint64(i)))
+		if cfg.Unseeded {
+			rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		}
 		w.wg.Go(func() { w.client(ctx, i, rng) })
 	}
 	return w, nil
