@@ -100,3 +100,22 @@ func compare(rep *arena.Report, wl *Workload) string {
 	tw.Flush()
 	return b.String()
 }
+
+// TestSweep plays leader-failover on seeds 1 to 5 (-arena.seeds=N and
+// -arena.shard=i/n for more, spread over machines): each seed a fresh
+// cluster in simulated time, each failure with its replay command, a
+// summary at the end.
+func TestSweep(t *testing.T) {
+	arenatest.Sweep(t, 5, func(t *testing.T, seed uint64) *arena.Report {
+		var rep *arena.ScenarioReport
+		arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
+			_, wl := start(t, w, 3)
+			defer wl.Stop()
+			rep = arenatest.Run(t, "testdata/leader-failover.yaml", arenatest.WithProbe(wl.Probe), arenatest.WithChecks(wl.Checks()...))
+		}, arenatest.WithSeed(seed))
+		if rep == nil {
+			return nil
+		}
+		return rep.Report
+	})
+}
