@@ -11,7 +11,7 @@ func TestPlanSweep(t *testing.T) {
 	defer shardFlag.Value.Set("")
 	for _, tc := range []struct {
 		seeds, shard, env string
-		want             string
+		want              string
 	}{
 		{"", "", "", "[1 2 3 4 5 6 7 8 9 10]"},
 		{"7", "", "", "[1 2 3 4 5 6 7]"},
