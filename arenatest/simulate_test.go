@@ -189,3 +189,23 @@ func (r *clockedRuntime) ListAgents(context.Context) ([]arena.AgentInfo, error) 
 	return []arena.AgentInfo{{ID: "a", Type: arena.TypeLeader, Status: arena.StatusRunning}}, nil
 }
 func (r *clockedRuntime) StopAgent(context.Context, string) error { return nil }
+
+// A test function that blocks for good (every goroutine of the bubble
+// waits on another) is named, instead of synctest's bare deadlock panic.
+func TestSimulateNamesADeadlock(t *testing.T) {
+	if isChild(t.Name()) {
+		Simulate(t, func(t *testing.T, w *sim.World) {
+			waitForever(make(chan struct{}))
+		})
+		return
+	}
+	out := child(t, t.Name())
+	for _, want := range []string{
+		"arena: simulation: every goroutine of the bubble is blocked for good (deadlock: all goroutines in bubble are blocked):",
+		"arenatest_test.waitForever [chan receive (durable)], started by testing/synctest.testingSynctestTest",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
