@@ -1,58 +1,38 @@
 package netfault
 
 import (
-	"container/heap"
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/ares-arena/arena"
 )
 
 // ErrClosed is returned by Sleep (and so by the wrappers) once the network
-// is closed: simulated goroutines should return when they see it.
+// is closed.
 var ErrClosed = errors.New("netfault: network closed")
 
-// ErrNotSimulated: Sleep was called in virtual time from a goroutine that
-// Go did not start; only simulated goroutines can wait on a virtual clock.
-var ErrNotSimulated = errors.New("netfault: sleep in virtual time outside a goroutine started by Network.Go")
-
-// scheduler is how the network waits: on the wall clock (wall) or on the
-// run's virtual clock (sim).
-type scheduler interface {
-	now() time.Time
-	spawn(fn func(ctx context.Context))
-	sleep(ctx context.Context, d time.Duration) error
-	withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
-	advance()
-	close()
-}
-
-// wall runs simulated goroutines as goroutines and sleeps on timers.
-type wall struct {
+// timers is how the network waits: on time.Timer, so on the wall clock, or
+// on a testing/synctest bubble's fake clock, where such a wait is durable
+// and the bubble's time jumps past it. There is no other scheduler: a
+// system's own goroutines run as the Go runtime (or the bubble) runs them.
+type timers struct {
 	clock  arena.Clock
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
 }
 
-func newWall(clock arena.Clock) *wall {
+func newTimers(clock arena.Clock) *timers {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &wall{clock: clock, ctx: ctx, cancel: cancel}
+	return &timers{clock: clock, ctx: ctx, cancel: cancel}
 }
 
-func (r *wall) now() time.Time { return r.clock.Now() }
+func (r *timers) now() time.Time { return r.clock.Now() }
 
-func (r *wall) spawn(fn func(ctx context.Context)) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		fn(r.ctx)
-	}()
-}
-
-func (r *wall) sleep(ctx context.Context, d time.Duration) error {
+func (r *timers) sleep(ctx context.Context, d time.Duration) error {
+	if r.ctx.Err() != nil {
+		return ErrClosed
+	}
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -71,199 +51,4 @@ func (r *wall) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *wall) withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}
-
-func (r *wall) advance() {}
-
-func (r *wall) close() {
-	r.cancel()
-	r.wg.Wait()
-}
-
-// sim is a cooperative scheduler on a virtual clock. Simulated goroutines
-// run one at a time: advance wakes each one due by the clock's reading, in
-// (wake time, sequence) order, and waits until it sleeps again or returns.
-// While one runs, now is its wake time, so everything it does happens at a
-// definite virtual instant and a run is reproducible. Like the fakes, the
-// simulation is brought up to the clock lazily, whenever the system is
-// probed, faulted or lifted (Network.Advance).
-type sim struct {
-	clock *arena.VirtualClock
-	ctx   context.Context
-	stop  context.CancelFunc
-
-	advMu sync.Mutex // one advance (or close) at a time
-
-	mu      sync.Mutex
-	t       time.Time
-	q       wakeQueue
-	seq     uint64
-	running bool // a simulated goroutine has control
-	closed  bool
-	yield   chan struct{} // a simulated goroutine gives control back
-}
-
-type wakeup struct {
-	at  time.Time
-	seq uint64
-	ch  chan bool // true: run; false: the network closed
-}
-
-type wakeQueue []wakeup
-
-func (q wakeQueue) Len() int { return len(q) }
-func (q wakeQueue) Less(i, j int) bool {
-	if !q[i].at.Equal(q[j].at) {
-		return q[i].at.Before(q[j].at)
-	}
-	return q[i].seq < q[j].seq
-}
-func (q wakeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *wakeQueue) Push(x any)   { *q = append(*q, x.(wakeup)) }
-func (q *wakeQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
-}
-
-func newSim(clock *arena.VirtualClock) *sim {
-	ctx, stop := context.WithCancel(context.Background())
-	return &sim{clock: clock, ctx: ctx, stop: stop, t: clock.Now(), yield: make(chan struct{})}
-}
-
-func (s *sim) now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.t
-}
-
-// park queues a wake-up at `at` (under s.mu) and returns its channel.
-func (s *sim) park(at time.Time) chan bool {
-	ch := make(chan bool)
-	s.seq++
-	heap.Push(&s.q, wakeup{at: at, seq: s.seq, ch: ch})
-	return ch
-}
-
-func (s *sim) spawn(fn func(ctx context.Context)) {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	ch := s.park(s.t)
-	s.mu.Unlock()
-	go func() {
-		if <-ch {
-			fn(s.ctx)
-		}
-		s.yield <- struct{}{}
-	}()
-}
-
-type deadlineKey struct{}
-
-// withTimeout carries a virtual deadline: a context's own deadline is on
-// the wall clock, which does not move in a virtual run.
-func (s *sim) withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	dl := s.now().Add(d)
-	if old, ok := ctx.Value(deadlineKey{}).(time.Time); ok && old.Before(dl) {
-		dl = old
-	}
-	return context.WithValue(ctx, deadlineKey{}, dl), func() {}
-}
-
-func (s *sim) sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		if s.ctx.Err() != nil {
-			return ErrClosed
-		}
-		return err
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	var late error
-	if dl, ok := ctx.Value(deadlineKey{}).(time.Time); ok && s.t.Add(d).After(dl) {
-		d, late = max(dl.Sub(s.t), 0), context.DeadlineExceeded
-	}
-	if d <= 0 {
-		s.mu.Unlock()
-		return late
-	}
-	if !s.running {
-		s.mu.Unlock()
-		return ErrNotSimulated
-	}
-	ch := s.park(s.t.Add(d))
-	s.mu.Unlock()
-	s.yield <- struct{}{}
-	if !<-ch {
-		return ErrClosed
-	}
-	return late
-}
-
-// advance runs every simulated goroutine due by the clock's reading. A call
-// made while one runs (from the goroutine itself, say a probe it calls)
-// returns at once: the world is already being advanced.
-func (s *sim) advance() {
-	if !s.advMu.TryLock() {
-		return
-	}
-	defer s.advMu.Unlock()
-	target := s.clock.Now()
-	for {
-		s.mu.Lock()
-		if s.closed || len(s.q) == 0 || s.q[0].at.After(target) {
-			if !s.closed && target.After(s.t) {
-				s.t = target
-			}
-			s.mu.Unlock()
-			return
-		}
-		w := heap.Pop(&s.q).(wakeup)
-		if w.at.After(s.t) {
-			s.t = w.at
-		}
-		s.running = true
-		s.mu.Unlock()
-		w.ch <- true
-		<-s.yield
-		s.mu.Lock()
-		s.running = false
-		s.mu.Unlock()
-	}
-}
-
-// close wakes every parked goroutine with ErrClosed and waits until each
-// has returned.
-func (s *sim) close() {
-	s.advMu.Lock()
-	defer s.advMu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return
-	}
-	s.closed = true
-	s.running = true // what the woken goroutines do until they return is not simulated
-	s.stop()
-	s.mu.Unlock()
-	for {
-		s.mu.Lock()
-		if len(s.q) == 0 {
-			s.mu.Unlock()
-			return
-		}
-		w := heap.Pop(&s.q).(wakeup)
-		s.mu.Unlock()
-		w.ch <- false
-		<-s.yield
-	}
-}
+func (r *timers) close() { r.cancel() }

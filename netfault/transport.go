@@ -25,8 +25,8 @@ import (
 //   - http_error: a request to the agent under a failed route is answered
 //     with the route's status by the network, without reaching the agent.
 //
-// Waits are Sleep on the network's clock and end at a deadline set with
-// WithTimeout; a call under no fault goes straight to base.
+// Waits are timers (Sleep) that end with the request's context; a call
+// under no fault goes straight to base.
 func (n *Network) Transport(from string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -97,9 +97,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // HandlerTransport serves each request with h on the caller's goroutine,
-// with no network in between: with Transport on top, a service and its
-// client run in one simulated goroutine, so a virtual run stays
-// reproducible (h may Sleep on the network too).
+// with no network in between (h may Sleep on the network too).
 func HandlerTransport(h http.Handler) http.RoundTripper { return handlerTransport{h} }
 
 type handlerTransport struct{ h http.Handler }
