@@ -71,12 +71,18 @@ func (r *Run) abortWhen(a AbortWhen) {
 		default:
 			for _, name := range a.ChecksFailed {
 				if msg, failed := st.failed[name]; failed {
-					r.abort(fmt.Sprintf("abort_when.checks_failed: check %s failed: %s", name, msg))
+					r.abort(checkFailedAbort(name) + msg)
 					return
 				}
 			}
 		}
 	}
+}
+
+// checkFailedAbort begins the reason of a run aborted because check name
+// failed; the check's error follows.
+func checkFailedAbort(name string) string {
+	return "abort_when.checks_failed: check " + name + " failed: "
 }
 
 // startGate refuses to start injecting, at offset at, on a system that is

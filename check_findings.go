@@ -63,10 +63,12 @@ type ViolationOp struct {
 }
 
 // Bounds of a violation as a report keeps it: a check may find more, the
-// report lists these many.
+// report lists these many, each line cut to maxViolationText bytes (a key,
+// a model's description of an operation or a state may be of any length).
 const (
 	maxViolationOps     = 50
 	maxViolationDetails = 20
+	maxViolationText    = 1024
 )
 
 // Failed reports whether the check ran, decided and found the system at
@@ -83,15 +85,18 @@ func (o *Observer) checkResult(name string, at Duration, err error) CheckResult 
 	r.Error = err.Error()
 	if v := (*Violation)(nil); !r.NotApplicable && !r.Undecided && errors.As(err, &v) && v != nil {
 		r.Violation = o.annotate(v)
+		r.Error = cutUTF8(r.Error, maxViolationText) // the summary, perhaps wrapped
 	}
 	return r
 }
 
-// annotate copies v, bounded, with each operation's offset and the faults
+// annotate copies v, bounded in lines and bytes, with each operation's offset and the faults
 // active during it.
 func (o *Observer) annotate(v *Violation) *Violation {
-	out := &Violation{Summary: v.Summary, Details: slices.Clone(v.Details[:min(len(v.Details), maxViolationDetails)]),
-		Files: slices.Clone(v.Files)}
+	out := &Violation{Summary: cutUTF8(v.Summary, maxViolationText), Files: slices.Clone(v.Files)}
+	for _, d := range v.Details[:min(len(v.Details), maxViolationDetails)] {
+		out.Details = append(out.Details, cutUTF8(d, maxViolationText))
+	}
 	if n := len(v.Details) - maxViolationDetails; n > 0 {
 		out.Details = append(out.Details, fmt.Sprintf("… %d more", n))
 	}
@@ -100,6 +105,7 @@ func (o *Observer) annotate(v *Violation) *Violation {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, op := range ops {
+		op.Op = cutUTF8(op.Op, maxViolationText)
 		op.At = o.offset(op.Call)
 		end := op.Return
 		if end.IsZero() {

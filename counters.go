@@ -86,6 +86,17 @@ func (h *history) add(r *Result) {
 	h.dropped++
 }
 
+// page copies the n results numbered from first (numbered from 1 among all
+// ever recorded; first > dropped and the n retained).
+func (h *history) page(first uint64, n int) []Result {
+	items := make([]Result, n)
+	start := int(first - uint64(h.dropped) - 1) // index among the retained, oldest 0
+	for i := range items {
+		items[i] = h.buf[(h.head+start+i)%len(h.buf)]
+	}
+	return items
+}
+
 func (h *history) snapshot() []Result {
 	out := make([]Result, 0, len(h.buf))
 	out = append(out, h.buf[h.head:]...)

@@ -121,6 +121,19 @@
 // expectation check, the run's Report, and the gate's verdict with reasons.
 // It writes itself as text, JSON and JUnit XML.
 //
+// # Shrinking
+//
+// Shrink reduces a failing run to the smallest schedule that still fails
+// the same way (SameFailure: the gate fails again, for the same reasons),
+// and returns it as an ordinary scenario (ShrinkResult, WriteYAML). Each
+// candidate runs on a fresh system from a SystemFactory; the search drops
+// faults (delta debugging), moves them earlier, shortens durations,
+// retargets faults at roles, simplifies metadata and resolves selectors.
+// A candidate is judged by one run on a virtual clock and by Need of Runs
+// runs otherwise; the result states its failure rate over replays ("fails
+// 10/10"). A survival run becomes a scenario with ScenarioFromSurvival
+// (CompleteSurvival lists every action of a virtual one).
+//
 // # Regression testing
 //
 // A RegressionTester answers "is the candidate strategy better than the
@@ -172,7 +185,11 @@
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
 //     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
 //   - Survival: SurvivalConfig, SurvivalReport, SurvivalEnding, SurvivalStatus,
-//     TargetFilter, ErrSurvivalRunning, ErrNoSurvival.
+//     SurvivalEvent, TargetFilter, ErrSurvivalRunning, ErrNoSurvival.
+//   - Shrinking: Shrink, ShrinkConfig, SystemFactory, ShrinkResult,
+//     ShrinkSize, ShrinkPass, ShrinkStop, ShrinkProgress, FailRate, Failure,
+//     SameFailure, ErrNoFailure, ScenarioFromSurvival, CompleteSurvival,
+//     ErrIncompleteSurvival, Scenario.WriteYAML.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
 //     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
 //     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,

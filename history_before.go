@@ -21,10 +21,5 @@ func (s *Service) HistoryBefore(before uint64, limit int) (items []Result, first
 		n = min(n, uint64(limit))
 	}
 	first = before - n
-	items = make([]Result, n)
-	start := int(first - dropped - 1) // index among the retained, oldest 0
-	for i := range items {
-		items[i] = h.buf[(h.head+start+i)%len(h.buf)]
-	}
-	return items, first, dropped
+	return h.page(first, int(n)), first, dropped
 }

@@ -28,10 +28,5 @@ func (s *Service) HistoryPage(after uint64, limit int) (items []Result, first, d
 	if limit > 0 {
 		n = min(n, limit)
 	}
-	items = make([]Result, n)
-	start := int(first - dropped - 1)
-	for i := range items {
-		items[i] = h.buf[(h.head+start+i)%len(h.buf)]
-	}
-	return items, first, dropped
+	return h.page(first, n), first, dropped
 }

@@ -112,6 +112,9 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	if maxRows > 0 && failed > maxRows {
 		fmt.Fprintf(b, "… %d failed checks in all\n", r.ChecksRun-r.ChecksPassed)
 	}
+	if maxRows > 0 && undecided > maxRows {
+		fmt.Fprintf(b, "… %d undecided checks in all\n", r.ChecksUndecided)
+	}
 	writeRollback(b, r.Rollback)
 	return nil
 }

@@ -58,8 +58,8 @@ func FuzzLoadScenario(f *testing.F) {
 		if plan := sc.PlannedLength(); plan < 0 || plan > arena.MaxScenarioLength {
 			t.Errorf("PlannedLength() = %s", plan)
 		}
-		// What loads survives the way back to YAML unchanged (compared as
-		// JSON), unless yaml.v3 cannot write one of its strings.
+		// What loads survives the way back to YAML (WriteYAML) unchanged
+		// (compared as JSON), unless yaml.v3 cannot write one of its strings.
 		a, err := json.Marshal(sc)
 		if err != nil {
 			t.Fatalf("json.Marshal(loaded) = %v", err)
@@ -67,10 +67,11 @@ func FuzzLoadScenario(f *testing.F) {
 		if !yamlKeepsStrings(t, a) {
 			return
 		}
-		out, err := yaml.Marshal(sc)
-		if err != nil {
-			t.Fatalf("yaml.Marshal(loaded) = %v", err)
+		var buf bytes.Buffer
+		if err := sc.WriteYAML(&buf); err != nil {
+			t.Fatalf("WriteYAML(loaded) = %v", err)
 		}
+		out := buf.Bytes()
 		again, err := arena.LoadScenario(out, "again.yaml")
 		if err != nil {
 			t.Fatalf("reloading\n%s\nfailed: %v", out, err)

@@ -317,8 +317,11 @@ type SurvivalEvent struct {
 	TargetID string     `json:"target_id,omitempty"`
 	SourceID string     `json:"source_id,omitempty"`
 	Lifetime Duration   `json:"lifetime,omitempty"`
-	Success  bool       `json:"success"`
-	Error    string     `json:"error,omitempty"`
+	// Metadata is the action's metadata but its duration (Lifetime):
+	// what survival drew for it, such as llm_failure's error_type.
+	Metadata map[string]any `json:"metadata,omitempty"`
+	Success  bool           `json:"success"`
+	Error    string         `json:"error,omitempty"`
 }
 
 // SurvivalStatus is a live view of the running survival run.
@@ -546,6 +549,14 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 	if spec, ok := c.svc.injector.spec(a.Type); ok && spec.Lifts {
 		if p, err := c.svc.injector.faults.params(a); err == nil {
 			ev.Lifetime = Duration(p.Duration)
+		}
+	}
+	for k, v := range a.Metadata {
+		if k != MetaDuration {
+			if ev.Metadata == nil {
+				ev.Metadata = map[string]any{}
+			}
+			ev.Metadata[k] = v
 		}
 	}
 	c.rep.Events = append(c.rep.Events, ev)

@@ -91,7 +91,8 @@
 //     a 200 with "success": false: the request was fine, the system said no.
 //     A scenario run is a 200 whatever its gate says: the verdict is in the
 //     report.
-//   - 202: a survival run started; the body has its seed.
+//   - 202: a survival run or a scenario started in the background; the
+//     body has its seed.
 //   - 400: bad input: malformed or unknown JSON fields, invalid metadata, an
 //     invalid scenario (every problem listed), an unknown action, an ID that
 //     is empty, longer than 256 bytes or holds whitespace, an unknown query
@@ -199,7 +200,9 @@
 // and the session's CSRF token, which the page keeps in memory and sends in
 // X-Arena-CSRF on every request that changes state; GET /arena/session gives
 // it again after a reload. DELETE /arena/session ends the session on the
-// server, and SetAPIKey ends them all. The key travels once, in a request
+// server, and SetAPIKey ends them all; an event stream opened with a
+// session that ended (or with a key that was replaced) is closed at its
+// next heartbeat (WithHeartbeat). The key travels once, in a request
 // body: never in a URL, a cookie or the page. Header auth works as before,
 // with no token; without a key nothing is needed, and the server listens on
 // loopback only. Whatever the auth, a request that changes state from a page

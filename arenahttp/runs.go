@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -136,13 +135,9 @@ func (h *Handler) scenarioStart(w http.ResponseWriter, r *http.Request) {
 		writeScenarioErr(w, err)
 		return
 	}
-	if s := r.URL.Query().Get("seed"); s != "" {
-		seed, err := strconv.ParseUint(s, 10, 64)
-		if err != nil || seed == 0 {
-			writeError(w, http.StatusBadRequest, "seed", "want a positive integer, got "+quote(s))
-			return
-		}
-		sc.Config.Seed = seed
+	if err := seedQuery(r, sc); err != nil {
+		writeErr(w, err)
+		return
 	}
 	if sc.Config.Seed == 0 {
 		sc.Config.Seed = arena.DrawSeed()

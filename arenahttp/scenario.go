@@ -123,6 +123,21 @@ func (h *Handler) scenarioValidate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ValidateResponse{Valid: true, Name: sc.Name, Steps: len(sc.Actions), PlannedLength: arena.Duration(sc.PlannedLength())})
 }
 
+// seedQuery sets sc's seed from ?seed= when the request has one: a
+// positive integer, else a 400 naming seed.
+func seedQuery(r *http.Request, sc *arena.Scenario) error {
+	s := r.URL.Query().Get("seed")
+	if s == "" {
+		return nil
+	}
+	seed, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || seed == 0 {
+		return badRequest("seed", "want a positive integer, got %s", quote(s))
+	}
+	sc.Config.Seed = seed
+	return nil
+}
+
 // scenarioRun runs a scenario and answers its report (200 whatever the gate
 // says: the verdict is in the report). One runs at a time on a handler
 // (409 otherwise), since two runs on one system would score each other's
@@ -133,13 +148,9 @@ func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
 		writeScenarioErr(w, err)
 		return
 	}
-	if s := r.URL.Query().Get("seed"); s != "" {
-		seed, err := strconv.ParseUint(s, 10, 64)
-		if err != nil || seed == 0 {
-			writeError(w, http.StatusBadRequest, "seed", "want a positive integer, got "+quote(s))
-			return
-		}
-		sc.Config.Seed = seed
+	if err := seedQuery(r, sc); err != nil {
+		writeErr(w, err)
+		return
 	}
 	max := h.opts.maxScenarioRun
 	if err := h.checkPlanned(sc); err != nil {

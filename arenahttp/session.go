@@ -14,7 +14,8 @@ import (
 // exchanges the key once (POST /arena/session) for a session: a random
 // token in an HttpOnly, SameSite=Strict cookie that expires (WithSessionTTL)
 // and is revoked at logout, or for every session when the key changes
-// (SetAPIKey). Only the token's SHA-256 is kept.
+// (SetAPIKey). Only the token's SHA-256 is kept. An event stream opened with
+// a session ends at its next heartbeat after the session does (stream.go).
 //
 // A request authenticated by the cookie that may change state (any method
 // but GET, HEAD and OPTIONS) must also carry the session's CSRF token in
@@ -94,6 +95,10 @@ type sessions struct {
 type session struct {
 	csrf    string
 	expires time.Time
+	// key is the API key's hash the session was opened with: a session
+	// lives only while the handler has that very key (Handler.session), so
+	// a login that raced SetAPIKey cannot outlive the old key.
+	key *[sha256.Size]byte
 }
 
 func (ss *sessions) clock() time.Time {
@@ -103,12 +108,12 @@ func (ss *sessions) clock() time.Time {
 	return time.Now()
 }
 
-// create starts a session and returns its token.
-func (ss *sessions) create(ttl time.Duration) (string, session) {
+// create starts a session opened with key and returns its token.
+func (ss *sessions) create(ttl time.Duration, key *[sha256.Size]byte) (string, session) {
 	token := rand.Text()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	s := session{csrf: rand.Text(), expires: ss.clock().Add(ttl).Truncate(time.Second)}
+	s := session{csrf: rand.Text(), expires: ss.clock().Add(ttl).Truncate(time.Second), key: key}
 	if ss.m == nil {
 		ss.m = map[[sha256.Size]byte]session{}
 	}
@@ -166,6 +171,36 @@ func (ss *sessions) reset() {
 	clear(ss.m)
 }
 
+// session returns the live session of token: not expired, not revoked, and
+// opened with the key the handler has now.
+func (h *Handler) session(token string) (session, bool) {
+	s, ok := h.sessions.lookup(token)
+	if !ok || s.key != h.key.Load() {
+		return session{}, false
+	}
+	return s, true
+}
+
+// stillAuthorized reports whether r's credentials would be let in now. A
+// long-lived request (an event stream) asks at each heartbeat and ends when
+// they no longer would: its session was logged out, expired or ended by a
+// new key, or the key it carries was replaced.
+func (h *Handler) stillAuthorized(r *http.Request) bool {
+	want := h.key.Load()
+	if want == nil {
+		return true
+	}
+	if given, ok := apiKey(r); ok {
+		return validKey(given, want)
+	}
+	c, err := r.Cookie(SessionCookie)
+	if err != nil {
+		return false
+	}
+	_, ok := h.session(c.Value)
+	return ok
+}
+
 // sessionAuth authenticates r by its session cookie, when it has one.
 // handled is false when there is no cookie: the caller answers as for a
 // missing key. Otherwise ok says whether r may go on; when not, the answer
@@ -176,7 +211,7 @@ func (h *Handler) sessionAuth(w http.ResponseWriter, r *http.Request) (handled, 
 	if err != nil || c.Value == "" {
 		return false, false
 	}
-	s, live := h.sessions.lookup(c.Value)
+	s, live := h.session(c.Value)
 	if !live {
 		closeIfBody(w, r)
 		h.clearSessionCookie(w, r)
@@ -239,7 +274,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "key", "invalid API key")
 		return
 	}
-	token, s := h.sessions.create(h.opts.sessionTTL)
+	token, s := h.sessions.create(h.opts.sessionTTL, want)
 	http.SetCookie(w, &http.Cookie{
 		Name: SessionCookie, Value: token, Path: "/", Expires: s.expires, MaxAge: int(h.opts.sessionTTL / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
@@ -254,9 +289,13 @@ func (h *Handler) sessionInfo(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, SessionView{Auth: "none"})
 	case hasKey:
 		writeJSON(w, http.StatusOK, SessionView{Auth: "key"})
-	default: // the middleware let it in by its session cookie
-		c, _ := r.Cookie(SessionCookie)
-		s, ok := h.sessions.lookup(c.Value)
+	default: // the middleware let it in by its session cookie (or had no key to check then)
+		c, err := r.Cookie(SessionCookie)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, "", "missing API key (send X-API-Key or Authorization: Bearer)")
+			return
+		}
+		s, ok := h.session(c.Value)
 		if !ok { // it expired since
 			writeError(w, http.StatusUnauthorized, "", "session expired or revoked: log in again")
 			return

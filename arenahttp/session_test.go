@@ -1,6 +1,9 @@
 package arenahttp
 
 import (
+	"bufio"
+	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -243,11 +246,11 @@ func merge(a, b map[string]string) map[string]string {
 func TestSessionCap(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	ss := &sessions{now: func() time.Time { return now }}
-	first, _ := ss.create(time.Hour)
+	first, _ := ss.create(time.Hour, nil)
 	now = now.Add(time.Second)
 	var last string
 	for range MaxSessions {
-		last, _ = ss.create(time.Hour)
+		last, _ = ss.create(time.Hour, nil)
 	}
 	if _, ok := ss.lookup(first); ok {
 		t.Error("the oldest session survived a login past the cap")
@@ -256,7 +259,7 @@ func TestSessionCap(t *testing.T) {
 		t.Errorf("%d sessions, the newest kept %v; want %d and true", len(ss.m), ok, MaxSessions)
 	}
 	now = now.Add(2 * time.Hour)
-	ss.create(time.Hour)
+	ss.create(time.Hour, nil)
 	if len(ss.m) != 1 {
 		t.Errorf("%d sessions after every other expired, want 1", len(ss.m))
 	}
@@ -275,5 +278,92 @@ func TestWithSessionOptionsPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// TestSessionEndsItsStream: an event stream lives no longer than what let
+// it in. Opened with a session, it outlives heartbeats while the session
+// lasts and is closed at the first heartbeat after logout, expiry or a new
+// key; opened with a key, after the key is replaced.
+func TestSessionEndsItsStream(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		keyed bool // the stream carries the key, not the cookie
+		end   func(t *testing.T, s *system, c *http.Cookie, csrf string, advance func(time.Duration))
+	}{
+		{"logout", false, func(t *testing.T, s *system, c *http.Cookie, csrf string, _ func(time.Duration)) {
+			if r := s.do(t, request{method: "DELETE", path: "/arena/session", header: withCookie(c, csrf)}); r.code != 200 {
+				t.Fatalf("logout = %d %s", r.code, r.body)
+			}
+		}},
+		{"expiry", false, func(_ *testing.T, _ *system, _ *http.Cookie, _ string, advance func(time.Duration)) {
+			advance(time.Hour)
+		}},
+		{"new key", false, func(_ *testing.T, s *system, _ *http.Cookie, _ string, _ func(time.Duration)) {
+			s.h.SetAPIKey("another-key")
+		}},
+		{"new key, stream of the old key", true, func(_ *testing.T, s *system, _ *http.Cookie, _ string, _ func(time.Duration)) {
+			s.h.SetAPIKey("another-key")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithSessionTTL(time.Hour), WithHeartbeat(10 * time.Millisecond)}})
+			var mu sync.Mutex
+			now := time.Now()
+			s.h.sessions.mu.Lock()
+			s.h.sessions.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			s.h.sessions.mu.Unlock()
+			advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+
+			c, csrf := login(t, s, testKey)
+			header := withCookie(c, "")
+			if tc.keyed {
+				header = map[string]string{"X-API-Key": testKey}
+			}
+			st := dialStream(t, s, header)
+			defer st.close()
+			br := bufio.NewReader(st.resp.Body)
+			line := func() (string, error) { return br.ReadString('\n') }
+			for beats := 0; beats < 2; { // alive through heartbeats while its credentials hold
+				l, err := line()
+				if err != nil {
+					t.Fatalf("the stream ended before its credentials did: %v", err)
+				}
+				if l == ": heartbeat\n" {
+					beats++
+				}
+			}
+			tc.end(t, s, c, csrf, advance)
+			for {
+				_, err := line()
+				if err == nil {
+					continue
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("the stream was still open 30s after its credentials ended")
+				}
+				break // closed by the server
+			}
+		})
+	}
+}
+
+// TestSessionOfAReplacedKey: a session opened with a key that has been
+// replaced since does not let in, even one created after SetAPIKey ended
+// the others (a login that checked the old key just before the change).
+func TestSessionOfAReplacedKey(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	old := s.h.key.Load()
+	s.h.SetAPIKey("another-key")
+	token, sess := s.h.sessions.create(time.Hour, old) // the racing login's session
+	c := &http.Cookie{Name: SessionCookie, Value: token}
+	if r := s.do(t, request{method: "GET", path: "/arena/stats", header: withCookie(c, "")}); r.code != http.StatusUnauthorized {
+		t.Errorf("a session of the replaced key = %d %s, want 401", r.code, r.body)
+	}
+	if r := s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", header: withCookie(c, sess.csrf)}); r.code != http.StatusUnauthorized {
+		t.Errorf("a state change with a session of the replaced key = %d %s, want 401", r.code, r.body)
+	}
+	if n := s.svc.Stats().Total; n != 0 {
+		t.Errorf("%d actions reached the service", n)
 	}
 }

@@ -156,6 +156,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-beat.C:
+			if !h.stillAuthorized(r) {
+				return // logged out, expired, or the key changed (session.go)
+			}
 			c.buf = sse.AppendComment(c.buf, "heartbeat")
 			if c.send() != nil {
 				return

@@ -22,7 +22,8 @@ type failure struct {
 	report  *arena.Report // for the faults; may be nil
 	lines   []string      // more detail, indented
 	seed    uint64
-	files   string // report files' path without extension; "" if none
+	files   string   // report files' path without extension; "" if none
+	shrunk  []string // what WithShrinkOnFailure found, and its replay command
 }
 
 // text formats the failure for t.
@@ -82,6 +83,9 @@ func (f failure) text(t TB) string {
 	if f.files != "" {
 		fmt.Fprintf(&b, "\nreport: %s.json (and .xml, .txt)", f.files)
 	}
+	for _, l := range f.shrunk {
+		b.WriteString("\n" + l)
+	}
 	return b.String()
 }
 
@@ -131,29 +135,36 @@ func worst(r *arena.Report, n int) []arena.FaultOutcome {
 func failed(c arena.CheckResult) bool { return c.Failed() }
 
 // rerun returns the two commands that replay t's runs with seed: the flag
-// and the environment form. They select t alone: go test's -run (or
-// -bench) pattern, or Ginkgo's focus on the spec's full text.
+// and the environment form. They select t alone (selector).
 func rerun(t TB, seed uint64) [2]string {
-	name := t.Name()
+	sel := selector(t)
 	if _, ok := t.(ginkgoReporter); ok {
-		focus := shellQuote("^" + regexp.QuoteMeta(name) + "$")
 		return [2]string{
-			fmt.Sprintf("go test -ginkgo.focus=%s -%s=%d", focus, SeedFlag, seed),
-			fmt.Sprintf("%s=%d ginkgo --focus=%s", SeedEnv, seed, focus),
+			fmt.Sprintf("go test %s -%s=%d", sel, SeedFlag, seed),
+			fmt.Sprintf("%s=%d ginkgo --focus=%s", SeedEnv, seed, strings.TrimPrefix(sel, "-ginkgo.focus=")),
 		}
-	}
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	sel := "-run " + shellQuote(strings.Join(parts, "/"))
-	if _, ok := t.(metricReporter); ok && strings.HasPrefix(name, "Benchmark") {
-		sel = "-run '^$' -bench " + shellQuote(strings.Join(parts, "/"))
 	}
 	return [2]string{
 		fmt.Sprintf("go test %s -%s=%d", sel, SeedFlag, seed),
 		fmt.Sprintf("%s=%d go test %s", SeedEnv, seed, sel),
 	}
+}
+
+// selector returns the go test flags that select t alone: the -run (or
+// -bench) pattern, or Ginkgo's focus on the spec's full text.
+func selector(t TB) string {
+	name := t.Name()
+	if _, ok := t.(ginkgoReporter); ok {
+		return "-ginkgo.focus=" + shellQuote("^"+regexp.QuoteMeta(name)+"$")
+	}
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	if _, ok := t.(metricReporter); ok && strings.HasPrefix(name, "Benchmark") {
+		return "-run '^$' -bench " + shellQuote(strings.Join(parts, "/"))
+	}
+	return "-run " + shellQuote(strings.Join(parts, "/"))
 }
 
 // shellQuote quotes s for a POSIX shell.

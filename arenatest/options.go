@@ -24,6 +24,8 @@ type options struct {
 	errs  []error // of options that contradict each other
 
 	runtime   arena.AgentLister
+	fresh     func(seed uint64) (arena.AgentLister, error) // WithFreshRuntime
+	shrink    *time.Duration                               // WithShrinkOnFailure's budget
 	dag       arena.DAGProvider
 	faults    []arena.FaultSpec
 	cluster   []fakes.Option
@@ -86,6 +88,23 @@ func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntim
 // (arena.AgentLister plus, say, arena.AgentStopper and arena.Pauser): a
 // step it cannot land fails the scenario's validation, naming the step.
 func WithRuntime(rt arena.AgentLister) Option { return runtimeOption{rt} }
+
+type freshRuntimeOption struct {
+	f func(seed uint64) (arena.AgentLister, error)
+}
+
+func (o freshRuntimeOption) apply(c *options) {
+	c.given = append(c.given, "WithFreshRuntime")
+	c.fresh = o.f
+}
+
+// WithFreshRuntime is WithRuntime with a runtime made by f for every run,
+// seeded with the run's seed: the run itself and, with
+// WithShrinkOnFailure, each schedule the shrinker tries. The runtime's
+// clock, DAG, probe and checks are found as with WithRuntime.
+func WithFreshRuntime(f func(seed uint64) (arena.AgentLister, error)) Option {
+	return freshRuntimeOption{f}
+}
 
 type faultsOption struct{ specs []arena.FaultSpec }
 
@@ -312,6 +331,9 @@ func collect(fn string, allowed []string, opts []Option) (*options, error) {
 	}
 	if o.runtime != nil && len(o.cluster) > 0 {
 		return nil, fmt.Errorf("WithCluster tunes the default fake cluster; it does not apply with WithRuntime")
+	}
+	if err := o.checkFresh(); err != nil {
+		return nil, err
 	}
 	for _, v := range o.verdicts {
 		switch v {

@@ -8,7 +8,8 @@ import (
 )
 
 var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster", "Virtual()", "RealTime()",
-	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithObserve", "WithGate", "WithAbortWhen", "AllowUnhealthyStart()"}
+	"WithSeed", "WithReportDir", "WithProbe", "WithChecks", "WithRoles", "WithObserve", "WithGate", "WithAbortWhen", "AllowUnhealthyStart()",
+	"WithFreshRuntime", "WithShrinkOnFailure"}
 
 // Run plays a scenario against a fresh system and fails t when the
 // scenario's gate fails (a step missed its expectation, the run did not
@@ -36,6 +37,9 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 		if err := sim.adopt(o); err != nil {
 			return stop[arena.ScenarioReport](t, "Run", err)
 		}
+	}
+	if path := replayFile(); path != "" { // the file's seed, not the code's; no shrinking of a replay
+		scenario, o.seed, o.shrink = path, 0, nil
 	}
 	sc, _, err := loadScenario(scenario, o.faults)
 	if err == nil {
@@ -78,6 +82,9 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 		f.head = fmt.Sprintf("scenario %s did not finish: %v", sc.Name, runErr)
 		t.Errorf("%s", f.text(t))
 	case !rep.OK():
+		if o.shrink != nil {
+			f.shrunk = shrinkFailure(t, o, sc)
+		}
 		t.Errorf("%s", f.text(t))
 	case !isBenchmark(t):
 		t.Logf("arena: scenario %s passed its gate: %s (seed %d)%s", sc.Name, scoreText(rep.Score), rep.Seed, filesNote(files))

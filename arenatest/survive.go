@@ -33,6 +33,12 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 			return stop[arena.SurvivalReport](t, "Survive", err)
 		}
 	}
+	if path := replayFile(); path != "" {
+		return replaySurvival(t, path, cfg, opts)
+	}
+	if o.shrink != nil && cfg.TimelineCap < arena.MaxScenarioSteps {
+		cfg.TimelineCap = arena.MaxScenarioSteps // every action listed: the run can become a scenario
+	}
 	seed, err := seedFor(o, cfg.Seed)
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
@@ -78,6 +84,9 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 		f.head = fmt.Sprintf("survival run did not finish: %v", runErr)
 		t.Errorf("%s", f.text(t))
 	case len(reasons) > 0:
+		if o.shrink != nil {
+			f.shrunk = shrinkSurvival(t, o, rep)
+		}
 		t.Errorf("%s", f.text(t))
 	case !isBenchmark(t):
 		t.Logf("arena: survival run of %s: %s, %d faults landed, %d unrecovered (seed %d)%s",

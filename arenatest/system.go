@@ -30,9 +30,19 @@ var errUncontrolled = errors.New("the runtime's Clock() is an *arena.VirtualCloc
 
 // newSystem builds the service of one run: over a fresh fake cluster seeded
 // with seed, on a virtual clock unless RealTime() was asked for, or over
-// the WithRuntime runtime on its own clock.
+// the WithRuntime runtime (or a fresh one of WithFreshRuntime) on its own
+// clock.
 func newSystem(o *options, seed uint64) (*arena.Service, error) {
 	rt, dag, probe, checks := o.runtime, o.dag, o.probe, o.checks
+	if o.fresh != nil {
+		var err error
+		if rt, err = o.fresh(seed); err != nil {
+			return nil, fmt.Errorf("WithFreshRuntime: %w", err)
+		}
+		if rt == nil {
+			return nil, errors.New("WithFreshRuntime: nil runtime")
+		}
+	}
 	var clock arena.Clock
 	if rt == nil {
 		clock = arena.RealClock{}

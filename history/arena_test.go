@@ -64,7 +64,7 @@ func TestChecksInARun(t *testing.T) {
 		}
 	}
 	if failed == nil || failed.Violation == nil || len(failed.Violation.Ops) != 2 {
-		t.Fatalf("kv check: %+v (%+v), want a violation of 2 operations", failed, *failed.Violation)
+		t.Fatalf("kv check: %+v, want a violation of 2 operations:\n%s", failed, rep)
 	}
 	leader := rep.Faults[0].Action.TargetID
 	read := failed.Violation.Ops[1]
@@ -85,7 +85,7 @@ func TestChecksInARun(t *testing.T) {
 		if e.Kind == arena.EvidenceViolation && e.Check != nil && e.Check.Name == "kv" && e.Check.Violation != nil {
 			violations++
 		}
-		if e.Kind == arena.EvidenceViolation && e.Check.Name == "hard" {
+		if e.Kind == arena.EvidenceViolation && e.Check != nil && e.Check.Name == "hard" {
 			t.Errorf("an undecided check went to the evidence store: %+v", e)
 		}
 	}

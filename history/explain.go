@@ -43,11 +43,13 @@ func (c *linearizability[T, S]) violation(ctx context.Context, h History[T], par
 	guard := &stepGuard{deadline: deadline, ctx: ctx}
 	res, info := porcupine.CheckOperationsVerbose(c.model.porcupine(guard), p.ops, left)
 	c.explain(v, h, p, info)
-	if res != porcupine.Illegal || guard.stopped.Load() {
+	if err := guard.err(); err != nil {
+		v.Details = append(v.Details, "the search for the operations at fault stopped: "+err.Error())
+	} else if res != porcupine.Illegal || guard.stopped.Load() {
 		v.Details = append(v.Details, "the search for the longest linearizable prefix was cut short by the budget")
 	}
 	if len(p.ops) <= maxVisualized {
-		if path, err := c.visualize(info); err != nil {
+		if path, err := c.visualize(p.key, info); err != nil {
 			v.Details = append(v.Details, "visualization not written: "+err.Error())
 		} else if path != "" {
 			v.Files = append(v.Files, path)
@@ -164,9 +166,16 @@ func (c *linearizability[T, S]) explain(v *arena.Violation, h History[T], p *par
 	}
 }
 
-// visualize writes porcupine's visualization of info to the report
-// directory and returns its path ("" when there is no directory).
-func (c *linearizability[T, S]) visualize(info porcupine.LinearizationInfo) (string, error) {
+// visualize writes porcupine's visualization of info, part key's, to the
+// report directory and returns its path ("" when there is no directory).
+//
+// A check runs after every recovery, and once a part is not linearizable
+// every later run finds it so again: each part keeps one file, which a
+// later violation rewrites (the history only grows, so the newer picture
+// holds the older), so that a long run does not fill the disk with copies.
+// A new file is written aside and renamed over the old one, so a reader
+// never sees half of it.
+func (c *linearizability[T, S]) visualize(key string, info porcupine.LinearizationInfo) (string, error) {
 	dir := c.opts.dir()
 	if dir == "" {
 		return "", nil
@@ -177,17 +186,35 @@ func (c *linearizability[T, S]) visualize(info porcupine.LinearizationInfo) (str
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	f, err := os.CreateTemp(dir, fileName(c.name)+"-*.html")
 	if err != nil {
 		return "", err
 	}
 	pm := c.model.porcupine(nil)
 	pm.DescribeOperationMetadata = func(any) string { return "" }
-	if err := porcupine.Visualize(pm, info, f); err != nil {
-		f.Close()
+	err = porcupine.Visualize(pm, info, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return "", err
 	}
-	return f.Name(), f.Close()
+	path := f.Name()
+	if prev, ok := c.files[key]; ok && filepath.Dir(prev) == dir {
+		if err := os.Rename(path, prev); err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		return prev, nil
+	}
+	if c.files == nil {
+		c.files = map[string]string{}
+	}
+	c.files[key] = path
+	return path, nil
 }
 
 // fileName makes a check's name part of a file name: letters, digits, '-'

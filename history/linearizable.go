@@ -29,9 +29,12 @@ import (
 //     the operations in flight with it, each with its time (the report adds
 //     the faults active then); porcupine's visualization of the part is
 //     written to the report directory (WithReportDir, $ARENA_REPORT_DIR)
-//     and its path is in the violation;
+//     and its path is in the violation (one file per part: a later run of
+//     the check that finds the part at fault again rewrites it);
 //   - out of budget: it is undecided (arena.ErrUndecided: neither passed
 //     nor failed), saying which parts it decided and which not;
+//   - the model's code panicked: it fails with the panic, and the run goes
+//     on (porcupine calls the model on goroutines of its own);
 //   - nothing recorded yet: not applicable.
 //
 // Failed operations did not happen and are left out; operations with an
@@ -52,6 +55,9 @@ type linearizability[T, S any] struct {
 	name  string
 	model Model[T, S]
 	opts  checkOptions
+
+	mu    sync.Mutex
+	files map[string]string // part key → its visualization (explain.go)
 }
 
 // part is one independent part of a history (a key), in porcupine's terms.
@@ -60,6 +66,7 @@ type part[T any] struct {
 	ops     []porcupine.Operation // Metadata: the index in src
 	src     []Op[T]
 	unknown int
+	err     error // the model panicked checking it
 }
 
 // verdict of one part.
@@ -70,6 +77,7 @@ const (
 	linearizable
 	illegal
 	outOfTime
+	broken // the model panicked (stepGuard.err)
 )
 
 // parts splits h into the model's parts, in key order, leaving out failed
@@ -130,6 +138,9 @@ func (c *linearizability[T, S]) check(ctx context.Context, h History[T]) error {
 		})
 	}
 	wg.Wait()
+	if i := slices.Index(verdicts, broken); i >= 0 {
+		return fmt.Errorf("%s: %w", c.partName(parts[i]), parts[i].err)
+	}
 	if i := slices.Index(verdicts, illegal); i >= 0 {
 		return c.violation(ctx, h, parts, verdicts, i, deadline)
 	}
@@ -146,7 +157,11 @@ func (c *linearizability[T, S]) checkPart(ctx context.Context, p *part[T], deadl
 		return notStarted
 	}
 	guard := &stepGuard{deadline: deadline, ctx: ctx}
-	switch porcupine.CheckOperationsTimeout(c.model.porcupine(guard), p.ops, left) {
+	res := porcupine.CheckOperationsTimeout(c.model.porcupine(guard), p.ops, left)
+	if p.err = guard.err(); p.err != nil {
+		return broken
+	}
+	switch res {
 	case porcupine.Ok:
 		return linearizable
 	case porcupine.Illegal:
@@ -206,6 +221,27 @@ type stepGuard struct {
 	ctx      context.Context
 	n        uint32
 	stopped  atomic.Bool
+	panicked atomic.Pointer[error] // the model's first panic
+}
+
+// catch, deferred around porcupine's call of the model's code (fn: Step,
+// Equal, Hash), turns a panic into the guard's error and stops the search;
+// result sets what the call returns instead.
+func (g *stepGuard) catch(fn string, result func()) {
+	if p := recover(); p != nil {
+		err := fmt.Errorf("the model panicked (in %s): %v", fn, p)
+		g.panicked.CompareAndSwap(nil, &err)
+		g.stopped.Store(true)
+		result()
+	}
+}
+
+// err is the model's first panic, if any.
+func (g *stepGuard) err() error {
+	if p := g.panicked.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (g *stepGuard) stop() bool {

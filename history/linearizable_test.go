@@ -123,7 +123,8 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 		step{60, 2, history.Put("k7", 3), history.OK},
 		step{70, 3, history.Get("k8"), 0}, step{80, 3, history.Get("k8").Read(0, false), history.OK},
 	)
-	err := run(history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithReportDir(dir)))
+	check := history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithReportDir(dir))
+	err := run(check)
 	var v *arena.Violation
 	if !errors.As(err, &v) {
 		t.Fatalf("Run() = %v, want a violation", err)
@@ -157,9 +158,23 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	if len(v.Files) != 1 || !strings.HasPrefix(v.Files[0], dir) {
 		t.Fatalf("Files = %v, want one visualization in %s", v.Files, dir)
 	}
+	first := v.Files[0]
 	page, err := os.ReadFile(v.Files[0])
 	if err != nil || !strings.Contains(string(page), "<html") || !strings.Contains(string(page), "get(k7) = 1") {
 		t.Errorf("visualization %s: %v, %d bytes, want a page showing get(k7) = 1", v.Files[0], err, len(page))
+	}
+
+	// The check runs again after the next recovery, on a longer history
+	// with the same violation: the part's one file is rewritten, not copied.
+	rec.Invoke(4, history.Get("k7")).OK(history.Get("k7").Read(3, true))
+	if err := run(check); !errors.As(err, &v) || len(v.Files) != 1 || v.Files[0] != first {
+		t.Fatalf("second run: %v, files %v; want the violation in %s again", err, v.Files, first)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the report directory after two runs, want 1: %v", len(entries), entries)
+	}
+	if page, err := os.ReadFile(first); err != nil || !strings.Contains(string(page), "get(k7) = 3") {
+		t.Errorf("visualization after the second run: %v, want it to show the new get(k7) = 3", err)
 	}
 }
 
@@ -235,5 +250,48 @@ func TestLinearizableLog(t *testing.T) {
 	rec.Invoke(0, history.Append("s", 10)).OK(history.Append("s", 10).Acked(2)) // the first append cannot be at 2
 	if err := run(history.Linearizable("log", rec, history.LogModel(), history.WithReportDir(""))); err == nil {
 		t.Errorf("an append acknowledged at 2 on an empty log is linearizable")
+	}
+}
+
+// A model whose code panics (porcupine calls it on goroutines of its own,
+// where a panic would end the test binary) fails the check with the panic,
+// and the run goes on.
+func TestLinearizableModelPanics(t *testing.T) {
+	for _, where := range []string{"Step", "Equal", "Hash"} {
+		m := history.KVModel()
+		kvStep, kvEqual, kvHash := m.Step, m.Equal, m.Hash
+		switch where {
+		case "Step":
+			m.Step = func(s history.KVState, op history.Op[history.KV]) (bool, history.KVState) {
+				if op.Value.Kind == history.KVCAS {
+					panic("no cas here")
+				}
+				return kvStep(s, op)
+			}
+		case "Equal":
+			m.Equal = func(a, b history.KVState) bool {
+				if a.Value == 2 || b.Value == 2 {
+					panic("no cas here")
+				}
+				return kvEqual(a, b)
+			}
+		case "Hash":
+			m.Hash = func(s history.KVState) uint64 {
+				if s.Value == 2 {
+					panic("no cas here")
+				}
+				return kvHash(s)
+			}
+		}
+		rec := script(
+			step{0, 0, history.Put("k", 1), 0}, step{1, 0, history.Put("k", 1), history.OK},
+			step{2, 1, history.CAS("k", 1, 2), 0}, step{3, 1, history.CAS("k", 1, 2).Swap(true), history.OK},
+			step{4, 2, history.Get("k"), 0}, step{5, 2, history.Get("k").Read(2, true), history.OK},
+		)
+		err := run(history.Linearizable("kv", rec, m, history.WithReportDir("")))
+		var v *arena.Violation
+		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), `key "k": the model panicked (in `) || !strings.HasSuffix(err.Error(), "): no cas here") {
+			t.Errorf("%s panics: Run() = %v, want the check failed with the panic, not a violation", where, err)
+		}
 	}
 }

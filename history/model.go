@@ -75,28 +75,47 @@ func (m Model[T, S]) check() error {
 // porcupine returns the model in porcupine's terms, over one part: inputs
 // are the Op[T] values (output is unused), and step is called through
 // stepGuard so that the check's budget can stop it.
+//
+// Porcupine calls Step, Equal and Hash on goroutines of its own, where a
+// panic would end the process, not the check: with a guard, a panic of the
+// model's code is caught, stops the search, and is the check's error
+// (stepGuard.err). Without one (the visualization, on the check's own
+// goroutine) it goes up to the check, which arena recovers.
 func (m Model[T, S]) porcupine(guard *stepGuard) porcupine.Model {
 	pm := porcupine.Model{
 		Init: func() any { return m.Init() },
-		Step: func(state, input, _ any) (bool, any) {
-			if guard != nil && guard.stop() {
-				return false, state
+		Step: func(state, input, _ any) (ok bool, next any) {
+			if guard != nil {
+				if guard.stop() {
+					return false, state
+				}
+				defer guard.catch("Step", func() { ok, next = false, state })
 			}
 			cur := state.(S)
-			ok, next := m.Step(cur, input.(Op[T]))
-			if m.Equal != nil && m.Equal(next, cur) {
+			ok, n := m.Step(cur, input.(Op[T]))
+			if m.Equal != nil && m.Equal(n, cur) {
 				return ok, state // the same state: no new box for porcupine to keep
 			}
-			return ok, next
+			return ok, n
 		},
 		DescribeOperation: func(input, _ any) string { return m.describe(input.(Op[T])) },
 		DescribeState:     func(s any) string { return m.describeState(s.(S)) },
 	}
 	if m.Equal != nil {
-		pm.Equal = func(a, b any) bool { return m.Equal(a.(S), b.(S)) }
+		pm.Equal = func(a, b any) (eq bool) {
+			if guard != nil {
+				defer guard.catch("Equal", func() { eq = false })
+			}
+			return m.Equal(a.(S), b.(S))
+		}
 	}
 	if m.Hash != nil {
-		pm.Hash = func(s any) uint64 { return m.Hash(s.(S)) }
+		pm.Hash = func(s any) (h uint64) {
+			if guard != nil {
+				defer guard.catch("Hash", func() { h = 0 })
+			}
+			return m.Hash(s.(S))
+		}
 	}
 	return pm
 }

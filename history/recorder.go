@@ -49,8 +49,8 @@ type Op[T any] struct {
 }
 
 // DefaultCap is the number of operations a recorder keeps unless WithCap
-// says otherwise: 1,048,576, about 64 MiB for the key-value model's
-// operations (64 bytes each).
+// says otherwise: 1,048,576, about 56 MiB for the key-value and log
+// models' operations (56 bytes each).
 const DefaultCap = 1 << 20
 
 // RecorderOption configures a Recorder.
@@ -100,7 +100,10 @@ const maxGrant = 64
 // # Memory
 //
 // It keeps at most its cap of operations (DefaultCap, WithCap), each
-// unsafe.Sizeof(Op[T]) bytes (64 for the key-value model). Past the cap, new
+// unsafe.Sizeof(Op[T]) bytes (56 for the key-value and log models), in
+// chunks of 1024 that a shard (one of 64, by client) allocates as it needs
+// them: beyond the operations kept, at most one chunk per shard is unused
+// (3.5 MiB at 56 bytes, whatever the cap). Past the cap, new
 // invocations are not recorded, only counted (History.Dropped); operations
 // already recorded still get their outcomes. The history the checks see
 // then ends where the first operation was refused (History.Cut): outcomes

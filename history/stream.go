@@ -85,19 +85,21 @@ type logView struct {
 type logKey struct {
 	at       map[int64][]int64 // seq → the values seen there (read, readable)
 	where    map[int64][]int64 // value → the seqs it was seen at, acknowledged appends included
+	values   map[int64]bool    // the values seen (read, readable), at any seq
 	readable map[int64]bool    // seqs the reader found
 }
 
 func (lv *logView) key(k string) *logKey {
 	lk := lv.keys[k]
 	if lk == nil {
-		lk = &logKey{at: map[int64][]int64{}, where: map[int64][]int64{}, readable: map[int64]bool{}}
+		lk = &logKey{at: map[int64][]int64{}, where: map[int64][]int64{}, values: map[int64]bool{}, readable: map[int64]bool{}}
 		lv.keys[k] = lk
 	}
 	return lk
 }
 
 func (lk *logKey) saw(seq, v int64) {
+	lk.values[v] = true
 	if !slices.Contains(lk.at[seq], v) {
 		lk.at[seq] = append(lk.at[seq], v)
 	}
@@ -144,12 +146,7 @@ func (lv *logView) seen(k string, v, seq int64) bool {
 		return false
 	}
 	if seq == 0 {
-		for _, vals := range lk.at {
-			if slices.Contains(vals, v) {
-				return true
-			}
-		}
-		return false
+		return lk.values[v]
 	}
 	return slices.Contains(lk.at[seq], v)
 }
@@ -206,77 +203,99 @@ func lostWrites(lv *logView) *arena.Violation {
 
 func duplicates(lv *logView) *arena.Violation {
 	v := &arena.Violation{}
-	var found []string
+	var found finds
 	for _, k := range slices.Sorted(maps.Keys(lv.keys)) {
 		lk := lv.keys[k]
 		for _, val := range slices.Sorted(maps.Keys(lk.where)) {
 			if seqs := lk.where[val]; len(seqs) > 1 {
-				found = append(found, fmt.Sprintf("log %q: value %d at sequence numbers %v", k, val, slices.Sorted(slices.Values(seqs))))
-				v.Ops = append(v.Ops, lv.opsOf(k, func(o LogOp) bool { return o.Value == val })...)
+				found.add(func() string {
+					return fmt.Sprintf("log %q: value %d at sequence numbers %v", k, val, slices.Sorted(slices.Values(seqs)))
+				})
+				lv.addOps(v, k, func(o LogOp) bool { return o.Value == val })
 			}
 		}
 		for _, seq := range slices.Sorted(maps.Keys(lk.at)) {
 			if vals := lk.at[seq]; len(vals) > 1 {
-				found = append(found, fmt.Sprintf("log %q: sequence number %d holds %v", k, seq, vals))
-				v.Ops = append(v.Ops, lv.opsOf(k, func(o LogOp) bool { return o.Seq == seq })...)
+				found.add(func() string { return fmt.Sprintf("log %q: sequence number %d holds %v", k, seq, vals) })
+				lv.addOps(v, k, func(o LogOp) bool { return o.Seq == seq })
 			}
 		}
 	}
-	if len(found) == 0 {
+	return found.violation(v, "duplicates")
+}
+
+// finds collects what a stream check found: how many, and the first
+// maxWindow described (a log with millions of them describes no more).
+type finds struct {
+	n     int
+	first []string
+}
+
+func (f *finds) add(describe func() string) {
+	if f.n++; len(f.first) < maxWindow {
+		f.first = append(f.first, describe())
+	}
+}
+
+// violation is v with what was found, or nil when nothing was.
+func (f *finds) violation(v *arena.Violation, what string) *arena.Violation {
+	if f.n == 0 {
 		return nil
 	}
-	v.Summary = fmt.Sprintf("%d duplicates: %s", len(found), found[0])
-	v.Details = found[1:min(len(found), maxWindow)]
-	v.Ops = v.Ops[:min(len(v.Ops), maxWindow)]
+	v.Summary = fmt.Sprintf("%d %s: %s", f.n, what, f.first[0])
+	v.Details = f.first[1:]
 	return v
 }
 
-// opsOf returns the recorded OK operations on log k that match.
-func (lv *logView) opsOf(k string, match func(LogOp) bool) []arena.ViolationOp {
-	var out []arena.ViolationOp
+// addOps adds to v the recorded OK operations on log k that match, up to
+// maxWindow operations in all (the history is not scanned once v has them).
+func (lv *logView) addOps(v *arena.Violation, k string, match func(LogOp) bool) {
 	for _, op := range lv.h.Ops {
-		if op.Status == OK && op.Value.Key() == k && match(op.Value) && len(out) < maxWindow {
-			out = append(out, lv.op(op, ""))
+		if len(v.Ops) >= maxWindow {
+			return
+		}
+		if op.Status == OK && op.Value.Key() == k && match(op.Value) {
+			v.Ops = append(v.Ops, lv.op(op, ""))
 		}
 	}
-	return out
 }
 
+// gaps works from the sequence numbers seen, never by walking the numbers
+// between them: a log (or a broken reader) may answer any int64, and a span
+// from 1 to 2⁶² is counted, not listed.
 func gaps(lv *logView) *arena.Violation {
 	v := &arena.Violation{}
-	var found []string
+	var found finds
 	for _, k := range slices.Sorted(maps.Keys(lv.keys)) {
 		lk := lv.keys[k]
 		seqs := slices.Sorted(maps.Keys(lk.at))
 		if len(seqs) == 0 {
 			continue
 		}
-		var missing []int64
+		var missing uint64 // at most 2⁶⁴ − 2: the seqs are distinct int64s
+		var listed []int64
 		for i := 1; i < len(seqs); i++ {
-			for s := seqs[i-1] + 1; s < seqs[i]; s++ {
-				missing = append(missing, s)
+			missing += uint64(seqs[i]) - uint64(seqs[i-1]) - 1 // seqs[i] > seqs[i-1]: exact in uint64
+			for s := seqs[i-1] + 1; s < seqs[i] && len(listed) < listedSeqs; s++ {
+				listed = append(listed, s)
 			}
 		}
-		if len(missing) > 0 {
-			found = append(found, fmt.Sprintf("log %q: %d sequence numbers missing between %d and %d: %s", k, len(missing), seqs[0], seqs[len(seqs)-1], seqList(missing)))
-			v.Ops = append(v.Ops, lv.opsOf(k, func(o LogOp) bool { return slices.Contains(missing, o.Seq) })...)
+		if missing > 0 {
+			lo, hi := seqs[0], seqs[len(seqs)-1]
+			found.add(func() string {
+				return fmt.Sprintf("log %q: %d sequence numbers missing between %d and %d: %s", k, missing, lo, hi, seqList(listed, missing))
+			})
+			lv.addOps(v, k, func(o LogOp) bool { return o.Seq > lo && o.Seq < hi && len(lk.at[o.Seq]) == 0 })
 		}
-		found = append(found, lv.skips(k, lk, v)...)
+		lv.skips(k, lk, seqs, v, &found)
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	v.Summary = fmt.Sprintf("%d gaps: %s", len(found), found[0])
-	v.Details = found[1:min(len(found), maxWindow)]
-	v.Ops = v.Ops[:min(len(v.Ops), maxWindow)]
-	return v
+	return found.violation(v, "gaps")
 }
 
 // skips finds consumers of log k that skipped a sequence number holding a
 // message: a client whose next read after seq a was at b > a+1 while
-// something is known to be in between.
-func (lv *logView) skips(k string, lk *logKey, v *arena.Violation) []string {
-	var found []string
+// something is known to be in between (seqs: the known ones, sorted).
+func (lv *logView) skips(k string, lk *logKey, seqs []int64, v *arena.Violation, found *finds) {
 	last := map[int32]Op[LogOp]{}
 	for _, op := range lv.h.Ops {
 		o := op.Value
@@ -285,36 +304,41 @@ func (lv *logView) skips(k string, lk *logKey, v *arena.Violation) []string {
 		}
 		prev, ok := last[op.Client]
 		last[op.Client] = op
-		if !ok || o.Seq <= prev.Value.Seq+1 {
+		if !ok || o.Seq <= prev.Value.Seq {
 			continue
 		}
-		var skipped []int64
-		for s := prev.Value.Seq + 1; s < o.Seq; s++ {
-			if len(lk.at[s]) > 0 {
-				skipped = append(skipped, s)
-			}
+		a, b := prev.Value.Seq, o.Seq
+		from, _ := slices.BinarySearch(seqs, a+1) // a < b: a+1 does not overflow
+		to, _ := slices.BinarySearch(seqs, b)
+		if from >= to {
+			continue // nothing known in between
 		}
-		if len(skipped) > 0 {
-			found = append(found, fmt.Sprintf("log %q: client %d read %d then %d, skipping %s", k, op.Client, prev.Value.Seq, o.Seq, seqList(skipped)))
-			v.Ops = append(v.Ops, lv.op(prev, ""), lv.op(op, "skipped "+seqList(skipped)))
-			v.Ops = append(v.Ops, lv.opsOf(k, func(x LogOp) bool { return x.Kind == LogAppend && slices.Contains(skipped, x.Seq) })...)
+		skipped := seqList(seqs[from:min(to, from+listedSeqs)], uint64(to-from))
+		found.add(func() string {
+			return fmt.Sprintf("log %q: client %d read %d then %d, skipping %s", k, op.Client, a, b, skipped)
+		})
+		if len(v.Ops)+2 <= maxWindow {
+			v.Ops = append(v.Ops, lv.op(prev, ""), lv.op(op, "skipped "+skipped))
 		}
+		lv.addOps(v, k, func(x LogOp) bool { return x.Kind == LogAppend && x.Seq > a && x.Seq < b && len(lk.at[x.Seq]) > 0 })
 	}
-	return found
 }
 
-// seqList prints sequence numbers, the first ten.
-func seqList(s []int64) string {
+// listedSeqs is how many sequence numbers a finding lists.
+const listedSeqs = 10
+
+// seqList prints the first of n sequence numbers (listed: up to
+// listedSeqs of them), and how many there are when that is more.
+func seqList(listed []int64, n uint64) string {
 	var b strings.Builder
-	for i, x := range s {
-		if i == 10 {
-			fmt.Fprintf(&b, " … (%d in all)", len(s))
-			break
-		}
+	for i, x := range listed[:min(len(listed), listedSeqs)] {
 		if i > 0 {
 			b.WriteString(" ")
 		}
 		fmt.Fprint(&b, x)
+	}
+	if n > uint64(min(len(listed), listedSeqs)) {
+		fmt.Fprintf(&b, " … (%d in all)", n)
 	}
 	return b.String()
 }

@@ -19,6 +19,9 @@ import (
 const (
 	childEnv    = "ARENA_TEST_CHILD"  // the arguments, separated by \x1f
 	childNOFILE = "ARENA_TEST_NOFILE" // RLIMIT_NOFILE of the child, when set
+	// childReadyFD: the child closes this descriptor (its ExtraFiles[0])
+	// once it handles signals, so a test signals it only then.
+	childReadyFD = 3
 )
 
 func childMain() int {
@@ -34,6 +37,11 @@ func childMain() int {
 			return 99
 		}
 	}
+	signalsHandled = func() {
+		if f := os.NewFile(childReadyFD, "ready"); f != nil {
+			f.Close()
+		}
+	}
 	return mainCode(strings.Split(os.Getenv(childEnv), "\x1f"))
 }
 
@@ -42,6 +50,13 @@ type child struct {
 	cmd    *exec.Cmd
 	stdout *bufio.Reader
 	waited chan error
+	ready  *os.File // reads EOF once the child handles signals
+}
+
+// waitReady blocks until the child handles signals (or has exited).
+func (c *child) waitReady(t *testing.T) {
+	t.Helper()
+	_, _ = io.Copy(io.Discard, c.ready)
 }
 
 func startChild(t *testing.T, env []string, args ...string) *child {
@@ -64,17 +79,24 @@ func startChildIn(t *testing.T, env []string, stdin io.Reader, args ...string) *
 		t.Fatal(err)
 	}
 	cmd.Stdout = w
-	err = cmd.Start()
-	w.Close()
+	ready, readyW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, stdout: bufio.NewReader(out), waited: make(chan error, 1)}
+	cmd.ExtraFiles = []*os.File{readyW} // the child's descriptor childReadyFD
+	err = cmd.Start()
+	w.Close()
+	readyW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, stdout: bufio.NewReader(out), waited: make(chan error, 1), ready: ready}
 	go func() { c.waited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-c.waited
 		out.Close()
+		ready.Close()
 	})
 	return c
 }
@@ -98,6 +120,7 @@ func (c *child) servingURL(t *testing.T) string {
 // its exit code; it fails the test beyond limit.
 func (c *child) signalAndWait(t *testing.T, sig os.Signal, limit time.Duration) (time.Duration, int) {
 	t.Helper()
+	c.waitReady(t)
 	start := time.Now()
 	if err := c.cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func TestInterruptEndsEveryCommand(t *testing.T) {
 			defer w.Close()
 			c := startChildIn(t, nil, r, args...)
 			r.Close()
-			time.Sleep(300 * time.Millisecond) // under way (and handling signals)
+			c.waitReady(t)
 			took, code := c.signalAndWait(t, os.Interrupt, 10*time.Second)
 			t.Logf("arena %s: ended %s after SIGINT, exit %d", strings.Join(args, " "), took, code)
 			if took > 5*time.Second { // the target is 2s; generous for loaded machines

@@ -7,6 +7,7 @@
 //	arena list                           # the built-in library
 //	arena schema > scenario.schema.json  # the JSON Schema of scenario files
 //	arena serve --addr 127.0.0.1:8080    # the HTTP API over the fake cluster (package arenahttp)
+//	arena shrink report.json --consistent --out min.yaml  # a failing run, shrunk to a scenario
 //
 // A scenario argument is the name of a built-in scenario (`arena list`) or,
 // when it is not one, a file path (write ./name for a file named like a
@@ -41,10 +42,15 @@ func main() { os.Exit(mainCode(os.Args[1:])) }
 func mainCode(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	signalsHandled()
 	watch := exitAfterGrace(ctx, interruptGrace, os.Stderr, os.Exit)
 	defer watch()
 	return run(ctx, args, os.Stdout, os.Stderr)
 }
+
+// signalsHandled is called once SIGINT and SIGTERM are handled: the tests'
+// child processes tell their parent then (child_test.go).
+var signalsHandled = func() {}
 
 // env is what every command writes to.
 type env struct {
@@ -93,6 +99,7 @@ func newRootCmd(e *env) *cobra.Command {
 		newSchemaCmd(e),
 		newSurviveCmd(e),
 		newServeCmd(e),
+		newShrinkCmd(e),
 	)
 	return root
 }

@@ -16,9 +16,14 @@ import (
 // It is also the Bayes factor of the right-Haar prior on σ with a point
 // prior at ±delta, so it is the likelihood ratio of the scale-invariant
 // part of the data, and a nonnegative martingale under δ = 0: by Ville's
-// inequality P(LR ever reaches 1/α) ≤ α, however often it is looked at.
-// This is the sequential t-test that stops soonest, on average, when the
-// effect is delta (Wald's SPRT for the invariant data).
+// inequality P(LR ever reaches 1/α) ≤ α, however often it is looked at
+// (when the scores are normal with one variance in both arms: the pooled
+// t statistic's model). Rejecting when it reaches 1/α is the rejection
+// boundary of Wald's SPRT for the invariant data, without the boundary
+// that accepts no effect. The SPRT's optimality (Wald–Wolfowitz: fewest
+// observations on average among tests with its error rates) is proven for
+// independent observations and two boundaries, so what this rule costs in
+// runs is measured (docs/sequential-test.md), not claimed.
 //
 // An infinite t (two constant arms that differ) gives x = 1, the finite
 // supremum over t. Fewer than two values in an arm, or a NaN t, give −Inf.

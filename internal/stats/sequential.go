@@ -18,10 +18,11 @@ import (
 //     (LogMixtureLikelihoodRatio), a nonnegative martingale under the null,
 //     so Ville's inequality gives the bound (at looks where t points the
 //     other way it is below 1 and cannot reach 1/α). With all its weight at
-//     one δ it is the test that stops soonest, on average, when the effect
-//     is δ (Wald's SPRT for the scale-invariant data); arena's sequential
-//     mode puts most of the weight at the effect it plans for and a little
-//     at a gross one.
+//     one δ it is the rejection boundary of Wald's SPRT for the
+//     scale-invariant data, planned for an effect of δ (see
+//     LogLikelihoodRatio for what that does and does not promise); arena's
+//     sequential mode puts most of the weight at the effect it plans for
+//     and a little at a gross one.
 //   - NewMixtureSequential: the Bayes factor of a N(0, G) prior on the
 //     effect, E = 2·BF (LogBayesFactor). BF is a martingale symmetric in t:
 //     it reaches 1/(2α) with probability at most 2α, split evenly between
@@ -82,12 +83,12 @@ func NewSequential(prior []Point, alpha float64, twoSided bool) *Sequential {
 	sum := 0.0
 	for _, p := range prior {
 		if !(p.Weight > 0) || !(p.Delta > 0) || math.IsInf(p.Delta, 0) {
-			panic(fmt.Sprintf("stats: NewSequential: prior point %+v: want a positive weight and a finite positive size", p))
+			panic(fmt.Sprintf("arena: stats.NewSequential: prior point %+v: want a positive weight and a finite positive size", p))
 		}
 		sum += p.Weight
 	}
 	if math.Abs(sum-1) > 1e-12 {
-		panic(fmt.Sprintf("stats: NewSequential: prior weights sum to %v, want 1", sum))
+		panic(fmt.Sprintf("arena: stats.NewSequential: prior weights sum to %v, want 1", sum))
 	}
 	lp := newLogPrior(prior)
 	shaped := func(f func(tShape) float64) func(float64, int, int) float64 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -88,8 +89,8 @@ func TestNewSequentialRejectsBadPriors(t *testing.T) {
 	} {
 		func() {
 			defer func() {
-				if r := recover(); r == nil {
-					t.Errorf("NewSequential(%v) did not panic", prior)
+				if r := recover(); r == nil || !strings.HasPrefix(fmt.Sprint(r), "arena: stats.NewSequential: prior") {
+					t.Errorf("NewSequential(%v) recovered %v, want an arena: panic naming the prior", prior, r)
 				}
 			}()
 			NewSequential(prior, 0.05, false)
