@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/ares-arena/arena v0.0.0-00010101000000-000000000000
+	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-hclog v1.6.2
 	github.com/hashicorp/raft v1.7.2
 	go.uber.org/goleak v1.3.0
