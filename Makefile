@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats etcd raftsim kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats etcd raftsim kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream, NATS, etcd, raft-sim, kube and browser modules, then each fuzz target briefly
-test: lint unit downstream nats etcd raftsim kube browser fuzz
+## test: lint, every package under the race detector, the downstream, NATS, etcd, raft-sim, kube and browser modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
+test: lint unit downstream nats etcd raftsim kube browser fuzz serve-rss
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -71,7 +71,7 @@ etcd:
 # -fuzzminimizetime bounds the minimisation of each new input: by default it
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
-FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. \
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzFaultParams:. \
 	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
@@ -100,6 +100,10 @@ agentd-image:
 ## bench-containers: injection latency of pause, kill and partition, Docker API vs docker CLI
 bench-containers:
 	$(GO) test -run='^$$' -bench=Injection -benchtime=50x ./containers/
+
+## serve-rss: arena serve's peak RSS under 1 MiB alias bodies at the scenario routes' concurrency cap (64 at once; at most 256 MB, answers at most 64 KiB)
+serve-rss:
+	./.ci/serve-rss
 
 ## schema: regenerate scenarios/scenario.schema.json from the Go types (a test checks it is current)
 schema:

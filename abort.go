@@ -49,7 +49,7 @@ func (a AbortWhen) validate(path string, checks []Check) error {
 			if len(names) > 0 {
 				have = "it has " + strings.Join(names, ", ")
 			}
-			return fmt.Errorf("%s.checks_failed[%d]: the system has no check %q (%s)", path, i, name, have)
+			return fmt.Errorf("%s.checks_failed[%d]: the system has no check %s (%s)", path, i, quoteValue(name), have)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package arena
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -119,7 +118,7 @@ func (e *ValidationError) Error() string { return e.Field + ": " + e.Msg }
 func (e *ValidationError) Unwrap() error { return ErrInvalidAction }
 
 func invalid(field, format string, args ...any) error {
-	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &ValidationError{Field: cutText(field, maxProblemText), Msg: boundedf(format, args...)}
 }
 
 // Validate checks the action's type, target and metadata against the

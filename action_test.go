@@ -348,19 +348,19 @@ func TestActionValidateRejects(t *testing.T) {
 			name:    "negative duration string",
 			action:  Action{Type: ActionPauseAgent, TargetID: "w", Metadata: meta("duration", "-1s")},
 			field:   "metadata.duration",
-			wantErr: "metadata.duration: negative duration -1s",
+			wantErr: "metadata.duration: negative duration -1s (want 0 to 24h)",
 		},
 		{
 			name:    "negative duration number",
 			action:  Action{Type: ActionPauseAgent, TargetID: "w", Metadata: meta("duration", -2)},
 			field:   "metadata.duration",
-			wantErr: "metadata.duration: negative duration -2s",
+			wantErr: "metadata.duration: negative duration -2s (want 0 to 24h)",
 		},
 		{
 			name:    "negative delay",
 			action:  Action{Type: ActionSlowAgent, TargetID: "w", Metadata: meta("delay", -0.5)},
 			field:   "metadata.delay",
-			wantErr: "metadata.delay: negative duration -500ms",
+			wantErr: "metadata.delay: negative duration -500ms (want 1ns to 1h)",
 		},
 		{
 			name:    "unparsable duration",
@@ -372,19 +372,19 @@ func TestActionValidateRejects(t *testing.T) {
 			name:    "zero delay",
 			action:  Action{Type: ActionSlowAgent, TargetID: "w", Metadata: meta("delay", "0s")},
 			field:   "metadata.delay",
-			wantErr: "metadata.delay: must be positive",
+			wantErr: "metadata.delay: must be positive (want 1ns to 1h)",
 		},
 		{
 			name:    "zero delay as a number",
 			action:  Action{Type: ActionSlowAgent, TargetID: "w", Metadata: meta("delay", 0)},
 			field:   "metadata.delay",
-			wantErr: "metadata.delay: must be positive",
+			wantErr: "metadata.delay: must be positive (want 1ns to 1h)",
 		},
 		{
 			name:    "zero timeout",
 			action:  Action{Type: ActionToolTimeout, TargetID: "w", Metadata: meta("timeout", 0.0)},
 			field:   "metadata.timeout",
-			wantErr: "metadata.timeout: must be positive",
+			wantErr: "metadata.timeout: must be positive (want 1ns to 1h)",
 		},
 		{
 			name:    "bool where a duration is expected",
@@ -414,13 +414,13 @@ func TestActionValidateRejects(t *testing.T) {
 			name:    "network_latency of zero",
 			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("latency", 0)},
 			field:   "metadata.latency",
-			wantErr: "metadata.latency: must be positive",
+			wantErr: "metadata.latency: must be positive (want 1ns to 1h)",
 		},
 		{
 			name:    "network_latency with a negative jitter",
 			action:  Action{Type: ActionNetworkLatency, TargetID: "w", Metadata: meta("jitter", "-5ms")},
 			field:   "metadata.jitter",
-			wantErr: "metadata.jitter: negative duration -5ms",
+			wantErr: "metadata.jitter: negative duration -5ms (want 0 to 1h)",
 		},
 		{
 			name:    "network_latency with an unknown direction",
@@ -450,7 +450,7 @@ func TestActionValidateRejects(t *testing.T) {
 			name:    "network_bandwidth with a rate of zero",
 			action:  Action{Type: ActionNetworkBandwidth, TargetID: "w", Metadata: meta("rate", 0)},
 			field:   "metadata.rate",
-			wantErr: "metadata.rate: must be positive",
+			wantErr: "metadata.rate: must be positive (want 1 to 1000000000000)",
 		},
 		{
 			name:    "network_bandwidth with a rate written with a unit",
@@ -462,7 +462,7 @@ func TestActionValidateRejects(t *testing.T) {
 			name:    "connection_reset with a negative after",
 			action:  Action{Type: ActionConnectionReset, TargetID: "w", Metadata: meta("after", -1)},
 			field:   "metadata.after",
-			wantErr: "metadata.after: negative duration -1s",
+			wantErr: "metadata.after: negative duration -1s (want 0 to 24h)",
 		},
 	}
 	for _, tt := range tests {

@@ -154,6 +154,19 @@
 //
 //	better: p=0.012 n=18+18 Δ=+4.1 g=0.83 [0.21, 1.45]
 //
+// # Bounds
+//
+// Every numeric parameter has a range, checked when it is validated with
+// an error that names the field and the range, so that what validates runs
+// and no arithmetic on an accepted value overflows: a metadata key's is in
+// its MetaKey (Min, Max, MaxLen, Range, RangeText; without them
+// MaxMetaDuration, MaxMetaNumber, MaxMetaString), a scenario's and a
+// survival run's in the Max… constants, the observation settings' in
+// ObserveOptions.Settings. Output is bounded in bytes: a scenario's text
+// with its aliases expanded is at most MaxScenarioExpanded, its problems at
+// most MaxScenarioErrors and MaxScenarioErrorBytes, each quoting at most 64
+// bytes of a value; reports escape the text from outside they print.
+//
 // # Index
 //
 //   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
@@ -190,6 +203,13 @@
 //     ShrinkSize, ShrinkPass, ShrinkStop, ShrinkProgress, FailRate, Failure,
 //     SameFailure, ErrNoFailure, ScenarioFromSurvival, CompleteSurvival,
 //     ErrIncompleteSurvival, Scenario.WriteYAML.
+//   - Bounds: MaxMetaDuration, MaxMetaNumber, MaxMetaString, MaxFaultDelay,
+//     MaxRate, MaxWeight, MaxNameLength, MaxScenarioSize,
+//     MaxScenarioExpanded, MaxScenarioSteps, MaxScenarioLength,
+//     MaxScenarioTimeout, MaxScenarioErrors, MaxScenarioErrorBytes,
+//     MaxSurvivalDuration, MaxSurvivalTicks, MaxSurvivalActiveFaults,
+//     MinSurvivalInterval, MaxProbeInterval, MaxStableSamples,
+//     MaxObserveWindow, MaxListCap, IdentifierProblem.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
 //     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
 //     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,

@@ -67,7 +67,7 @@ func ParseDuration(v any) (time.Duration, error) {
 		}
 		d, err := time.ParseDuration(x)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)", x)
+			return 0, fmt.Errorf("%s is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)", quoteValue(x))
 		}
 		return d, nil
 	case time.Duration:
@@ -85,7 +85,7 @@ func ParseDuration(v any) (time.Duration, error) {
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration", x.String())
+			return 0, fmt.Errorf("%s is not a duration", quoteValue(x.String()))
 		}
 		return secondsToDuration(f)
 	case nil:

@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"regexp"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -195,6 +196,25 @@ func fmtInt(buf []byte, v uint64) int {
 		}
 	}
 	return w
+}
+
+// serviceID is the form of the IDs Execute gives (actionID): reserved, so
+// that an ID a caller chose cannot be one the service hands out later (an
+// active fault holding it would block that action).
+var serviceID = regexp.MustCompile(`^act-[0-9]+$`)
+
+// checkGivenID checks an action ID a caller gave: an identifier of at most
+// 256 bytes, not of the service's own form.
+func checkGivenID(id string) error {
+	switch {
+	case len(id) > 256:
+		return invalid("id", "%d bytes, longer than 256", len(id))
+	case IdentifierProblem(id) != "":
+		return invalid("id", "%q %s", id, IdentifierProblem(id))
+	case serviceID.MatchString(id):
+		return invalid("id", "%q has the form of the IDs the service gives (act-<number>): leave id out to get one, or choose another", id)
+	}
+	return nil
 }
 
 // actionID is the ID Execute gives an action without one: "act-" and n,

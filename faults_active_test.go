@@ -400,7 +400,7 @@ func TestRollbackOnEveryExit(t *testing.T) {
 		for _, c := range liftable {
 			mix[c.typ] = 1
 		}
-		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 100000 * time.Hour, Interval: time.Minute, Seed: 5, Mix: mix,
+		rep, err := e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: arena.MaxSurvivalDuration, Interval: time.Minute, Seed: 5, Mix: mix,
 			MinLifetime: 50 * time.Minute, MaxLifetime: time.Hour, AllowUnhealthyStart: true})
 		if err != nil {
 			t.Fatal(err)

@@ -32,12 +32,18 @@ const (
 	ActionRemoveEdge       ActionType = "remove_edge"
 )
 
+// MaxFaultDelay bounds the delays a fault adds to each call: slow_agent's
+// delay, tool_timeout's timeout, network_latency's latency and jitter. A
+// call an hour late is an outage already; the bound keeps the sums of
+// delays a runtime adds far from overflowing.
+const MaxFaultDelay = time.Hour
+
 var (
 	metaDuration = MetaKey{Name: MetaDuration, Kind: MetaKindDuration,
 		Doc: "The fault's lifetime: the engine lifts it after this. Without it the fault stays until the system heals it."}
-	metaDelay = MetaKey{Name: MetaDelay, Kind: MetaKindDuration, Positive: true, Default: DefaultSlowDelay,
+	metaDelay = MetaKey{Name: MetaDelay, Kind: MetaKindDuration, Positive: true, Default: DefaultSlowDelay, Max: MaxFaultDelay,
 		Doc: "Added to every attempt of the slowed agent (default 5s)."}
-	metaTimeout = MetaKey{Name: MetaTimeout, Kind: MetaKindDuration, Positive: true, Default: DefaultToolTimeout,
+	metaTimeout = MetaKey{Name: MetaTimeout, Kind: MetaKindDuration, Positive: true, Default: DefaultToolTimeout, Max: MaxFaultDelay,
 		Doc: "How long the hanging tool calls take to fail (default 5s)."}
 	metaErrorType = MetaKey{Name: MetaErrorType, Kind: MetaKindString, Default: string(DefaultLLMError),
 		Enum: llmErrorNames(), Doc: "The LLM error to return (default rate_limit)."}

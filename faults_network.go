@@ -35,6 +35,9 @@ const (
 	DefaultLatency = 200 * time.Millisecond
 	// DefaultRate is network_bandwidth's rate when none is given: 100 kB/s.
 	DefaultRate int64 = 100_000
+	// MaxRate is the largest rate network_bandwidth takes, 1 TB/s: a cap
+	// above it caps nothing.
+	MaxRate int64 = 1_000_000_000_000
 )
 
 // Direction says which way of a link a network fault slows down, seen from
@@ -79,16 +82,17 @@ type ConnectionResetter interface {
 }
 
 var (
-	metaLatency = MetaKey{Name: MetaLatency, Kind: MetaKindDuration, Positive: true, Default: DefaultLatency,
+	metaLatency = MetaKey{Name: MetaLatency, Kind: MetaKindDuration, Positive: true, Default: DefaultLatency, Max: MaxFaultDelay,
 		Doc: "Added to each request through the agent's links (default 200ms)."}
-	metaJitter = MetaKey{Name: MetaJitter, Kind: MetaKindDuration,
+	metaJitter = MetaKey{Name: MetaJitter, Kind: MetaKindDuration, Max: MaxFaultDelay,
 		Doc: "Each delay is latency plus a uniform draw in [-jitter, +jitter], never below zero (default 0)."}
 	metaDirection = MetaKey{Name: MetaDirection, Kind: MetaKindString, Default: string(DirectionBoth),
 		Enum: []string{string(DirectionBoth), string(DirectionInbound), string(DirectionOutbound)},
 		Doc:  "Which way is slowed, seen from the agent: both (default), inbound (what it receives) or outbound (what it sends)."}
-	metaPeer = MetaKey{Name: MetaPeer, Kind: MetaKindString, Check: checkPeer,
+	metaPeer = MetaKey{Name: MetaPeer, Kind: MetaKindString, Check: checkPeer, MaxLen: 256,
 		Doc: "An agent ID: only the links between the target and this peer are slowed (default: every link)."}
 	metaRate = MetaKey{Name: MetaRate, Kind: MetaKindNumber, Positive: true, Default: DefaultRate, Check: checkRate,
+		Min: 1.0, Max: float64(MaxRate),
 		Doc: "The cap in bytes per second, each way: a whole number (1000000 is 1 MB/s; default 100000)."}
 	metaAfter = MetaKey{Name: MetaAfter, Kind: MetaKindDuration,
 		Doc: "How long a connection stays open before it is reset (default 0: at once)."}
@@ -101,15 +105,13 @@ func checkPeer(v any) error {
 		return errors.New("empty: leave the key out to slow every link")
 	case strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) }):
 		return errors.New("contains white space or control characters")
-	case len(s) > 256:
-		return errors.New("longer than 256 characters")
 	}
 	return nil
 }
 
 func checkRate(v any) error {
 	f := v.(float64)
-	if f != math.Trunc(f) || f > math.MaxInt64/2 {
+	if f != math.Trunc(f) {
 		return errors.New("want a whole number of bytes per second")
 	}
 	return nil

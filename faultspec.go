@@ -2,10 +2,8 @@ package arena
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -61,29 +59,6 @@ const (
 	TargetNode   TargetRule = "node"   // target_id: a DAG node or "random"
 	TargetEdge   TargetRule = "edge"   // source_id → target_id: a DAG edge
 )
-
-// MetaKind is the type of a metadata value.
-type MetaKind string
-
-// Metadata kinds and the Go type of their decoded value in Params.Values.
-const (
-	MetaKindDuration MetaKind = "duration" // time.Duration; written "1.5s" or a number of seconds; never negative
-	MetaKindString   MetaKind = "string"   // string
-	MetaKindNumber   MetaKind = "number"   // float64; finite, never negative
-)
-
-// MetaKey is one metadata key of a fault type.
-type MetaKey struct {
-	Name     string
-	Kind     MetaKind
-	Doc      string   // one sentence, for the JSON Schema
-	Default  any      // the decoded value when the key is left out (nil: absent)
-	Enum     []string // MetaKindString: the accepted values (survival draws among them)
-	Positive bool     // MetaKindDuration, MetaKindNumber: zero is refused too
-	// Check validates the decoded value further; its error is reported
-	// against metadata.<Name>.
-	Check func(v any) error
-}
 
 // capability is how a built-in lands: through one interface of the runtime
 // (or of the DAG provider).
@@ -202,6 +177,11 @@ func (s FaultSpec) checkShape() error {
 			return fmt.Errorf("%s.Kind: unknown kind %q", field, k.Kind)
 		case len(k.Enum) > 0 && k.Kind != MetaKindString:
 			return fmt.Errorf("%s.Enum: only for MetaKindString", field)
+		case k.MaxLen < 0 || k.MaxLen > 0 && k.Kind != MetaKindString:
+			return fmt.Errorf("%s.MaxLen: a positive length, only for MetaKindString", field)
+		}
+		if err := k.checkRange(); err != nil {
+			return fmt.Errorf("%s.%w", field, err)
 		}
 		seen[k.Name] = true
 		if k.Default != nil {
@@ -214,60 +194,6 @@ func (s FaultSpec) checkShape() error {
 		return fmt.Errorf("fault %s: Lifts needs a MetaKindDuration key %q", s.Type, MetaDuration)
 	}
 	return nil
-}
-
-// decode checks one metadata value and returns it decoded.
-func (k MetaKey) decode(v any) (any, error) {
-	var out any
-	switch k.Kind {
-	case MetaKindDuration:
-		d, err := ParseDuration(v)
-		switch {
-		case err != nil:
-			return nil, err
-		case d < 0:
-			return nil, fmt.Errorf("negative duration %s", d)
-		case d == 0 && k.Positive:
-			return nil, errors.New("must be positive")
-		}
-		out = d
-	case MetaKindString:
-		s, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("want a string, got %T", v)
-		}
-		if len(k.Enum) > 0 && !slices.Contains(k.Enum, s) {
-			return nil, fmt.Errorf("unknown %s %q (want one of %s)", strings.ReplaceAll(k.Name, "_", " "), s, strings.Join(k.Enum, ", "))
-		}
-		out = s
-	case MetaKindNumber:
-		var f float64
-		switch n := v.(type) {
-		case int:
-			f = float64(n)
-		case int64:
-			f = float64(n)
-		case float64:
-			f = n
-		default:
-			return nil, fmt.Errorf("want a number, got %T", v)
-		}
-		switch {
-		case f != f || f > 1e300 || f < -1e300:
-			return nil, fmt.Errorf("%v is not a finite number", f)
-		case f < 0:
-			return nil, fmt.Errorf("negative number %v", f)
-		case f == 0 && k.Positive:
-			return nil, errors.New("must be positive")
-		}
-		out = f
-	}
-	if k.Check != nil {
-		if err := k.Check(out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // faultSet is the fault types one injector (or one validation) knows: the

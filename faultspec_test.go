@@ -170,10 +170,10 @@ func TestMetadataKinds(t *testing.T) {
 		t.Errorf("Values (-want +got):\n%s", diff)
 	}
 	for meta, msg := range map[string]string{
-		`{"offset": 0}`:             "metadata.offset: must be positive",
+		`{"offset": 0}`:             "metadata.offset: must be positive (want 1ns to 24h)",
 		`{"direction": "sideways"}`: `metadata.direction: unknown direction "sideways" (want one of ahead, behind)`,
 		`{"drift": 2}`:              "metadata.drift: at most 1",
-		`{"drift": -1}`:             "metadata.drift: negative number -1",
+		`{"drift": -1}`:             "metadata.drift: negative number -1 (want 0 to 9007199254740992)",
 		`{"drift": "lots"}`:         "metadata.drift: want a number, got string",
 		`{"skew": 1}`:               "metadata.skew: unknown key for clock_skew (want offset, direction, drift)",
 	} {

@@ -20,10 +20,10 @@ func (s *Service) HistoryPage(after uint64, limit int) (items []Result, first, d
 		}
 		after = total - uint64(n)
 	}
-	first = max(after, dropped) + 1
-	if first > total {
-		return []Result{}, first, dropped
+	if after >= total { // nothing newer; after+1 cannot wrap past what is kept
+		return []Result{}, max(after+1, after), dropped
 	}
+	first = max(after, dropped) + 1
 	n := int(total - first + 1)
 	if limit > 0 {
 		n = min(n, limit)

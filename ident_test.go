@@ -58,8 +58,11 @@ func TestScenarioNamesAreOneLineOfText(t *testing.T) {
 // character alone, between others, and before a non-ASCII one.
 func TestIdentifierProblemASCII(t *testing.T) {
 	for r := rune(0); r < utf8.RuneSelf; r++ {
-		bad := r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+		bad := r <= ' ' || unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '/' || r == '\\'
 		for _, id := range []string{string(r), "a" + string(r) + "b", string(r) + "é"} {
+			if id == "." {
+				continue // a path segment; see TestIdentifiersAreNoPaths
+			}
 			if got := arena.IdentifierProblem(id); (got != "") != bad {
 				t.Errorf("IdentifierProblem(%q) = %q, want a problem: %v", id, got, bad)
 			}
@@ -81,5 +84,24 @@ func TestIdentifierProblemInvalidUTF8First(t *testing.T) {
 		if got := arena.IdentifierProblem(id); !utf8.ValidString(id) && got != "is not valid UTF-8" {
 			t.Fatalf("IdentifierProblem(%q) = %q, want the invalid UTF-8 named", id, got)
 		}
+	}
+}
+
+// Runtimes put IDs in URL paths (a pod's proxy, an agent's fault-control
+// API): ../../etc/passwd passed as an ID before issue 26.
+func TestIdentifiersAreNoPaths(t *testing.T) {
+	for _, id := range []string{"../../etc/passwd", "..", ".", "a/b", `..\x`, "é/"} {
+		if arena.IdentifierProblem(id) == "" {
+			t.Errorf("IdentifierProblem(%q) = \"\", want a problem", id)
+		}
+	}
+	for _, id := range []string{"worker-1", "a.b", "...", "..a", "type:worker"} {
+		if p := arena.IdentifierProblem(id); p != "" {
+			t.Errorf("IdentifierProblem(%q) = %q, want none", id, p)
+		}
+	}
+	err := arena.Action{Type: arena.ActionKillAgent, TargetID: "../../etc/passwd"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "target_id: \"../../etc/passwd\" contains a path separator") {
+		t.Errorf("Validate(target ../../etc/passwd) = %v", err)
 	}
 }

@@ -40,18 +40,32 @@ type observeField struct {
 	dur      func(*ObserveOptions) *time.Duration
 	count    func(*ObserveOptions) *int
 	def, min int64 // in the field's unit; min applies to set (non-zero) values
+	max      int64 // the largest value accepted
 }
+
+// Limits of the observation settings.
+const (
+	// MaxProbeInterval bounds probe_interval and probe_timeout.
+	MaxProbeInterval = time.Hour
+	// MaxStableSamples bounds stable_samples.
+	MaxStableSamples = 10_000
+	// MaxObserveWindow bounds recovery_deadline and settle_time.
+	MaxObserveWindow = 24 * time.Hour
+	// MaxListCap bounds timeline_cap and list_cap: the report's lists are
+	// kept in memory and written whole.
+	MaxListCap = 1_000_000
+)
 
 // observeFields is the one list of the observation settings: defaults,
 // validation and merging all read it.
 var observeFields = []observeField{
-	{name: "probe_interval", doc: "how often the health probe is sampled", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval)},
-	{name: "probe_timeout", doc: "a probe call taking longer is cut off: an unhealthy sample", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond)},
-	{name: "stable_samples", doc: "healthy samples in a row that make a recovery", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples},
-	{name: "recovery_deadline", doc: "a fault not healthy again within this is unrecovered", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline)},
-	{name: "settle_time", doc: "a fault is watched this long before it is called recovered; an unhealthy sample within it, even a lone one, is the fault's", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime)},
-	{name: "timeline_cap", doc: "state changes kept in the report", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap},
-	{name: "list_cap", doc: "faults, checks and injection errors listed in the report", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap},
+	{name: "probe_interval", doc: "how often the health probe is sampled", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeInterval }, def: int64(DefaultProbeInterval), min: int64(MinProbeInterval), max: int64(MaxProbeInterval)},
+	{name: "probe_timeout", doc: "a probe call taking longer is cut off: an unhealthy sample", dur: func(o *ObserveOptions) *time.Duration { return &o.ProbeTimeout }, def: int64(DefaultProbeTimeout), min: int64(time.Millisecond), max: int64(MaxProbeInterval)},
+	{name: "stable_samples", doc: "healthy samples in a row that make a recovery", count: func(o *ObserveOptions) *int { return &o.StableSamples }, def: DefaultStableSamples, min: 1, max: MaxStableSamples},
+	{name: "recovery_deadline", doc: "a fault not healthy again within this is unrecovered", dur: func(o *ObserveOptions) *time.Duration { return &o.RecoveryDeadline }, def: int64(DefaultRecoveryDeadline), min: 1, max: int64(MaxObserveWindow)},
+	{name: "settle_time", doc: "a fault is watched this long before it is called recovered; an unhealthy sample within it, even a lone one, is the fault's", dur: func(o *ObserveOptions) *time.Duration { return &o.SettleTime }, def: int64(DefaultSettleTime), min: 1, max: int64(MaxObserveWindow)},
+	{name: "timeline_cap", doc: "state changes kept in the report", count: func(o *ObserveOptions) *int { return &o.TimelineCap }, def: DefaultTimelineCap, min: 1, max: MaxListCap},
+	{name: "list_cap", doc: "faults, checks and injection errors listed in the report", count: func(o *ObserveOptions) *int { return &o.ListCap }, def: DefaultListCap, min: 1, max: MaxListCap},
 }
 
 // get returns the field's value in o, in its unit.
@@ -72,9 +86,28 @@ func (f observeField) set(o *ObserveOptions, v int64) {
 
 func (f observeField) text(v int64) string {
 	if f.dur != nil {
-		return time.Duration(v).String()
+		return trimDuration(time.Duration(v))
 	}
 	return fmt.Sprint(v)
+}
+
+// rangeText describes the values the field accepts (0 leaves the default).
+func (f observeField) rangeText() string {
+	if f.dur != nil {
+		return rangeText(time.Duration(f.min), time.Duration(f.max))
+	}
+	return fmt.Sprintf("%d to %d", f.min, f.max)
+}
+
+// check reports a value outside the field's range; 0 is the default.
+func (f observeField) check(v int64) error {
+	switch {
+	case v < 0:
+		return fmt.Errorf("%s: negative value %s (want %s)", f.name, f.text(v), f.rangeText())
+	case v > 0 && v < f.min, v > f.max:
+		return fmt.Errorf("%s: %s is out of range (want %s)", f.name, f.text(v), f.rangeText())
+	}
+	return nil
 }
 
 // ObserveSetting is one observation setting bound to a field of an
@@ -84,6 +117,9 @@ type ObserveSetting struct {
 	Doc      string         // what it does, with its default
 	Duration *time.Duration // set for a duration
 	Count    *int           // set for a count
+	// Min and Max are the range of a value that is set (0 leaves the
+	// default), in the setting's unit: nanoseconds or a count.
+	Min, Max int64
 }
 
 // Settings returns o's observation settings (all but Scoring), bound to
@@ -91,7 +127,7 @@ type ObserveSetting struct {
 func (o *ObserveOptions) Settings() []ObserveSetting {
 	out := make([]ObserveSetting, 0, len(observeFields))
 	for _, f := range observeFields {
-		s := ObserveSetting{Name: f.name, Doc: fmt.Sprintf("%s (default %s)", f.doc, f.text(f.def))}
+		s := ObserveSetting{Name: f.name, Doc: fmt.Sprintf("%s (default %s; %s)", f.doc, f.text(f.def), f.rangeText()), Min: f.min, Max: f.max}
 		if f.dur != nil {
 			s.Duration = f.dur(o)
 		} else {
@@ -116,11 +152,8 @@ func (o ObserveOptions) withDefaults() ObserveOptions {
 // field name.
 func (o ObserveOptions) Validate() error {
 	for _, f := range observeFields {
-		switch v := f.get(&o); {
-		case v < 0:
-			return fmt.Errorf("%s: negative value %s", f.name, f.text(v))
-		case v > 0 && v < f.min:
-			return fmt.Errorf("%s: %s is below the minimum %s", f.name, f.text(v), f.text(f.min))
+		if err := f.check(f.get(&o)); err != nil {
+			return err
 		}
 	}
 	return o.Scoring.Validate()

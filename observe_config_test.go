@@ -48,7 +48,7 @@ func TestScenarioObserveRejectsBadValues(t *testing.T) {
 	for _, tc := range []struct{ observe, want string }{
 		{"{settle_time: -1s}", "config.observe.settle_time"},
 		{"{stable_samples: -2}", "config.observe.stable_samples"},
-		{"{probe_interval: 1us}", "probe_interval: 1µs is below the minimum 1ms"},
+		{"{probe_interval: 1us}", "probe_interval: 1µs is out of range (want 1ms to 1h)"},
 		{"{settle: 1s}", "settle"},
 	} {
 		src := "name: x\nconfig:\n  observe: " + tc.observe + "\nactions:\n  - action: {type: kill_leader}\n"

@@ -1,9 +1,11 @@
 package arena
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // faultRow is a built-in's row of the README's fault table.
@@ -29,6 +31,37 @@ func TestReadmeFaultTable(t *testing.T) {
 	for _, s := range FaultSpecs() {
 		if row := faultRow(s); !strings.Contains(string(b), "\n"+row+"\n") {
 			t.Errorf("README.md has no row\n%s", row)
+		}
+	}
+}
+
+// metaRow is a metadata key's row of the README's table of ranges.
+func metaRow(s FaultSpec, k MetaKey) string {
+	def := "—"
+	switch v := k.Default.(type) {
+	case time.Duration:
+		def = trimDuration(v)
+	case string:
+		def = "`" + v + "`"
+	case nil:
+	default:
+		def = fmt.Sprint(v)
+	}
+	return "| `" + string(s.Type) + "` | `" + k.Name + "` | " + string(k.Kind) + " | " + k.RangeText() + " | " + def + " |"
+}
+
+// TestReadmeMetadataRanges keeps the README's table of metadata ranges
+// equal to the specs: every key of every built-in, with its range.
+func TestReadmeMetadataRanges(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range FaultSpecs() {
+		for _, k := range s.Metadata {
+			if row := metaRow(s, k); !strings.Contains(string(b), "\n"+row+"\n") {
+				t.Errorf("README.md has no row\n%s", row)
+			}
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	}
 	b.WriteString("\n")
 	if r.Aborted != "" {
-		fmt.Fprintf(b, "ABORTED: %s\n", r.Aborted)
+		fmt.Fprintf(b, "ABORTED: %s\n", plainText(r.Aborted))
 	}
 	for _, f := range r.OutsideFaults {
 		fmt.Fprintf(b, "outside fault in place at the start: %s %s %s (%s)\n", f.ID, f.Type, f.TargetID, f.Origin)
@@ -89,7 +89,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 				fmt.Fprintf(b, "  … %d more\n", r.InjectionErrorCount-maxRows)
 				break
 			}
-			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, e.Action.TargetID, e.Error)
+			fmt.Fprintf(b, "  %s %s %s: %s\n", e.StartedAt.Sub(r.Start).Round(time.Millisecond), e.Action.Type, plainText(e.Action.TargetID), plainText(e.Error))
 		}
 	}
 	failed, undecided := 0, 0
@@ -97,13 +97,13 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 		switch {
 		case c.Undecided:
 			if undecided++; maxRows == 0 || undecided <= maxRows {
-				fmt.Fprintf(b, "check %s undecided at %s: %s\n", c.Name, c.At, c.Error)
+				fmt.Fprintf(b, "check %s undecided at %s: %s\n", plainText(c.Name), c.At, plainText(c.Error))
 			}
 		case c.Failed():
 			if failed++; maxRows > 0 && failed > maxRows {
 				continue
 			}
-			fmt.Fprintf(b, "check %s failed at %s: %s\n", c.Name, c.At, c.Error)
+			fmt.Fprintf(b, "check %s failed at %s: %s\n", plainText(c.Name), c.At, plainText(c.Error))
 			if c.Violation != nil {
 				writeViolation(b, c.Violation)
 			}
@@ -130,7 +130,7 @@ func writeRollback(b *strings.Builder, rbs []FaultRollback) {
 		if rb.SourceID != "" {
 			target = rb.SourceID + "->" + target
 		}
-		fmt.Fprintf(b, "  %s %s %s: %s\n", rb.ActionID, rb.Type, target, rb.Detail)
+		fmt.Fprintf(b, "  %s %s %s: %s\n", plainText(rb.ActionID), rb.Type, plainText(target), plainText(rb.Detail))
 	}
 }
 

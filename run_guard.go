@@ -120,13 +120,19 @@ func (s *Service) release(r *Run) {
 
 // Admit reports whether Execute would refuse a before trying to land it:
 // a `duration` over the service's maximum (a *ValidationError naming
-// metadata.duration), an ID that an active fault has (a *ValidationError
-// naming id), or a run holding the service (a *RunActiveError).
+// metadata.duration), an ID that an active fault has or that the caller may
+// not give (checkGivenID; a *ValidationError naming id), or a run holding
+// the service (a *RunActiveError).
 //
 // An action executed outside a run while one holds the service is
 // refused, not mixed into that run's score: it is recorded as a failed
 // action (history, stats, events) and the HTTP action routes answer 409.
 func (s *Service) Admit(a Action) error {
+	if a.ID != "" {
+		if err := checkGivenID(a.ID); err != nil {
+			return err
+		}
+	}
 	p, _ := s.injector.faults.params(a) // an invalid action is Execute's to report
 	return s.admit(context.Background(), a, p, nil)
 }

@@ -106,11 +106,20 @@ type Gate struct {
 const (
 	// MaxScenarioSize caps a scenario file (LoadScenario, LoadScenarioFile).
 	MaxScenarioSize = 1 << 20
+	// MaxScenarioExpanded caps the text of a scenario, its keys and values,
+	// with aliases expanded: an alias counts its value every time it
+	// repeats it, as every report and error that prints it would. A file
+	// without aliases never reaches it.
+	MaxScenarioExpanded = MaxScenarioSize
 	// MaxScenarioSteps caps the number of actions of a scenario.
 	MaxScenarioSteps = 10_000
-	// MaxScenarioLength caps a scenario's planned length; longer chaos is
-	// what survival mode is for.
+	// MaxScenarioLength caps a scenario's planned length, and so each of
+	// its warmup, cooldown and delays; longer chaos is what survival mode
+	// is for.
 	MaxScenarioLength = 24 * time.Hour
+	// MaxScenarioTimeout caps config.timeout: the default timeout of the
+	// longest scenario (twice its planned length plus the slack).
+	MaxScenarioTimeout = 2*MaxScenarioLength + DefaultScenarioSlack
 	// DefaultMaxConcurrent bounds the injections in flight with
 	// parallel_actions when max_concurrent is not given.
 	DefaultMaxConcurrent = 3

@@ -122,7 +122,7 @@ func parseScenarioYAML(data []byte) (root *yaml.Node, err error) {
 }
 
 func (d *scenarioDecoder) errorf(n *yaml.Node, path, format string, args ...any) {
-	e := &ScenarioError{File: d.src.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &ScenarioError{File: d.src.file, Path: cutText(path, maxProblemText), Msg: boundedf(format, args...)}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 	}
@@ -144,44 +144,50 @@ func (d *scenarioDecoder) visit(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// checkExpansion counts the nodes of the tree with aliases expanded (each
-// node's size once, so the count is linear in the file) and says what is
-// wrong when they are too many, or when an alias contains itself.
+// checkExpansion counts the nodes of the tree, and the bytes of its keys and
+// values, with aliases expanded (each node's size once, so the count is
+// linear in the file), and says what is wrong when they are too many, or
+// when an alias contains itself. A value an alias repeats counts every
+// time: it is printed every time, in reports and in errors.
 func checkExpansion(root *yaml.Node) string {
-	const inProgress = -1
-	sizes := map[*yaml.Node]int{}
-	var size func(n *yaml.Node) (int, bool)
-	size = func(n *yaml.Node) (int, bool) {
+	type size struct{ nodes, text int }
+	inProgress := size{-1, -1}
+	sizes := map[*yaml.Node]size{}
+	var measure func(n *yaml.Node) (size, bool)
+	measure = func(n *yaml.Node) (size, bool) {
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
-			s, ok := size(n.Alias)
-			return s + 1, ok
+			s, ok := measure(n.Alias)
+			return size{s.nodes + 1, s.text}, ok
 		}
 		switch s, seen := sizes[n]; {
 		case seen && s == inProgress:
-			return 0, false
+			return size{}, false
 		case seen:
 			return s, true
 		}
 		sizes[n] = inProgress
-		total := 1
+		total := size{1, len(n.Value)}
 		for _, c := range n.Content {
-			s, ok := size(c)
+			s, ok := measure(c)
 			if !ok {
-				return 0, false
+				return size{}, false
 			}
-			total = min(total+s, maxScenarioNodes+1) // saturate: no overflow
+			// Saturate: no overflow, however deep the aliases go.
+			total = size{min(total.nodes+s.nodes, maxScenarioNodes+1), min(total.text+s.text, MaxScenarioExpanded+1)}
 		}
 		sizes[n] = total
 		return total, true
 	}
-	expanded, ok := size(root)
+	expanded, ok := measure(root)
 	switch {
 	case !ok:
 		return "an alias contains itself"
-	case expanded > maxScenarioNodes:
+	case expanded.nodes > maxScenarioNodes:
 		return fmt.Sprintf("more than %d YAML nodes (after expanding aliases)", maxScenarioNodes)
-	case expanded-len(sizes) > maxAliasNodes:
+	case expanded.nodes-len(sizes) > maxAliasNodes:
 		return fmt.Sprintf("aliases add more than %d YAML nodes", maxAliasNodes)
+	case expanded.text > MaxScenarioExpanded:
+		return fmt.Sprintf("more than %d bytes of text after expanding aliases (aliases may share a value, not multiply it)", MaxScenarioExpanded)
 	}
 	return ""
 }
@@ -491,7 +497,7 @@ func describeNode(n *yaml.Node) string {
 	}
 	switch n.ShortTag() {
 	case "!!str":
-		return fmt.Sprintf("the string %q", n.Value)
+		return "the string " + quoteValue(n.Value)
 	case "!!int":
 		return "the integer " + n.Value
 	case "!!float":
@@ -501,5 +507,5 @@ func describeNode(n *yaml.Node) string {
 	case "!!null":
 		return "null"
 	}
-	return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
+	return cutText(n.ShortTag(), maxQuoted) + " " + quoteValue(n.Value)
 }

@@ -72,11 +72,16 @@ func (es ScenarioErrors) Unwrap() []error {
 	return errs
 }
 
-// MaxScenarioErrors bounds the problems reported for one scenario: the
-// first ones in file order, then one "… and N more problems" entry. A small
-// file can hold many problems (aliases repeat one node thousands of times);
-// the report must stay small enough to read and to send.
-const MaxScenarioErrors = 100
+// MaxScenarioErrors bounds the problems reported for one scenario, and
+// MaxScenarioErrorBytes their text: the first ones in file order, then one
+// "… and N more problems" entry. A small file can hold many problems
+// (aliases repeat one node thousands of times); the report must stay small
+// enough to read and to send. Each problem quotes at most 64 bytes of a
+// value and is at most 1 KiB, cut before it is formatted.
+const (
+	MaxScenarioErrors     = 100
+	MaxScenarioErrorBytes = 32 << 10
+)
 
 // tidy orders the problems by position (problems without one keep their
 // order and come first: they concern the file as a whole), drops repeats of
@@ -96,14 +101,23 @@ func (es ScenarioErrors) tidy() ScenarioErrors {
 			out = append(out, e)
 		}
 	}
-	if n := len(out); n > MaxScenarioErrors {
-		more := &ScenarioError{Msg: fmt.Sprintf("… and %d more problems", n-MaxScenarioErrors+1)}
-		if len(out) > 0 {
-			more.File = out[0].File
+	// Keep what fits, leaving room for the "… more" entry.
+	const moreRoom = 64
+	keep, size := 0, 0
+	for ; keep < len(out) && keep < MaxScenarioErrors; keep++ {
+		size += len(out[keep].Error()) + 1
+		if size > MaxScenarioErrorBytes-moreRoom {
+			break
 		}
-		out = append(out[:MaxScenarioErrors-1], more)
 	}
-	return out
+	if keep == len(out) {
+		return out
+	}
+	if keep == MaxScenarioErrors {
+		keep--
+	}
+	more := &ScenarioError{File: out[0].File, Msg: fmt.Sprintf("… and %d more problems", len(out)-keep)}
+	return append(out[:keep], more)
 }
 
 // problemKey identifies one problem: a message at a place of the file. A
@@ -136,7 +150,7 @@ type scenarioSource struct {
 // errAt builds an error for path, located at the path's position or, for a
 // field that is missing, at its nearest present parent.
 func (src *scenarioSource) errAt(path, format string, args ...any) *ScenarioError {
-	e := &ScenarioError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &ScenarioError{Path: cutText(path, maxProblemText), Msg: boundedf(format, args...)}
 	if src == nil {
 		return e
 	}

@@ -97,14 +97,14 @@ actions:
   - action: {type: kill_leader}
   - delay: -1.5s
     action: {type: kill_orchestrator}
-`, `bad.yaml:5:5: actions[1].delay: negative duration -1.5s`},
+`, `bad.yaml:5:5: actions[1].delay: negative duration -1.5s (want 0 to 24h)`},
 		{"negative duration in seconds", `
 name: negative
 config:
   cooldown: -3
 actions:
   - action: {type: kill_leader}
-`, `bad.yaml:4:3: config.cooldown: negative duration -3s`},
+`, `bad.yaml:4:3: config.cooldown: negative duration -3s (want 0 to 24h)`},
 		{"both expect flags", `
 name: both
 actions:
@@ -236,9 +236,17 @@ actions:
 		{"longer than a day", `
 name: long
 actions:
+  - delay: 13h
+    action: {type: kill_leader}
+  - delay: 12h
+    action: {type: kill_orchestrator}
+`, `bad.yaml:2:1: planned length 25h exceeds 24h (warmup, the longest chain of delays, cooldown); survival mode is for longer chaos`},
+		{"a delay longer than a day", `
+name: long
+actions:
   - delay: 25h
     action: {type: kill_leader}
-`, `bad.yaml:2:1: planned length 25h exceeds 24h (warmup, the longest chain of delays, cooldown); survival mode is for longer chaos`},
+`, `bad.yaml:4:5: actions[0].delay: 25h is out of range (want 0 to 24h)`},
 		{"bad gate", `
 name: gate
 actions:
@@ -249,7 +257,7 @@ expect:
   max_mttr: -1s
 `, "bad.yaml:6:14: expect.min_grade: unknown grade \"A++\" (want A+, A, B, C, D or F)\n" +
 			"bad.yaml:7:3: expect.min_score: want a score from 0 to 100, got 101\n" +
-			"bad.yaml:8:3: expect.max_mttr: negative duration -1s"},
+			"bad.yaml:8:3: expect.max_mttr: negative duration -1s (want 0 to 24h)"},
 		{"every problem at once, in file order", `
 name: many
 config:
@@ -263,12 +271,12 @@ actions:
   - label: a
     action: {type: slow_agent, target_id: worker-1, metadata: {delay: 0, extra: 1}}
 expect: {min_grade: Q}
-`, "bad.yaml:5:3: config.max_concurrent: negative (want at least 1)\n" +
-			"bad.yaml:8:5: actions[0].delay: negative duration -1s\n" +
+`, "bad.yaml:5:3: config.max_concurrent: -1 is out of range (want 1 to 10000)\n" +
+			"bad.yaml:8:5: actions[0].delay: negative duration -1s (want 0 to 24h)\n" +
 			"bad.yaml:9:18: actions[0].depends_on[0]: unknown label \"ghost\"\n" +
 			"bad.yaml:10:5: actions[0].action.target_id: missing\n" +
 			"bad.yaml:11:5: actions[1].label: duplicate label \"a\" (also actions[0])\n" +
-			"bad.yaml:12:64: actions[1].action.metadata.delay: must be positive\n" +
+			"bad.yaml:12:64: actions[1].action.metadata.delay: must be positive (want 1ns to 1h)\n" +
 			"bad.yaml:12:74: actions[1].action.metadata.extra: unknown key for slow_agent (want delay, duration)\n" +
 			"bad.yaml:13:21: expect.min_grade: unknown grade \"Q\" (want A+, A, B, C, D or F)"},
 	}
@@ -472,7 +480,7 @@ func TestValidateScenarioInCode(t *testing.T) {
 	err := arena.ValidateScenario(sc)
 	want := strings.Join([]string{
 		`name: missing`,
-		`config.warmup: negative duration -1s`,
+		`config.warmup: negative duration -1s (want 0 to 24h)`,
 		`actions[1].action.target_id: "has space" contains white space or control characters`,
 		`actions[3].action.type: unknown action type "explode" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset)`,
 		`actions[3].expect_failure: both expect_success and expect_failure are set (choose one)`,

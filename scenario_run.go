@@ -44,13 +44,6 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		if err := svc.injector.Unsupported(st.Action.Type); err != nil {
 			return nil, fmt.Errorf("scenario %q: actions[%d]: %s: %w", sc.Name, i, st.Action.Type, err)
 		}
-		// Validated above; the bound is the service's, not the file's.
-		p, _ := svc.injector.faults.params(st.Action)
-		if err := svc.checkDuration(p); err != nil {
-			var ve *ValidationError
-			errors.As(err, &ve)
-			return nil, ScenarioErrors{sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg)}
-		}
 	}
 	r, err := svc.NewRun(RunOptions{Seed: sc.Config.Seed, Duration: sc.runLimit(), Observe: sc.Config.observeOptions()})
 	if err != nil {
@@ -58,9 +51,6 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 	}
 	r.origin, r.name, r.planned = OriginScenario, sc.Name, sc.PlannedLength()
 	r.overtimeAtEnd, r.bound = false, r.End() // reaching the limit is the timeout: no overtime past it
-	if err := sc.Config.AbortWhen.validate("config.abort_when", svc.opts.checks); err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
-	}
 	r.abortWhen(sc.Config.AbortWhen)
 	if !sc.Config.AllowUnhealthyStart {
 		r.startGate(sc.Config.Warmup.D(), fmt.Sprintf("the end of the warmup (%s)", trimDuration(sc.Config.Warmup.D())))

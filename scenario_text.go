@@ -12,12 +12,12 @@ import (
 // (Report.WriteText).
 func (r *ScenarioReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "scenario %s: %s (seed %d, %s)\n", r.Scenario, strings.ToUpper(string(r.Gate.Verdict)), r.Seed, r.Outcome)
+	fmt.Fprintf(&b, "scenario %s: %s (seed %d, %s)\n", plainText(r.Scenario), strings.ToUpper(string(r.Gate.Verdict)), r.Seed, r.Outcome)
 	if r.Description != "" {
-		fmt.Fprintf(&b, "  %s\n", firstLine(r.Description))
+		fmt.Fprintf(&b, "  %s\n", plainText(firstLine(r.Description)))
 	}
 	for _, reason := range r.Gate.Reasons {
-		fmt.Fprintf(&b, "  - %s\n", reason)
+		fmt.Fprintf(&b, "  - %s\n", plainText(reason))
 	}
 	if r.Gate.Note != "" {
 		fmt.Fprintf(&b, "  note: %s\n", r.Gate.Note)
@@ -43,7 +43,7 @@ func (r *ScenarioReport) WriteText(w io.Writer) error {
 		if st.Reason != "" {
 			status += ": " + st.Reason
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", st.Index, orDash(st.Label), at, st.Type, orDash(target), status)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\n", st.Index, plainText(orDash(st.Label)), at, st.Type, plainText(orDash(target)), plainText(status))
 	}
 	tw.Flush()
 
@@ -54,7 +54,7 @@ func (r *ScenarioReport) WriteText(w io.Writer) error {
 		if !c.Passed {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\twant %s\tgot %s\n", mark, c.Name, c.Want, c.Got)
+		fmt.Fprintf(tw, "  %s\t%s\twant %s\tgot %s\n", mark, c.Name, plainText(c.Want), plainText(c.Got))
 	}
 	tw.Flush()
 	b.WriteString("\n")

@@ -29,8 +29,35 @@ func ValidateScenario(sc *Scenario, extra ...FaultSpec) error {
 // cannot land is a problem named by its step:
 //
 //	actions[3].action.type: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)
+//
+// It checks what RunScenarioReport checks before it starts, so that a
+// scenario it accepts runs: the service's bound on a fault's duration
+// (WithMaxFaultDuration), the observation settings merged with the
+// service's, and that abort_when.checks_failed names the system's checks.
 func (s *Service) ValidateScenario(sc *Scenario) error {
-	return validateScenarioWith(sc, s.injector.faults, s.injector)
+	if err := validateScenarioWith(sc, s.injector.faults, s.injector); err != nil {
+		return err
+	}
+	var errs ScenarioErrors
+	for i, st := range sc.Actions {
+		p, _ := s.injector.faults.params(st.Action) // valid: checked above
+		if err := s.checkDuration(p); err != nil {
+			var ve *ValidationError
+			errors.As(err, &ve)
+			errs = append(errs, sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, ve.Field), "%s", ve.Msg))
+		}
+	}
+	if err := mergeObserve(sc.Config.observeOptions(), s.opts.observe).Validate(); err != nil {
+		errs = append(errs, sc.src.errAt("config.observe", "%v (with the service's settings)", err))
+	}
+	if err := sc.Config.AbortWhen.validate("config.abort_when", s.opts.checks); err != nil {
+		path, msg, _ := strings.Cut(err.Error(), ": ")
+		errs = append(errs, sc.src.errAt(path, "%s", msg))
+	}
+	if len(errs) > 0 {
+		return errs.tidy()
+	}
+	return nil
 }
 
 func validateScenarioWith(sc *Scenario, fs *faultSet, in *Injector) error {
@@ -57,10 +84,45 @@ func (v *scenarioValidator) add(path, format string, args ...any) {
 	v.errs = append(v.errs, v.sc.src.errAt(path, format, args...))
 }
 
-func (v *scenarioValidator) nonNegative(path string, d Duration) {
-	if d < 0 {
-		v.add(path, "negative duration %s", d)
+// MaxNameLength bounds a scenario's name, its tags and its step labels,
+// in bytes.
+const MaxNameLength = 256
+
+// name checks a name shown to people (the scenario's, a tag, a label): one
+// line of plain text, no escapes or hidden characters, at most
+// MaxNameLength bytes.
+func (v *scenarioValidator) name(path, s string) {
+	switch {
+	case nameProblem(s) != "":
+		v.add(path, "%q %s", s, nameProblem(s))
+	case len(s) > MaxNameLength:
+		v.add(path, "%d bytes, longer than %d", len(s), MaxNameLength)
 	}
+}
+
+// durationIn checks a duration against its range, lo to hi; 0 (left out)
+// is always accepted: it means the default.
+func (v *scenarioValidator) durationIn(path string, d Duration, lo, hi time.Duration) {
+	switch {
+	case d < 0:
+		v.add(path, "negative duration %s (want %s)", d, rangeText(lo, hi))
+	case d > 0 && d.D() < lo, d.D() > hi:
+		v.add(path, "%s is out of range (want %s)", trimDuration(d.D()), rangeText(lo, hi))
+	}
+}
+
+// observeIn checks an observation setting against its range (observeFields).
+func (v *scenarioValidator) observeIn(path, name string, value int64) {
+	for _, f := range observeFields {
+		if f.name == name {
+			if err := f.check(value); err != nil {
+				_, msg, _ := strings.Cut(err.Error(), ": ")
+				v.add(path, "%s", msg)
+			}
+			return
+		}
+	}
+	panic("arena: no observation setting " + name)
 }
 
 func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
@@ -70,12 +132,14 @@ func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
 		v.add("name", "missing")
 	case strings.TrimSpace(sc.Name) == "":
 		v.add("name", "empty")
-	case nameProblem(sc.Name) != "":
-		v.add("name", "%q %s", sc.Name, nameProblem(sc.Name))
+	default:
+		v.name("name", sc.Name)
 	}
 	for i, tag := range sc.Tags {
 		if strings.TrimSpace(tag) == "" {
 			v.add(pathIndex("tags", i), "empty tag")
+		} else {
+			v.name(pathIndex("tags", i), tag)
 		}
 	}
 	v.config()
@@ -91,17 +155,17 @@ func validateScenario(sc *Scenario, fs *faultSet, in *Injector) ScenarioErrors {
 func (v *scenarioValidator) config() {
 	c := v.sc.Config
 	switch {
-	case c.MaxConcurrent < 0:
-		v.add("config.max_concurrent", "negative (want at least 1)")
+	case c.MaxConcurrent < 0 || c.MaxConcurrent > MaxScenarioSteps:
+		v.add("config.max_concurrent", "%d is out of range (want 1 to %d)", c.MaxConcurrent, MaxScenarioSteps)
 	case c.MaxConcurrent > 0 && !c.ParallelActions && !v.sc.src.failed("config.parallel_actions"):
 		v.add("config.max_concurrent", "only applies with parallel_actions: true (steps run one at a time)")
 	}
-	v.nonNegative("config.timeout", c.Timeout)
-	v.nonNegative("config.warmup", c.Warmup)
-	v.nonNegative("config.cooldown", c.Cooldown)
-	v.nonNegative("config.probe_interval", c.ProbeInterval)
-	v.nonNegative("config.recovery_deadline", c.RecoveryDeadline)
-	v.nonNegative("config.abort_when.unhealthy_for", c.AbortWhen.UnhealthyFor)
+	v.durationIn("config.timeout", c.Timeout, 0, MaxScenarioTimeout)
+	v.durationIn("config.warmup", c.Warmup, 0, MaxScenarioLength)
+	v.durationIn("config.cooldown", c.Cooldown, 0, MaxScenarioLength)
+	v.observeIn("config.probe_interval", "probe_interval", int64(c.ProbeInterval))
+	v.observeIn("config.recovery_deadline", "recovery_deadline", int64(c.RecoveryDeadline))
+	v.durationIn("config.abort_when.unhealthy_for", c.AbortWhen.UnhealthyFor, 0, MaxScenarioLength)
 	if x := c.AbortWhen.ScoreBelow; x < 0 || x > 100 || x != x {
 		v.add("config.abort_when.score_below", "%v is not a score from 0 to 100", x)
 	}
@@ -117,16 +181,11 @@ func (v *scenarioValidator) config() {
 		if c.RecoveryDeadline != 0 && ob.RecoveryDeadline != 0 {
 			v.add("config.recovery_deadline", "also set as config.observe.recovery_deadline (keep one)")
 		}
-		v.nonNegative("config.observe.probe_interval", ob.ProbeInterval)
-		v.nonNegative("config.observe.probe_timeout", ob.ProbeTimeout)
-		v.nonNegative("config.observe.settle_time", ob.SettleTime)
-		v.nonNegative("config.observe.recovery_deadline", ob.RecoveryDeadline)
-		if ob.StableSamples < 0 {
-			v.add("config.observe.stable_samples", "negative (want at least 1)")
-		}
-		if err := c.observeOptions().Validate(); err != nil {
-			v.add("config.observe", "%v", err)
-		}
+		v.observeIn("config.observe.probe_interval", "probe_interval", int64(ob.ProbeInterval))
+		v.observeIn("config.observe.probe_timeout", "probe_timeout", int64(ob.ProbeTimeout))
+		v.observeIn("config.observe.settle_time", "settle_time", int64(ob.SettleTime))
+		v.observeIn("config.observe.recovery_deadline", "recovery_deadline", int64(ob.RecoveryDeadline))
+		v.observeIn("config.observe.stable_samples", "stable_samples", int64(ob.StableSamples))
 	}
 }
 
@@ -147,6 +206,7 @@ func (v *scenarioValidator) steps() {
 	for i, st := range sc.Actions {
 		p := pathIndex("actions", i)
 		if st.Label != "" {
+			v.name(p+".label", st.Label)
 			if j, dup := first[st.Label]; dup {
 				v.add(p+".label", "duplicate label %q (also actions[%d])", st.Label, j)
 			} else {
@@ -155,7 +215,7 @@ func (v *scenarioValidator) steps() {
 		} else if sc.src != nil && sc.src.present(p+".label") {
 			v.add(p+".label", "empty (leave it out, or name the step)")
 		}
-		v.nonNegative(p+".delay", st.Delay)
+		v.durationIn(p+".delay", st.Delay, 0, MaxScenarioLength)
 		if !sc.src.present(p + ".action") {
 			v.add(p+".action", "missing")
 		} else {
@@ -313,7 +373,7 @@ func (v *scenarioValidator) gate() {
 		v.add("expect.min_score", "want a score from 0 to 100, got %v", *g.MinScore)
 	}
 	if g.MaxMTTR != nil {
-		v.nonNegative("expect.max_mttr", *g.MaxMTTR)
+		v.durationIn("expect.max_mttr", *g.MaxMTTR, 0, MaxObserveWindow)
 	}
 }
 

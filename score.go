@@ -50,7 +50,7 @@ func ParseGrade(s string) (Grade, error) {
 			return g.grade, nil
 		}
 	}
-	return GradeNone, fmt.Errorf("unknown grade %q (want A+, A, B, C, D or F)", s)
+	return GradeNone, fmt.Errorf("unknown grade %s (want A+, A, B, C, D or F)", quoteValue(s))
 }
 
 func (g Grade) rank() int {
@@ -131,19 +131,24 @@ func (o ScoreOptions) withDefaults() ScoreOptions {
 	return o
 }
 
-// Validate reports negative weights or limits.
+// MaxWeight bounds a weight (of a score dimension, of a survival mix's
+// type): sums of weights stay finite and exact enough.
+const MaxWeight = 1e6
+
+// Validate reports weights or limits out of range.
 func (o ScoreOptions) Validate() error {
 	w := o.Weights
 	// The limit is compared with the effective target: one at or below the
 	// default 1s target would otherwise be replaced by 10s silently.
 	target := o.withDefaults().SpeedTarget
+	inRange := func(x float64) bool { return x >= 0 && x <= MaxWeight }
 	switch {
-	case !finiteNonNegative(w.Availability) || !finiteNonNegative(w.Recovery) || !finiteNonNegative(w.Consistency):
-		return fmt.Errorf("weights: want finite non-negative weights, got %+v", w)
-	case o.SpeedTarget < 0:
-		return fmt.Errorf("speed_target: negative duration %s", o.SpeedTarget)
-	case o.SpeedLimit < 0:
-		return fmt.Errorf("speed_limit: negative duration %s", o.SpeedLimit)
+	case !inRange(w.Availability) || !inRange(w.Recovery) || !inRange(w.Consistency):
+		return fmt.Errorf("weights: want weights from 0 to %g, got %+v", MaxWeight, w)
+	case o.SpeedTarget < 0 || o.SpeedTarget > MaxObserveWindow:
+		return fmt.Errorf("speed_target: %s is out of range (want %s)", o.SpeedTarget, rangeText(0, MaxObserveWindow))
+	case o.SpeedLimit < 0 || o.SpeedLimit > MaxObserveWindow:
+		return fmt.Errorf("speed_limit: %s is out of range (want %s)", o.SpeedLimit, rangeText(0, MaxObserveWindow))
 	case o.SpeedLimit > 0 && o.SpeedLimit <= target:
 		return fmt.Errorf("speed_limit: %s is not above speed_target %s", o.SpeedLimit, target)
 	}
@@ -230,8 +235,6 @@ func scoreFrom(samples, healthy, decided int, recoverySum float64, checks, passe
 	}
 	return s
 }
-
-func finiteNonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
 
 func speed(ttr time.Duration, o ScoreOptions) float64 {
 	v := float64(o.SpeedLimit-ttr) / float64(o.SpeedLimit-o.SpeedTarget)

@@ -119,13 +119,17 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	}
 	wallStart := time.Now()
 	start := clock.Now()
-	if a.ID == "" {
+	given := a.ID != ""
+	if !given {
 		a.ID = actionID(s.ids.Add(1))
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
 	}
 	prepared, params, kind, err := s.injector.prepare(ctx, a, s.selectorRand(run))
+	if err == nil && given {
+		err = checkGivenID(a.ID)
+	}
 	if err == nil {
 		err = s.admit(ctx, prepared, params, run) // duration bound; refused outside a run that holds the service
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -91,6 +90,15 @@ func (c *SurvivalConfig) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
+		// The wrong type of a field is named by its JSON path, not by the
+		// Go types that read it ("survivalFields.seed").
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			t := *typ
+			t.Field = strings.TrimPrefix(t.Field, "survivalFields.")
+			t.Struct = "SurvivalConfig"
+			return &t
+		}
 		return err
 	}
 	out.Duration, out.Interval = j.Duration.D(), j.Interval.D()
@@ -124,25 +132,47 @@ const (
 	// MinSurvivalInterval keeps a run's ticks countable: a day at 1ms is
 	// 86.4 million injections already.
 	MinSurvivalInterval = time.Millisecond
+	// MaxSurvivalDuration bounds a survival run: thirty days, in virtual
+	// time minutes of CPU.
+	MaxSurvivalDuration = 30 * 24 * time.Hour
+	// MaxSurvivalTicks bounds the injections a run may try
+	// (duration/interval).
+	MaxSurvivalTicks = 100_000_000
+	// MaxSurvivalActiveFaults bounds max_active_faults.
+	MaxSurvivalActiveFaults = 10_000
 )
 
 // normalize fills defaults and validates against the injector's providers.
 // Errors name the field at fault; warnings say which types were left out of
 // the mix because the runtime cannot land them.
 func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []string, _ error) {
-	switch {
-	case c.Duration < 0:
-		return c, nil, fmt.Errorf("duration: negative duration %s", c.Duration)
-	case c.Interval < 0:
-		return c, nil, fmt.Errorf("interval: negative duration %s", c.Interval)
-	case c.MaxActiveFaults < 0:
-		return c, nil, fmt.Errorf("max_active_faults: negative count %d", c.MaxActiveFaults)
-	case c.MinLifetime < 0:
-		return c, nil, fmt.Errorf("min_lifetime: negative duration %s", c.MinLifetime)
-	case c.MaxLifetime < 0:
-		return c, nil, fmt.Errorf("max_lifetime: negative duration %s", c.MaxLifetime)
-	case c.TimelineCap < 0:
-		return c, nil, fmt.Errorf("timeline_cap: negative count %d", c.TimelineCap)
+	for _, r := range []struct {
+		name   string
+		v, max time.Duration
+	}{
+		{"duration", c.Duration, MaxSurvivalDuration},
+		{"interval", c.Interval, MaxSurvivalDuration},
+		{"min_lifetime", c.MinLifetime, MaxMetaDuration},
+		{"max_lifetime", c.MaxLifetime, MaxMetaDuration},
+		{"abort_when.unhealthy_for", c.AbortWhen.UnhealthyFor.D(), MaxSurvivalDuration},
+	} {
+		switch {
+		case r.v < 0:
+			return c, nil, fmt.Errorf("%s: negative duration %s (want %s)", r.name, r.v, rangeText(0, r.max))
+		case r.v > r.max:
+			return c, nil, fmt.Errorf("%s: %s is out of range (want %s)", r.name, trimDuration(r.v), rangeText(0, r.max))
+		}
+	}
+	for _, r := range []struct {
+		name   string
+		v, max int
+	}{
+		{"max_active_faults", c.MaxActiveFaults, MaxSurvivalActiveFaults},
+		{"timeline_cap", c.TimelineCap, MaxListCap},
+	} {
+		if r.v < 0 || r.v > r.max {
+			return c, nil, fmt.Errorf("%s: %d is out of range (want 1 to %d)", r.name, r.v, r.max)
+		}
 	}
 	if c.Duration == 0 {
 		c.Duration = DefaultSurvivalDuration
@@ -155,6 +185,8 @@ func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []st
 		return c, nil, fmt.Errorf("interval: %s is below the minimum %s", c.Interval, MinSurvivalInterval)
 	case c.Interval >= c.Duration:
 		return c, nil, fmt.Errorf("interval: %s is not shorter than the duration %s", c.Interval, c.Duration)
+	case c.Duration/c.Interval > MaxSurvivalTicks:
+		return c, nil, fmt.Errorf("interval: %s makes %d ticks in %s (want at most %d: a longer interval)", c.Interval, c.Duration/c.Interval, trimDuration(c.Duration), MaxSurvivalTicks)
 	}
 	if c.MaxActiveFaults == 0 {
 		c.MaxActiveFaults = DefaultMaxActiveFaults
@@ -204,8 +236,8 @@ func (c SurvivalConfig) normalize(in *Injector) (_ SurvivalConfig, warnings []st
 		if _, ok := in.Fault(t); !ok {
 			return c, nil, fmt.Errorf("mix.%s: unknown action type (want one of %s)", t, in.faults.list())
 		}
-		if w < 0 || w != w || w > 1e300 {
-			return c, nil, fmt.Errorf("mix.%s: weight %v is not a finite non-negative number", t, w)
+		if !(w >= 0 && w <= MaxWeight) {
+			return c, nil, fmt.Errorf("mix.%s: weight %v is out of range (want 0 to %g)", t, w, MaxWeight)
 		}
 		if err := in.Unsupported(t); w > 0 && err != nil {
 			if !errors.Is(err, ErrUnsupported) {
@@ -239,14 +271,14 @@ func ParseMix(s string) (map[ActionType]float64, error) {
 		name, weight, hasWeight := strings.Cut(part, "=")
 		t := ActionType(strings.TrimSpace(name))
 		if !t.Valid() {
-			return nil, fmt.Errorf("mix: unknown action type %q (want one of %s)", name, typeList())
+			return nil, fmt.Errorf("mix: unknown action type %s (want one of %s)", quoteValue(name), typeList())
 		}
 		w := 1.0
 		if hasWeight {
 			var err error
 			w, err = strconv.ParseFloat(strings.TrimSpace(weight), 64)
-			if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
-				return nil, fmt.Errorf("mix.%s: weight %q is not a non-negative number", t, weight)
+			if err != nil || !(w >= 0 && w <= MaxWeight) {
+				return nil, fmt.Errorf("mix.%s: weight %s is not a number from 0 to %g", t, quoteValue(weight), MaxWeight)
 			}
 		}
 		if _, dup := mix[t]; dup {

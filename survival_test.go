@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -176,16 +177,21 @@ func TestSurvivalConfigErrors(t *testing.T) {
 		cfg  arena.SurvivalConfig
 		want string
 	}{
-		{arena.SurvivalConfig{Duration: -1}, "survival: duration: negative duration -1ns"},
+		{arena.SurvivalConfig{Duration: -1}, "survival: duration: negative duration -1ns (want 0 to 720h)"},
+		{arena.SurvivalConfig{Duration: arena.MaxSurvivalDuration + 1}, "survival: duration: 720h0m0.000000001s is out of range (want 0 to 720h)"},
+		{arena.SurvivalConfig{Duration: arena.MaxSurvivalDuration, Interval: 25 * time.Millisecond}, "survival: interval: 25ms makes 103680000 ticks in 720h (want at most 100000000: a longer interval)"},
+		{arena.SurvivalConfig{MaxLifetime: 25 * time.Hour}, "survival: max_lifetime: 25h is out of range (want 0 to 24h)"},
+		{arena.SurvivalConfig{TimelineCap: arena.MaxListCap + 1}, "survival: timeline_cap: 1000001 is out of range (want 1 to 1000000)"},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 1e300}}, "survival: mix.kill_agent: weight 1e+300 is out of range (want 0 to 1e+06)"},
 		{arena.SurvivalConfig{Interval: time.Hour, Duration: time.Minute}, "survival: interval: 1h0m0s is not shorter than the duration 1m0s"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{"kill_evrything": 1}}, `survival: mix.kill_evrything: unknown action type (want one of kill_leader`},
-		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: -1}}, "survival: mix.kill_agent: weight -1 is not a finite non-negative number"},
+		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: -1}}, "survival: mix.kill_agent: weight -1 is out of range (want 0 to 1e+06)"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionKillAgent: 0}}, "survival: mix: every weight is zero"},
 		{arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveEdge: 1}}, "survival: mix.remove_edge: no DAG provider"},
 		{arena.SurvivalConfig{MinLifetime: time.Minute, MaxLifetime: time.Second}, "survival: min_lifetime: 1m0s is longer than max_lifetime 1s"},
-		{arena.SurvivalConfig{MaxActiveFaults: -2}, "survival: max_active_faults: negative count -2"},
+		{arena.SurvivalConfig{MaxActiveFaults: -2}, "survival: max_active_faults: -2 is out of range (want 1 to 10000)"},
 		{arena.SurvivalConfig{Interval: time.Microsecond}, "survival: interval: 1µs is below the minimum 1ms"},
-		{arena.SurvivalConfig{Duration: 1<<63 - 1, Interval: 1<<62 + 1, Observe: arena.ObserveOptions{ProbeInterval: time.Nanosecond}}, "survival: probe_interval: 1ns is below the minimum 1ms"},
+		{arena.SurvivalConfig{Duration: time.Hour, Observe: arena.ObserveOptions{ProbeInterval: time.Nanosecond}}, "survival: probe_interval: 1ns is out of range (want 1ms to 1h)"},
 	} {
 		_, err := svc.RunSurvival(context.Background(), tc.cfg)
 		if err == nil || len(err.Error()) < len(tc.want) || err.Error()[:len(tc.want)] != tc.want {
@@ -206,10 +212,11 @@ func TestSurvivalShortRunDefaultsItsInterval(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := newEngine().svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: 1000 * time.Hour, Interval: time.Millisecond, Seed: 1})
+	longest := arena.SurvivalConfig{Duration: arena.MaxSurvivalDuration, Interval: arena.MaxSurvivalDuration / arena.MaxSurvivalTicks, Seed: 1}
+	_, err := newEngine().svc.RunSurvival(ctx, longest)
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, context.Canceled) || after.TotalAlloc-before.TotalAlloc > 50<<20 {
-		t.Errorf("cancelled 3.6e9-tick run: err %v, allocated %d MB; want context.Canceled and little memory", err, (after.TotalAlloc-before.TotalAlloc)>>20)
+		t.Errorf("cancelled 1e8-tick run: err %v, allocated %d MB; want context.Canceled and little memory", err, (after.TotalAlloc-before.TotalAlloc)>>20)
 	}
 }
 
@@ -236,7 +243,7 @@ func TestParseMix(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"kill_agnet=1":              `mix: unknown action type "kill_agnet"`,
-		"kill_agent=x":              `mix.kill_agent: weight "x" is not a non-negative number`,
+		"kill_agent=x":              `mix.kill_agent: weight "x" is not a number from 0 to 1e+06`,
 		"kill_agent=1,kill_agent=2": "mix.kill_agent: given twice",
 		"":                          "mix: empty",
 	} {
@@ -432,5 +439,22 @@ func TestSurvivalTimelineCapBoundsTheFaultList(t *testing.T) {
 	rep := survive(t, newEngine(fakes.WithSeed(3)), arena.SurvivalConfig{Duration: 2 * time.Hour, Seed: 3, TimelineCap: 5})
 	if rep.Landed <= 5 || len(rep.Faults) != 5 || len(rep.Events) != 5 {
 		t.Errorf("timeline_cap 5: %d landed, %d faults listed, %d events; want more than 5 landed, 5 of each listed", rep.Landed, len(rep.Faults), len(rep.Events))
+	}
+}
+
+// A field of the wrong type is named by its JSON path: errors said
+// "survivalFields.seed" before issue 26.
+func TestSurvivalConfigTypeErrorsNameTheField(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"seed":"x"}`:                   "seed",
+		`{"targets":{"types":[1]}}`:      "targets.types",
+		`{"mix":{"kill_agent":"heavy"}}`: "mix",
+	} {
+		var c arena.SurvivalConfig
+		err := json.Unmarshal([]byte(body), &c)
+		var typ *json.UnmarshalTypeError
+		if !errors.As(err, &typ) || typ.Field != field || strings.Contains(err.Error(), "survivalFields") {
+			t.Errorf("Unmarshal(%s) = %v, want a type error naming %q", body, err, field)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func (r *SurvivalReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "survival: %s of chaos every %s, %s; %d actions, %d ticks skipped (max %d active faults)\n",
 		r.Config.Duration, r.Config.Interval, end, r.Actions, r.Skipped, r.Config.MaxActiveFaults)
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
+		fmt.Fprintf(&b, "warning: %s\n", plainText(w))
 	}
 	if len(r.ByType) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -62,8 +62,8 @@
 //
 // The paged reads number each item by its position among all recorded,
 // from 1. Without ?after= they answer the newest ?limit= items (default
-// DefaultPageLimit, at most MaxPageLimit); with it, the items after that
-// number, oldest first. The headers X-Arena-First (number of the first
+// DefaultPageLimit, at most MaxPageLimit); with it (0 to 2^63-1), the
+// items after that number, oldest first. The headers X-Arena-First (number of the first
 // item), X-Arena-Next-After (the ?after= of the next page) and
 // X-Arena-Dropped (items that fell out of the bounded store) carry the
 // numbering; the body stays a JSON array. The history also pages
@@ -95,11 +95,14 @@
 //     body has its seed.
 //   - 400: bad input: malformed or unknown JSON fields, invalid metadata, an
 //     invalid scenario (every problem listed), an unknown action, an ID that
-//     is empty, longer than 256 bytes or holds whitespace, an unknown query
-//     parameter (a misspelt parameter is never ignored), a scenario planned
-//     longer than the server's maximum run, a fault "duration" over the
-//     service's maximum (arena.WithMaxFaultDuration, 1h by default), an
-//     action "id" that an active fault already has.
+//     is empty, longer than 256 bytes, holds whitespace or a path separator
+//     (/ or \) or is . or .., an unknown query parameter (a misspelt
+//     parameter is never ignored) or one out of its range (?after=, ?limit=,
+//     ?seed=), a value out of its range (the error names the field and the
+//     range), a scenario planned longer than the server's maximum run, a
+//     fault "duration" over the service's maximum
+//     (arena.WithMaxFaultDuration, 1h by default), an action "id" that an
+//     active fault already has or of the form the service gives (act-<n>).
 //   - 401: no API key, or a wrong one; a session that expired or was
 //     revoked. The key is checked before any of the body is read, and the
 //     connection is closed after the answer.
@@ -172,7 +175,9 @@
 // every stream ends; clients reconnect with Last-Event-ID and catch up from
 // the retained events. A client that stops reading is cut off after
 // WithWriteTimeout. At most
-// WithMaxSubscribers streams are open at once (503 beyond). Streams flush
+// WithMaxSubscribers streams are open at once (503 beyond), and each ends
+// after WithMaxStreamAge (10m; the client resumes with Last-Event-ID), so
+// idle clients cannot keep every slot for good. Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).
 //

@@ -66,7 +66,7 @@ func TestHTTPFaultLiftAndBounds(t *testing.T) {
 	if r := s.do(t, request{method: "DELETE", path: "/arena/faults/p1"}); r.code != http.StatusNotFound || errorOf(t, r).Field != "id" {
 		t.Errorf("second DELETE = %d %s, want 404", r.code, r.body)
 	}
-	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"metadata":{"duration":"2562047h"}}`})
+	r = s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"metadata":{"duration":"2h"}}`})
 	if e := errorOf(t, r); r.code != 400 || e.Field != "metadata.duration" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
 		t.Errorf("a pause of 2562047h = %d %s, want 400 naming metadata.duration and the limit", r.code, r.body)
 	}
@@ -119,5 +119,50 @@ func TestRunsConflict(t *testing.T) {
 	}
 	if r := <-first; r.code != 200 {
 		t.Errorf("scenario = %d %s", r.code, r.body)
+	}
+}
+
+// The value that wedged the server (issue 26): a jitter whose draw
+// overflowed inside the fakes' lock. It is out of range now, refused with
+// the field and the range, and the server goes on serving.
+func TestHTTPJitterOutOfRange(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	r := s.do(t, request{method: "POST", path: "/arena/agent/worker-1/latency", body: `{"metadata":{"jitter":"1281024h"}}`})
+	if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "metadata.jitter" || !strings.Contains(e.Error, "want 0 to 1h") {
+		t.Errorf("latency with a jitter of 1281024h = %d %s, want 400 naming metadata.jitter and its range", r.code, r.body)
+	}
+	for range 3 {
+		r = s.do(t, request{method: "POST", path: "/arena/agent/worker-1/latency", body: `{"metadata":{"latency":"1h","jitter":"1h","duration":"1s"}}`})
+		if r.code != http.StatusOK {
+			t.Fatalf("latency at the top of its range = %d %s, want 200", r.code, r.body)
+		}
+		if r := s.do(t, request{method: "GET", path: "/arena/stats"}); r.code != http.StatusOK {
+			t.Fatalf("GET /arena/stats = %d %s: the server stopped serving", r.code, r.body)
+		}
+	}
+}
+
+// Path and body IDs that are paths (they reach runtimes' URL paths) and IDs
+// of the service's own form are a 400 naming the field (issue 26).
+func TestHTTPIDsThatArePathsOrTheServices(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, tc := range []struct {
+		path, body, field, want string
+	}{
+		{"/arena/agent/..%2F..%2Fetc%2Fpasswd/kill", "", "id", "contains a path separator"},
+		{"/arena/agent/../kill", "", "", ""}, // cleaned by the mux: a redirect, never the ID ".."
+		{"/arena/agent/worker-1/kill", `{"id":"act-000003"}`, "id", "has the form of the IDs the service gives"},
+		{"/arena/agent/worker-1/kill", `{"id":"a/b"}`, "id", "contains a path separator"},
+	} {
+		r := s.do(t, request{method: "POST", path: tc.path, body: tc.body})
+		if tc.field == "" {
+			if r.code == http.StatusOK {
+				t.Errorf("POST %s = 200, want it not served as an action", tc.path)
+			}
+			continue
+		}
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != tc.field || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("POST %s %s = %d %s, want 400 naming %s: %s", tc.path, tc.body, r.code, r.body, tc.field, tc.want)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package arenahttp
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -83,8 +85,13 @@ func (h *Handler) RegisterRoutes(mux *http.ServeMux) {
 // SetAPIKey sets the key every route requires, in X-API-Key or
 // Authorization: Bearer; "" turns auth off. It may be called while serving;
 // it ends every browser session (they were opened with the old key). Only a
-// hash of the key is kept, and keys are compared in constant time.
+// hash of the key is kept, and keys are compared in constant time. A key
+// that no header can carry (CheckAPIKey) panics: it would lock every client
+// out without a word.
 func (h *Handler) SetAPIKey(key string) {
+	if err := CheckAPIKey(key); err != nil {
+		panic("arena: SetAPIKey: " + err.Error())
+	}
 	h.sessions.reset()
 	if key == "" {
 		h.key.Store(nil)
@@ -117,4 +124,18 @@ func (h *Handler) closed() bool {
 	default:
 		return false
 	}
+}
+
+// CheckAPIKey says why a key can never match what a client sends: HTTP
+// drops the white space around a header's value and cannot carry control
+// characters, so a key with either (a trailing newline from a file, say)
+// would refuse every request. "" (no key) is fine.
+func CheckAPIKey(key string) error {
+	switch {
+	case key != strings.TrimSpace(key):
+		return errors.New("API key has leading or trailing white space, which no header can carry (trim it)")
+	case strings.ContainsFunc(key, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return errors.New("API key contains control characters, which no header can carry")
+	}
+	return nil
 }

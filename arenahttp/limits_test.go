@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ares-arena/arena"
 )
 
 // rawRequest opens a connection to s and sends head (request line and
@@ -234,5 +236,50 @@ func TestStrictIDsAndKeys(t *testing.T) {
 		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != tc.field {
 			t.Errorf("POST %s %s = %d %q, want 400 naming %s", tc.path, tc.body, r.code, e.Error, tc.field)
 		}
+	}
+}
+
+// ?after= near the top of uint64 wrapped to a first of 0 and divided by an
+// empty ring's length (a 500); it is a range now, and a page past the end
+// is empty.
+func TestPagingAfterOverflow(t *testing.T) {
+	s := newSystem(t, systemConfig{})
+	for _, path := range []string{"/arena/history", "/arena/flight/timeline", "/arena/flight/diagnostics"} {
+		r := s.do(t, request{method: "GET", path: path + "?after=18446744073709551615"})
+		if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "after" || !strings.Contains(e.Error, "from 0 to 9223372036854775807") {
+			t.Errorf("GET %s?after=2^64-1 = %d %s, want 400 naming after and its range", path, r.code, r.body)
+		}
+		r = s.do(t, request{method: "GET", path: path + "?after=9223372036854775807"})
+		if r.code != http.StatusOK || strings.TrimSpace(string(r.body)) != "[]" {
+			t.Errorf("GET %s?after=2^63-1 = %d %s, want 200 and an empty page", path, r.code, r.body)
+		}
+	}
+}
+
+// A key with white space around it (a trailing newline from a file) could
+// never match a header, which HTTP trims: everyone was locked out without a
+// word (issue 26). Such a key is refused where it is set.
+func TestAPIKeyThatNoHeaderCanCarry(t *testing.T) {
+	for key, bad := range map[string]bool{"": false, "s3cret": false, "a b": false, "s3cret\n": true, " s3cret": true, "s3\x01cret": true} {
+		if err := CheckAPIKey(key); (err != nil) != bad {
+			t.Errorf("CheckAPIKey(%q) = %v, want an error: %v", key, err, bad)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SetAPIKey(\"s3cret\\n\") did not panic")
+		}
+	}()
+	s := newSystem(t, systemConfig{})
+	s.h.SetAPIKey("s3cret\n")
+}
+
+// A field of the wrong type in a survival body is named as the client
+// wrote it, not survivalFields.seed (issue 26).
+func TestSurvivalBodyTypeErrorNamesTheField(t *testing.T) {
+	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
+	r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1m","seed":"x"}`})
+	if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "seed" || strings.Contains(string(r.body), "survivalFields") {
+		t.Errorf("POST /arena/survival with a string seed = %d %s, want 400 naming seed", r.code, r.body)
 	}
 }

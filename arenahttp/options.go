@@ -30,6 +30,10 @@ const (
 	DefaultHeartbeat      = 15 * time.Second
 	DefaultRetry          = 3 * time.Second
 	DefaultWriteTimeout   = 10 * time.Second
+	// DefaultMaxStreamAge ends an event stream after it has been open
+	// this long; the client resumes with Last-Event-ID and loses nothing.
+	// Without it, idle clients could hold every stream slot for good.
+	DefaultMaxStreamAge = 10 * time.Minute
 )
 
 // Option configures a Handler. Options are small named values (Uber's
@@ -49,6 +53,7 @@ type options struct {
 	heartbeat      time.Duration
 	retry          time.Duration
 	writeTimeout   time.Duration
+	maxStreamAge   time.Duration
 	logger         *slog.Logger
 
 	bodyReadTimeout time.Duration
@@ -63,7 +68,7 @@ func defaultOptions() options {
 	return options{
 		bodyLimit: DefaultBodyLimit, maxScenarioRun: DefaultMaxScenarioRun,
 		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
-		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, logger: slog.Default(),
+		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, maxStreamAge: DefaultMaxStreamAge, logger: slog.Default(),
 		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
 		maxSurvival: DefaultMaxSurvival, sessionTTL: DefaultSessionTTL,
 	}
@@ -164,6 +169,21 @@ func WithRetry(d time.Duration) Option {
 		panic("arena: WithRetry: delay must be positive")
 	}
 	return retryOption(d)
+}
+
+type maxStreamAgeOption time.Duration
+
+func (o maxStreamAgeOption) apply(s *options) { s.maxStreamAge = time.Duration(o) }
+
+// WithMaxStreamAge ends each event stream after d (default 10m): the
+// client reconnects after the retry delay and resumes with Last-Event-ID,
+// so it loses nothing, and a slot an idle client held goes back to the
+// pool at least that often.
+func WithMaxStreamAge(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithMaxStreamAge: age must be positive")
+	}
+	return maxStreamAgeOption(d)
 }
 
 type writeTimeoutOption time.Duration

@@ -2,6 +2,7 @@ package arenahttp
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -34,8 +35,8 @@ func pageParams(r *http.Request) (after uint64, limit int, err error) {
 	q := r.URL.Query()
 	limit = DefaultPageLimit
 	if s := q.Get("after"); s != "" {
-		if after, err = strconv.ParseUint(s, 10, 64); err != nil {
-			return 0, 0, badRequest("after", "want a non-negative integer, got %s", quote(s))
+		if after, err = strconv.ParseUint(s, 10, 63); err != nil {
+			return 0, 0, badRequest("after", "want an integer from 0 to %d, got %s", uint64(math.MaxInt64), quote(s))
 		}
 	}
 	if s := q.Get("limit"); s != "" {

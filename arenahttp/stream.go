@@ -108,6 +108,8 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 
 	beat := time.NewTicker(h.opts.heartbeat)
 	defer beat.Stop()
+	age := time.NewTimer(h.opts.maxStreamAge)
+	defer age.Stop()
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	for {
@@ -163,6 +165,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			if c.send() != nil {
 				return
 			}
+		case <-age.C:
+			c.buf = sse.AppendComment(c.buf, "max age: reconnect with Last-Event-ID")
+			c.send()
+			return
 		case <-ctx.Done():
 			return
 		case <-h.closing:

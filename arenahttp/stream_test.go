@@ -354,3 +354,32 @@ func TestStreamNoGoroutineLeft(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// Idle clients could hold every stream slot for good (issue 26): a stream
+// ends at its maximum age, after which a waiting client gets the slot.
+func TestStreamMaxAgeFreesTheSlot(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxSubscribers(1), WithMaxStreamAge(200 * time.Millisecond), WithHeartbeat(20 * time.Millisecond)}})
+	idle := dialStream(t, s, nil)
+	defer idle.close()
+	if r := s.do(t, request{method: "GET", path: "/arena/stream"}); r.code != http.StatusServiceUnavailable {
+		t.Fatalf("a second stream at the cap = %d, want 503", r.code)
+	}
+	if _, err := io.Copy(io.Discard, idle.resp.Body); err != nil {
+		t.Fatalf("the idle stream ended with %v, want its end at the max age", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := s.srv.Client().Get(s.srv.URL + "/arena/stream")
+		if err == nil && c.StatusCode == http.StatusOK {
+			c.Body.Close()
+			return
+		}
+		if err == nil {
+			c.Body.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no stream slot free 10s after the idle stream's max age: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -106,7 +106,7 @@ func TestSurviveErrors(t *testing.T) {
 		opts []arenatest.Option
 		want string
 	}{
-		{"negative duration", arena.SurvivalConfig{Duration: -time.Second}, nil, "arenatest.Survive: survival: duration: negative duration -1s"},
+		{"negative duration", arena.SurvivalConfig{Duration: -time.Second}, nil, "arenatest.Survive: survival: duration: negative duration -1s (want 0 to 720h)"},
 		{"option for Compare", arena.SurvivalConfig{}, []arenatest.Option{arenatest.NoRegression()}, "arenatest.Survive: WantVerdicts does not apply to Survive"},
 		{"no runtime for the mix", arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveNode: 1}},
 			[]arenatest.Option{arenatest.WithRuntime(bare{fakes.NewCluster()})}, "arenatest.Survive: survival: mix.remove_node: no DAG provider"},

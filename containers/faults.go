@@ -307,25 +307,32 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 		return fmt.Errorf("containers: agent %s: disconnect: %w", a.ID, err)
 	}
 	if heal := r.opts.partitionHeal; heal > 0 {
-		r.mu.Lock()
-		if !r.closed {
-			r.bg.Go(func() {
-				if !sleepCtx(r.bgCtx, heal) {
-					return
-				}
+		r.goUnlessClosed(func() {
+			if !sleepCtx(r.bgCtx, heal) {
+				return
+			}
+			r.mu.Lock()
+			current := l.partitioned && l.partGen == gen
+			r.mu.Unlock()
+			if current && r.reconnect(r.bgCtx, a, gen, 0) == nil {
+				healed := time.Now()
 				r.mu.Lock()
-				current := l.partitioned && l.partGen == gen
+				l.healed = healed
 				r.mu.Unlock()
-				if current && r.reconnect(r.bgCtx, a, gen, 0) == nil {
-					r.mu.Lock()
-					l.healed = time.Now()
-					r.mu.Unlock()
-				}
-			})
-		}
-		r.mu.Unlock()
+			}
+		})
 	}
 	return nil
+}
+
+// goUnlessClosed runs f in the background unless the runtime is closed
+// (under the lock, so that Close waits for it).
+func (r *Runtime) goUnlessClosed(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.bg.Go(f)
+	}
 }
 
 // reconnect ends partition gen of a (if it is still the current one),
@@ -517,17 +524,21 @@ func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, agentID 
 			if why == "agent is stopped" {
 				return r.deleteFault(ctx, a, string(kind))
 			}
-			r.mu.Lock()
-			l := r.live[a.ID]
-			if !slices.Contains(l.lifts, kind) {
-				l.lifts = append(l.lifts, kind)
-			}
-			r.mu.Unlock()
+			r.deferLift(a, kind)
 			return fmt.Errorf("containers: agent %s: %s: lifting %s when the runtime reconnects or resumes it", a.ID, why, kind)
 		}
 		return r.deleteFault(ctx, a, string(kind))
 	}
 	return fmt.Errorf("containers: agent %s: %s: %w", a.ID, kind, ErrNotLiftable)
+}
+
+// deferLift notes a lift to apply when the agent is in reach again.
+func (r *Runtime) deferLift(a *Agent, kind arena.ActionType) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.live[a.ID]; !slices.Contains(l.lifts, kind) {
+		l.lifts = append(l.lifts, kind)
+	}
 }
 
 // applyDeferredLifts lifts the agent-level faults that could not be lifted

@@ -470,15 +470,13 @@ func (r *Runtime) agent(id string) (*Agent, error) {
 	return nil, fmt.Errorf("containers: agent %q: %w", id, ErrNoAgent)
 }
 
-// Close stops the runtime's background work (partition healing, the kill
-// supervisor), removes its containers, volumes and network, then sweeps
-// whatever else carries its arena.run label. It is idempotent; give it a
-// context that is still live (not the one of a test that timed out).
-func (r *Runtime) Close(ctx context.Context) error {
+// markClosed marks the runtime closed, stops its heal timers and returns
+// what Close removes; closing is false when it was closed already.
+func (r *Runtime) markClosed() (created []testcontainers.Container, volumes []string, closing bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
-		return nil
+		return nil, nil, false
 	}
 	r.closed = true
 	for _, l := range r.live {
@@ -486,8 +484,18 @@ func (r *Runtime) Close(ctx context.Context) error {
 			l.healTimer.Stop()
 		}
 	}
-	created, volumes := r.created, r.volumes
-	r.mu.Unlock()
+	return r.created, r.volumes, true
+}
+
+// Close stops the runtime's background work (partition healing, the kill
+// supervisor), removes its containers, volumes and network, then sweeps
+// whatever else carries its arena.run label. It is idempotent; give it a
+// context that is still live (not the one of a test that timed out).
+func (r *Runtime) Close(ctx context.Context) error {
+	created, volumes, closing := r.markClosed()
+	if !closing {
+		return nil
+	}
 	r.bgCancel()
 	r.bg.Wait()
 

@@ -20,6 +20,7 @@ import (
 	zlog "github.com/rs/zerolog/log"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 var (
@@ -54,9 +55,10 @@ var ErrPeerNotProxied = errors.New("no proxied link between the agents")
 // end with the process that owns them, so a crashed test leaves no fault
 // behind.
 //
-// A latency is split between the two streams of each proxy (both: half on
-// what the agent receives, half on what it sends), so a request's round
-// trip takes latency longer; each stream gets its share of the jitter.
+// A latency is split between the two streams of each proxy by arena's one
+// rule of directions (both: half on what the agent sends, the other half,
+// with the odd nanosecond, on what it receives), so a request's round trip
+// takes latency longer; each stream gets its share of the jitter.
 // Inbound is what the agent receives: on its own proxy and the links to it,
 // the requests; on its links to others, the responses. Toxiproxy caps
 // bandwidth in whole kB/s (1000 bytes): rate is rounded down to one, and
@@ -244,15 +246,16 @@ func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 	lat := func(px *toxiproxy.Proxy, stream string, d, j time.Duration) toxic {
 		return toxic{px, "latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
 	}
+	sends, receives := netrules.Split(l) // arena's one rule of directions
 	return p.land(ctx, agentID, l.Peer, arena.ActionNetworkLatency, func(s side) []toxic {
-		switch l.Direction {
-		case arena.DirectionInbound:
-			return []toxic{lat(s.px, s.receives(), l.Latency, l.Jitter)}
-		case arena.DirectionOutbound:
-			return []toxic{lat(s.px, s.sends(), l.Latency, l.Jitter)}
-		default:
-			return []toxic{lat(s.px, s.receives(), l.Latency/2, l.Jitter/2), lat(s.px, s.sends(), l.Latency-l.Latency/2, l.Jitter-l.Jitter/2)}
+		var out []toxic
+		if receives.Latency > 0 || receives.Jitter > 0 {
+			out = append(out, lat(s.px, s.receives(), receives.Latency, receives.Jitter))
 		}
+		if sends.Latency > 0 || sends.Jitter > 0 {
+			out = append(out, lat(s.px, s.sends(), sends.Latency, sends.Jitter))
+		}
+		return out
 	})
 }
 
@@ -329,7 +332,10 @@ func (p *Proxied) Toxics(agentID string) []string {
 // really in the way of the traffic, whatever Proxied thinks it landed.
 func (p *Proxied) ProxyToxics() map[string][]string {
 	p.mu.Lock()
-	pxs := slices.Collect(maps.Values(p.proxies))
+	var pxs []*toxiproxy.Proxy
+	for _, px := range p.proxies {
+		pxs = append(pxs, px)
+	}
 	p.mu.Unlock()
 	for _, l := range p.links {
 		pxs = append(pxs, l.px)

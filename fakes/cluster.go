@@ -146,15 +146,17 @@
 // Tasks travel over the link between the orchestrator and a worker; a
 // network fault on either end ([Cluster.InjectLatency],
 // [Cluster.LimitBandwidth], [Cluster.ResetConnections]) acts on each attempt
-// over it, decided when the attempt starts. A latency adds latency plus a
+// over it, decided when the attempt starts, by arena's one set of network
+// rules (the ones netfault applies too). A latency adds latency plus a
 // uniform draw in [−jitter, +jitter] (never below zero; drawn from a seeded
 // stream of its own) once per attempt, whatever its direction, and only on
 // the link to its peer when it has one; two latencies on the two ends add
 // up. A bandwidth cap adds the time to move 32 kB at the lower of the two
 // ends' rates. A reset fails the attempt at once, or when it has run for
-// after if it would run longer; the failure is retryable. The leader has no
-// task links: a latency beyond ElectionTimeout makes it (like any agent)
-// unavailable, which election heals.
+// after if it would run that long; the failure is retryable. A partition of
+// either end fails the attempt. Every sum saturates: no accepted value
+// overflows. The leader has no task links: a latency beyond ElectionTimeout
+// makes it (like any agent) unavailable, which election heals.
 package fakes
 
 import (
@@ -169,6 +171,7 @@ import (
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/internal/heapq"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // Errors of fault injection. They are wrapped with the target's ID.
@@ -252,7 +255,7 @@ type agent struct {
 	toolTimeout time.Duration
 	mcpDown     bool
 	llm         arena.LLMErrorType
-	net         netFaults
+	net         netrules.Faults // the network faults on its links (not its partition: partitioned)
 
 	mem     uint64 // memory contents
 	ckpt    uint64 // contents at the last good checkpoint
@@ -344,12 +347,6 @@ func checksum(x uint64) uint64 {
 	return x
 }
 
-// lock takes the mutex and brings the simulation up to the clock.
-func (c *Cluster) lock() {
-	c.mu.Lock()
-	c.advance()
-}
-
 func (c *Cluster) lookup(id string) (int, error) {
 	i, ok := c.index[id]
 	if !ok {
@@ -363,7 +360,7 @@ func (c *Cluster) lookup(id string) (int, error) {
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
 	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
-		a.net.latency.Latency <= c.opts.healing.ElectionTimeout
+		a.net.Latency.Latency <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
@@ -379,8 +376,8 @@ func (c *Cluster) unavailableReason(i int) string {
 		return a.id + " " + string(a.status)
 	case a.partitioned:
 		return a.id + " partitioned"
-	case a.net.latency.Latency > c.opts.healing.ElectionTimeout:
-		return a.id + " behind a latency of " + a.net.latency.Latency.String()
+	case a.net.Latency.Latency > c.opts.healing.ElectionTimeout:
+		return a.id + " behind a latency of " + a.net.Latency.Latency.String()
 	default:
 		return a.id + " slowed by " + a.slow.String()
 	}
@@ -402,22 +399,25 @@ func (c *Cluster) VirtualClock() *arena.VirtualClock {
 
 // Leader returns the ID of the agent holding the leader role.
 func (c *Cluster) Leader() string {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.agents[c.roles[roleLeader].holder].id
 }
 
 // Orchestrator returns the ID of the agent holding the orchestrator role.
 func (c *Cluster) Orchestrator() string {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.agents[c.roles[roleOrchestrator].holder].id
 }
 
 // Agent returns a snapshot of the agent with this ID.
 func (c *Cluster) Agent(id string) (AgentState, bool) {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	i, ok := c.index[id]
 	if !ok {
 		return AgentState{}, false
@@ -427,7 +427,7 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
 		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
 		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
-		Latency: a.net.latency, Bandwidth: a.net.rate, Resetting: a.net.resetting,
+		Latency: a.net.Latency, Bandwidth: a.net.Rate, Resetting: a.net.Reset,
 	}, true
 }
 
@@ -446,8 +446,9 @@ func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]ar
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	for i := range c.agents {
 		a := &c.agents[i]
 		dst = append(dst, arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
@@ -463,8 +464,9 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	if h := c.roles[roleLeader].holder; !c.available(h) {
 		return errors.New("leader unavailable: " + c.unavailableReason(h))
 	}
@@ -515,8 +517,9 @@ func (c *Cluster) checkTasks(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	switch n := c.work.stats.Lost; n {
 	case 0:
 		return nil
@@ -531,8 +534,9 @@ func (c *Cluster) checkMemory(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	var bad []string
 	for i := range c.agents {
 		if a := &c.agents[i]; a.status != arena.StatusStopped && a.corrupted() {
@@ -549,8 +553,9 @@ func (c *Cluster) checkDAG(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	if c.dag.missing == 0 {
 		return nil
 	}
@@ -560,8 +565,9 @@ func (c *Cluster) checkDAG(ctx context.Context) error {
 // Tasks returns the task ledger's counters. Created = Completed + Failed +
 // Lost + InFlight + Queued.
 func (c *Cluster) Tasks() TaskStats {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	s := c.work.stats
 	s.Queued = c.work.queue.len()
 	s.InFlight = len(c.work.tasks) - len(c.work.free) - s.Queued
@@ -571,7 +577,8 @@ func (c *Cluster) Tasks() TaskStats {
 // ErrorRate returns terminal failures over finished tasks within the error
 // window, 0 when none finished.
 func (c *Cluster) ErrorRate() float64 {
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	return c.work.errorRate(c.now, c.opts.errorWindow)
 }

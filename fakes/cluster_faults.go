@@ -15,8 +15,9 @@ func (c *Cluster) inject(ctx context.Context, id string, land func(i int, a *age
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	i, err := c.lookup(id)
 	if err != nil {
 		return err

@@ -122,8 +122,9 @@ func (c *Cluster) AppendNodes(ctx context.Context, dst []string) ([]string, erro
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	for i, n := range c.dag.nodes {
 		if !n.removed {
 			dst = append(dst, c.agents[i].id)
@@ -146,8 +147,9 @@ func (c *Cluster) AppendEdges(ctx context.Context, dst []arena.Edge) ([]arena.Ed
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	for e, x := range c.dag.edges {
 		if c.dag.edgePresent(e) {
 			dst = append(dst, arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
@@ -162,8 +164,9 @@ func (c *Cluster) RemoveNode(ctx context.Context, nodeID string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	i, ok := c.index[nodeID]
 	if !ok {
 		return fmt.Errorf("fakes: node %q: %w", nodeID, ErrNoNode)
@@ -188,8 +191,9 @@ func (c *Cluster) RemoveEdge(ctx context.Context, sourceID, targetID string) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.lock()
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.advance()
 	src, okSrc := c.index[sourceID]
 	dst, okDst := c.index[targetID]
 	e := -1

@@ -33,10 +33,10 @@ func (r *boundedRing[T]) dropped() uint64 { return r.total - uint64(len(r.buf)) 
 // items after after have fallen out, the page starts at the oldest
 // retained one. limit <= 0 means no limit.
 func (r *boundedRing[T]) page(after uint64, limit int) ([]T, uint64) {
-	first := max(after, r.dropped()) + 1
-	if first > r.total {
-		return []T{}, first
+	if after >= r.total { // nothing newer; after+1 cannot wrap
+		return []T{}, max(after+1, after)
 	}
+	first := max(after, r.dropped()) + 1
 	n := int(r.total - first + 1)
 	if limit > 0 {
 		n = min(n, limit)

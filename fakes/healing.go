@@ -54,7 +54,11 @@ func (c *Cluster) schedule(d time.Duration, kind eventKind, ref int, gen uint32)
 		c.compactAt = 2 * len(c.events)
 	}
 	c.seq++
-	c.events.Push(event{at: c.now + d, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
+	at := c.now + d
+	if at < c.now { // past the end of time: never due
+		at = 1<<63 - 1
+	}
+	c.events.Push(event{at: at, seq: c.seq, ref: int32(ref), gen: gen, kind: kind})
 }
 
 // stale reports whether e was overtaken by events: the generation of what it

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // taskPayload is what one attempt moves over its link, in bytes: under
@@ -17,14 +18,6 @@ var (
 	_ arena.BandwidthLimiter   = (*Cluster)(nil)
 	_ arena.ConnectionResetter = (*Cluster)(nil)
 )
-
-// netFaults are the network faults on one agent's links.
-type netFaults struct {
-	latency    arena.Latency // Latency.Latency 0: none
-	rate       int64         // bytes per second; 0: no cap
-	resetting  bool
-	resetAfter time.Duration
-}
 
 // InjectLatency slows the agent's links: every attempt over them takes
 // l.Latency ± l.Jitter longer (one round trip, whatever the direction), and
@@ -40,7 +33,7 @@ func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 				return err
 			}
 		}
-		a.net.latency = l
+		a.net.Latency = l
 		return nil
 	})
 }
@@ -52,7 +45,7 @@ func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 		if bytesPerSecond <= 0 {
 			return fmt.Errorf("fakes: agent %q: rate %d bytes/s is not positive", a.id, bytesPerSecond)
 		}
-		a.net.rate = bytesPerSecond
+		a.net.Rate = bytesPerSecond
 		return nil
 	})
 }
@@ -66,7 +59,7 @@ func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after ti
 		if after < 0 {
 			return fmt.Errorf("fakes: agent %q: reset after %s is negative", a.id, after)
 		}
-		a.net.resetting, a.net.resetAfter = true, after
+		a.net.Reset, a.net.ResetAfter = true, after
 		if after == 0 {
 			a.faultEpoch++
 		}
@@ -74,49 +67,30 @@ func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after ti
 	})
 }
 
-// link returns what the network faults on the link between the worker and
-// the orchestrator do to an attempt starting now: the time they add, and
-// when the attempt is reset (negative: never). A fault on either end counts
-// (a latency with a peer only when the peer is the other end); two
-// bandwidth caps: the lower one; two latencies add up.
-func (c *Cluster) link(worker int) (extra, resetAt time.Duration) {
-	resetAt = -1
-	ends := [2]int{worker, c.roles[roleOrchestrator].holder}
-	rate := int64(0)
-	for k, i := range ends {
-		if k == 1 && i == worker {
-			break
-		}
-		n := &c.agents[i].net
-		other := c.agents[ends[1-k]].id
-		if l := n.latency; l.Latency > 0 && (l.Peer == "" || l.Peer == other) {
-			d := l.Latency
-			if l.Jitter > 0 {
-				d += time.Duration(c.rngNetwork.Int64N(int64(2*l.Jitter+1))) - l.Jitter
-			}
-			extra += max(d, 0)
-		}
-		if n.rate > 0 && (rate == 0 || n.rate < rate) {
-			rate = n.rate
-		}
-		if n.resetting && (resetAt < 0 || n.resetAfter < resetAt) {
-			resetAt = n.resetAfter
-		}
+// link draws what the network faults on the link between the worker and
+// the orchestrator do to an attempt starting now, by arena's one set of
+// network rules (internal/netrules): a fault on either end counts, a
+// latency with a peer only when the peer is the other end, two latencies
+// add up, the lower bandwidth cap and the earlier reset win, a partition on
+// either end cuts the link.
+func (c *Cluster) link(worker int) netrules.Plan {
+	end := func(i int) netrules.End {
+		a := &c.agents[i]
+		f := a.net
+		f.Partitioned = a.partitioned
+		return netrules.End{ID: a.id, Faults: &f}
 	}
-	if rate > 0 {
-		extra += time.Duration(taskPayload * int64(time.Second) / rate)
-	}
-	return extra, resetAt
+	return netrules.PlanOf(end(worker), end(c.roles[roleOrchestrator].holder), c.rngNetwork)
 }
 
 // liftNet ends a network fault of kind on a.
 func (a *agent) liftNet(kind arena.ActionType) {
 	switch kind {
 	case arena.ActionNetworkLatency:
-		a.net.latency = arena.Latency{}
+		a.net.Latency = arena.Latency{}
 	case arena.ActionNetworkBandwidth:
-		a.net.rate = 0
+		a.net.Rate = 0
 	case arena.ActionConnectionReset:
-		a.net.resetting, a.net.resetAfter = false, 0
+		a.net.Reset, a.net.ResetAfter = false, 0
 	}
 }

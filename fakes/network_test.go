@@ -11,9 +11,11 @@ import (
 // linkOf returns what the network faults add to, and when they reset, an
 // attempt on worker starting now.
 func linkOf(s *clusterSim, worker string) (time.Duration, time.Duration) {
-	s.c.lock()
+	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
-	return s.c.link(s.c.index[worker])
+	s.c.advance()
+	p := s.c.link(s.c.index[worker])
+	return p.Exchange(taskPayload), p.ResetAt
 }
 
 func TestNetworkLatency(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // TaskStats are the task ledger's counters since the cluster started.
@@ -192,11 +194,13 @@ func (c *Cluster) startAttempt(s, worker int) {
 	if a.toolTimeout > 0 {
 		d = a.toolTimeout // the tool call hangs until it times out
 	}
-	d += a.slow
-	extra, resetAt := c.link(worker)
-	d += extra
-	if resetAt >= 0 && d > resetAt {
-		d, fails, retryable = resetAt, true, true // a fresh connection may get through
+	plan := c.link(worker)
+	d = netrules.Add(netrules.Add(d, a.slow), plan.Exchange(taskPayload))
+	if plan.Cut {
+		fails, retryable = true, true
+	}
+	if wait, reset := plan.Step(0, d); reset {
+		d, fails, retryable = wait, true, true // a fresh connection may get through
 	}
 	if d > c.opts.taskTimeout {
 		d, fails = c.opts.taskTimeout, true

@@ -135,15 +135,9 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 		return err
 	}
 	track := arena.ActionType(f.Kind).Liftable() || f.Kind == agentapi.KindPause
-	r.mu.Lock()
-	if r.paused(p) {
-		r.mu.Unlock()
+	if !r.claim(id, f.Kind, p) {
 		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, ErrCannotLand)
 	}
-	if f.Kind == agentapi.KindPause {
-		r.track(id, f.Kind, p.UID) // claimed: a concurrent fault sees it paused
-	}
-	r.mu.Unlock()
 	if err := r.call(ctx, id, http.MethodPost, agentapi.PathFaults, f, nil); err != nil {
 		if track && !errors.Is(err, errOutOfReach) && !errors.Is(err, arena.ErrUnsupported) && !errors.Is(err, ErrCannotLand) {
 			// The answer was lost (the caller gave up, the connection
@@ -159,11 +153,31 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 		return fmt.Errorf("%w (fault %s)", err, f.Kind)
 	}
 	if track {
-		r.mu.Lock()
-		r.track(id, f.Kind, p.UID)
-		r.mu.Unlock()
+		r.record(id, f.Kind, p.UID)
 	}
 	return nil
+}
+
+// claim reports whether a fault of kind may land on the agent that p runs:
+// not when it is paused. A pause is recorded at once, so that a concurrent
+// fault sees the agent paused.
+func (r *Runtime) claim(id, kind string, p *corev1.Pod) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.paused(p) {
+		return false
+	}
+	if kind == agentapi.KindPause {
+		r.track(id, kind, p.UID)
+	}
+	return true
+}
+
+// record is track under the lock.
+func (r *Runtime) record(id, kind string, uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.track(id, kind, uid)
 }
 
 // track records a fault landed on pod uid; r.mu is held.
@@ -172,6 +186,20 @@ func (r *Runtime) track(id, kind string, uid types.UID) {
 		r.lifts[id] = map[string]types.UID{}
 	}
 	r.lifts[id][kind] = uid
+}
+
+// deferIfPaused notes the lift of kind for the agent's resume when the
+// agent that p runs is paused, and reports whether it was.
+func (r *Runtime) deferIfPaused(id, kind string, p *corev1.Pod) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.paused(p) {
+		return false
+	}
+	if !slices.Contains(r.deferred[id], kind) {
+		r.deferred[id] = append(r.deferred[id], kind)
+	}
+	return true
 }
 
 // liftAgentFault lifts kind on the agent (DELETE /faults/{kind}) if this
@@ -190,15 +218,9 @@ func (r *Runtime) liftAgentFault(ctx context.Context, id, kind string) error {
 		r.forget(id, kind) // the pod it landed on is gone, and the fault with it
 		return nil
 	}
-	r.mu.Lock()
-	if kind != agentapi.KindPause && r.paused(p) {
-		if !slices.Contains(r.deferred[id], kind) {
-			r.deferred[id] = append(r.deferred[id], kind)
-		}
-		r.mu.Unlock()
+	if kind != agentapi.KindPause && r.deferIfPaused(id, kind, p) {
 		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, ErrCannotLand)
 	}
-	r.mu.Unlock()
 	if err := r.call(ctx, id, http.MethodDelete, agentapi.PathFaults+"/"+url.PathEscape(kind), nil, nil); err != nil {
 		return fmt.Errorf("%w (lift %s)", err, kind)
 	}
@@ -232,6 +254,20 @@ func (r *Runtime) paused(p *corev1.Pod) bool {
 	return ok && uid == p.UID
 }
 
+// isPaused is paused under the lock.
+func (r *Runtime) isPaused(p *corev1.Pod) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.paused(p)
+}
+
+// wasKilled reports whether this runtime killed the pod p.
+func (r *Runtime) wasKilled(p *corev1.Pod) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.killed[p.UID]
+}
+
 // ToolTimeout makes the agent's tool calls hang for timeout, then fail,
 // until LiftFault.
 func (r *Runtime) ToolTimeout(ctx context.Context, id string, timeout time.Duration) error {
@@ -263,10 +299,7 @@ func (r *Runtime) PauseAgent(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	already := r.paused(p)
-	r.mu.Unlock()
-	if already {
+	if r.isPaused(p) {
 		return fmt.Errorf("kube: pause %s: %w: paused already", id, ErrCannotLand)
 	}
 	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindPause})
@@ -279,10 +312,7 @@ func (r *Runtime) ResumeAgent(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	r.mu.Lock()
-	isPaused := p != nil && r.paused(p)
-	r.mu.Unlock()
-	if !isPaused {
+	if p == nil || !r.isPaused(p) {
 		return fmt.Errorf("kube: resume %s: %w: not paused", id, ErrCannotLand)
 	}
 	return r.liftAgentFault(ctx, id, agentapi.KindPause)
@@ -425,10 +455,7 @@ func (r *Runtime) readState(ctx context.Context, id string) (agentapi.State, err
 		if perr != nil || p.DeletionTimestamp != nil || !podReady(p) {
 			return agentapi.State{}, errSkip
 		}
-		r.mu.Lock()
-		skip := r.paused(p) || r.killed[p.UID]
-		r.mu.Unlock()
-		if skip {
+		if r.isPaused(p) || r.wasKilled(p) {
 			return agentapi.State{}, errSkip
 		}
 		var st agentapi.State

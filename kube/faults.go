@@ -42,12 +42,18 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("kube: kill %s: %w", id, err)
 	}
+	r.noteKill(p)
+	return nil
+}
+
+// noteKill records the kill of pod p: stopped, though the cache may list
+// it a moment longer.
+func (r *Runtime) noteKill(p *corev1.Pod) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	k := r.remember(p)
 	r.restarts[k.restarts]++
-	r.killed[p.UID] = true // stopped, though the cache may list it a moment longer
-	r.mu.Unlock()
-	return nil
+	r.killed[p.UID] = true
 }
 
 // PartitionNetwork isolates the agent's pod with a NetworkPolicy that
@@ -109,19 +115,26 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, id string) error {
 		return errors.Join(fmt.Errorf("kube: partition %s: %w", id, err), r.deletePolicy(ctx, part.policy))
 	}
 	if d := r.opts.partitionHeal; d > 0 {
-		r.mu.Lock()
-		if r.partitions[id] == part && !r.closed {
-			r.timers.Add(1)
-			part.timer = time.AfterFunc(d, func() {
-				defer r.timers.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				_ = r.healPart(ctx, id, part)
-			})
-		}
-		r.mu.Unlock()
+		r.healAfter(d, id, part)
 	}
 	return nil
+}
+
+// healAfter heals the partition after d, unless it was lifted or the
+// runtime closed meanwhile.
+func (r *Runtime) healAfter(d time.Duration, id string, part *partition) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.partitions[id] != part || r.closed {
+		return
+	}
+	r.timers.Add(1)
+	part.timer = time.AfterFunc(d, func() {
+		defer r.timers.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = r.healPart(ctx, id, part)
+	})
 }
 
 // onSimulatedNode reports whether the pod runs on a kwok node.
@@ -159,16 +172,9 @@ func (r *Runtime) heal(ctx context.Context, id string) error {
 }
 
 func (r *Runtime) healPart(ctx context.Context, id string, part *partition) error {
-	r.mu.Lock()
-	if r.partitions[id] != part || part.lifting {
-		r.mu.Unlock()
+	if !r.startLifting(id, part) {
 		return nil // lifted already, or being lifted
 	}
-	part.lifting = true
-	if part.timer != nil && part.timer.Stop() {
-		r.timers.Done() // the timer will not run
-	}
-	r.mu.Unlock()
 	err := r.deletePolicy(ctx, part.policy)
 	r.calls.Add(1)
 	if lerr := r.labelPod(ctx, id, ""); lerr != nil && !apierrors.IsNotFound(lerr) {
@@ -181,6 +187,21 @@ func (r *Runtime) healPart(ctx context.Context, id string, part *partition) erro
 	}
 	r.mu.Unlock()
 	return err
+}
+
+// startLifting claims the lift of the partition, and stops its heal timer;
+// false when it is lifted already, or being lifted.
+func (r *Runtime) startLifting(id string, part *partition) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.partitions[id] != part || part.lifting {
+		return false
+	}
+	part.lifting = true
+	if part.timer != nil && part.timer.Stop() {
+		r.timers.Done() // the timer will not run
+	}
+	return true
 }
 
 func (r *Runtime) deletePolicy(ctx context.Context, name string) error {
@@ -240,9 +261,7 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 	if p == nil || p.DeletionTimestamp != nil {
 		return fmt.Errorf("kube: slow %s: %w: the pod is not running", id, ErrCannotLand)
 	}
-	r.mu.Lock()
-	if _, ok := r.slowed[id]; ok {
-		r.mu.Unlock()
+	if r.isSlowed(id) {
 		return fmt.Errorf("kube: slow %s: %w: slowed already", id, ErrCannotLand)
 	}
 	var orig, slow []cpuLimit
@@ -261,11 +280,11 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 		slow = append(slow, cpuLimit{c.Name, resource.NewMilliQuantity(m, resource.DecimalSI).String()})
 	}
 	if len(orig) == 0 {
-		r.mu.Unlock()
 		return fmt.Errorf("kube: slow %s: %w: no container has a CPU limit", id, ErrCannotLand)
 	}
-	r.slowed[id] = orig
-	r.mu.Unlock()
+	if !r.claimSlow(id, orig) {
+		return fmt.Errorf("kube: slow %s: %w: slowed already", id, ErrCannotLand)
+	}
 	if err := r.resize(ctx, id, slow); err != nil {
 		r.mu.Lock()
 		delete(r.slowed, id)
@@ -273,6 +292,26 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 		return fmt.Errorf("kube: slow %s: %w", id, err)
 	}
 	return nil
+}
+
+// isSlowed reports whether the agent is slowed.
+func (r *Runtime) isSlowed(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.slowed[id]
+	return ok
+}
+
+// claimSlow records the agent's original limits, unless a concurrent
+// slow_agent did first.
+func (r *Runtime) claimSlow(id string, orig []cpuLimit) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.slowed[id]; ok {
+		return false
+	}
+	r.slowed[id] = orig
+	return true
 }
 
 // unslow restores the CPU limits SlowAgent changed. A pod gone since

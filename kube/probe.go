@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -58,9 +59,9 @@ func (r *Runtime) Probe(ctx context.Context) error {
 	avail := map[string]int{}
 	availPod := map[string]bool{}
 	down := map[string][]string{}
-	r.mu.Lock()
+	owners, baseline, workers := r.owners(ready)
 	for i, p := range ready {
-		k := r.remember(p)
+		k := owners[i]
 		if why[i] != "" {
 			down[k.owner] = append(down[k.owner], p.Name+": "+why[i])
 			continue
@@ -69,9 +70,9 @@ func (r *Runtime) Probe(ctx context.Context) error {
 		availPod[p.Name] = true
 	}
 	var errs []error
-	for owner, want := range r.baseline {
+	for owner, want := range baseline {
 		need := want
-		if r.workers[owner] {
+		if workers[owner] {
 			need = want/2 + 1
 		}
 		if avail[owner] < need {
@@ -86,7 +87,6 @@ func (r *Runtime) Probe(ctx context.Context) error {
 			errs = append(errs, errors.New(msg))
 		}
 	}
-	r.mu.Unlock()
 	for _, d := range dag {
 		if d != "" {
 			errs = append(errs, errors.New(d))
@@ -102,4 +102,15 @@ func (r *Runtime) Probe(ctx context.Context) error {
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
+}
+
+// owners returns what is known of the pods (remembering those seen first),
+// and copies of the pods per owner at the start and of the worker owners.
+func (r *Runtime) owners(pods []*corev1.Pod) (known []knownPod, baseline map[string]int, workers map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range pods {
+		known = append(known, r.remember(p))
+	}
+	return known, maps.Clone(r.baseline), maps.Clone(r.workers)
 }

@@ -203,7 +203,14 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		r.shutdown()
 		return nil, err
 	}
+	r.baselineOf(pods)
+	return r, nil
+}
+
+// baselineOf counts the pods of each owner at the start.
+func (r *Runtime) baselineOf(pods []*corev1.Pod) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, p := range pods {
 		k := r.remember(p)
 		r.baseline[k.owner]++
@@ -211,8 +218,6 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 			r.workers[k.owner] = true
 		}
 	}
-	r.mu.Unlock()
-	return r, nil
 }
 
 // NewRunID returns a fresh value for the arena.io/run label.
@@ -375,35 +380,45 @@ func (r *Runtime) pod(id string) (*corev1.Pod, error) {
 	return p, nil
 }
 
-// Close lifts the faults still active (partitions, slowdowns), deletes
-// every NetworkPolicy labelled with the run and stops the informers.
-func (r *Runtime) Close(ctx context.Context) error {
+// closeLift is a fault Close lifts.
+type closeLift struct{ id, kind string }
+
+// markClosed marks the runtime closed, stops the heal timers and returns
+// what Close lifts: the partitioned and slowed agents, and the agent
+// faults, pauses first (a paused agent answers no other lift); closing is
+// false when it was closed already.
+func (r *Runtime) markClosed() (partitioned, slowed []string, lifts []closeLift, closing bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
-		return nil
+		return nil, nil, nil, false
 	}
 	r.closed = true
-	var ids []string
 	for id, p := range r.partitions {
 		if p.timer != nil && p.timer.Stop() {
 			r.timers.Done() // it will not run
 		}
-		ids = append(ids, id)
+		partitioned = append(partitioned, id)
 	}
-	slowed := slices.Collect(maps.Keys(r.slowed))
-	type lift struct{ id, kind string }
-	var lifts []lift
+	slowed = slices.Collect(maps.Keys(r.slowed))
 	for id, kinds := range r.lifts {
 		for kind := range kinds {
-			lifts = append(lifts, lift{id, kind})
+			lifts = append(lifts, closeLift{id, kind})
 		}
 	}
-	// Pauses first: a paused agent answers no other lift.
-	slices.SortFunc(lifts, func(a, b lift) int {
+	slices.SortFunc(lifts, func(a, b closeLift) int {
 		return boolRank(a.kind != agentapi.KindPause) - boolRank(b.kind != agentapi.KindPause)
 	})
-	r.mu.Unlock()
+	return partitioned, slowed, lifts, true
+}
+
+// Close lifts the faults still active (partitions, slowdowns), deletes
+// every NetworkPolicy labelled with the run and stops the informers.
+func (r *Runtime) Close(ctx context.Context) error {
+	ids, slowed, lifts, closing := r.markClosed()
+	if !closing {
+		return nil
+	}
 	r.timers.Wait()
 	var errs []error
 	for _, l := range lifts {

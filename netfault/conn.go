@@ -2,9 +2,13 @@ package netfault
 
 import (
 	"context"
+	"errors"
 	"net"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // DialFunc dials a connection, like net.Dialer.DialContext.
@@ -20,7 +24,15 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 //   - network_bandwidth: every Write and Read waits its bytes/rate;
 //   - connection_reset: once the connection has been open for after (at
 //     once for 0), the next Read or Write resets it (SO_LINGER 0 on TCP, so
-//     the peer sees an RST) and returns a *ResetError.
+//     the peer sees an RST) and returns a *ResetError; a Read or Write
+//     waiting when the reset comes is reset then.
+//
+// Every wait ends early when the faults change (a lift ends it, a new fault
+// lengthens it), at the connection's deadline (os.ErrDeadlineExceeded), at
+// its Close (net.ErrClosed) and at the Network's Close (ErrClosed): so an
+// http.Transport that gives up on a request, and closes its connection,
+// leaves no goroutine waiting behind. The dial context governs the dial
+// only, as with net.Dialer.
 //
 // Set it as an http.Transport's DialContext to put an HTTP client's
 // connections under the faults too.
@@ -37,7 +49,8 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		return &conn{Conn: c, n: n, from: from, to: n.agentOf(host), opened: n.Now()}, nil
+		cctx, cancel := context.WithCancel(context.Background())
+		return &conn{Conn: c, n: n, from: from, to: n.agentOf(host), opened: n.Now(), ctx: cctx, cancel: cancel}, nil
 	}
 }
 
@@ -46,36 +59,55 @@ type conn struct {
 	n        *Network
 	from, to string
 	opened   time.Time
+	ctx      context.Context // ended by Close
+	cancel   context.CancelFunc
 
-	mu      sync.Mutex
-	writing bool // the last operation was a Write
-	started bool // an operation happened
-	reset   bool
+	mu        sync.Mutex
+	writing   bool // the last operation was a Write
+	started   bool // an operation happened
+	reset     bool
+	readDL    time.Time
+	writeDL   time.Time
+	closeOnce sync.Once
 }
 
-// turn returns the wait before an operation that writes (or reads) b
-// bytes, and whether the connection is reset before it completes.
-func (c *conn) turn(write bool, b int) (time.Duration, bool) {
-	p := c.n.plan(c.from, c.to, "")
+// turn records an operation and returns the latency leg it waits: the
+// request's share before the first Write of an exchange, the response's
+// before its first Read, none in between.
+func (c *conn) turn(write bool) func(netrules.Plan) time.Duration {
 	c.mu.Lock()
-	var d time.Duration
-	if !c.started || c.writing != write {
-		d = p.back
-		if write {
-			d = p.out
-		}
-	}
+	defer c.mu.Unlock()
+	first := !c.started || c.writing != write
 	c.started, c.writing = true, write
-	c.mu.Unlock()
-	d += transfer(int64(b), p.rate)
-	if p.resetAt < 0 {
-		return d, false
+	switch {
+	case !first:
+		return noLeg
+	case write:
+		return requestLeg
 	}
-	open := c.n.Now().Sub(c.opened)
-	if open+d >= p.resetAt {
-		return max(p.resetAt-open, 0), true
+	return responseLeg
+}
+
+// wait waits out an operation moving b bytes under the link's faults,
+// bounded by the deadline dl (zero: none) and the connection's Close.
+func (c *conn) wait(write bool, b int, dl time.Time) error {
+	ctx := c.ctx
+	if !dl.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl)
+		defer cancel()
 	}
-	return d, false
+	err := c.n.step(ctx, c.from, c.to, c.opened, c.turn(write), int64(b))
+	var reset *ResetError
+	switch {
+	case errors.As(err, &reset):
+		return c.doReset()
+	case errors.Is(err, context.DeadlineExceeded):
+		return os.ErrDeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		return net.ErrClosed
+	}
+	return err
 }
 
 func (c *conn) doReset() error {
@@ -85,44 +117,74 @@ func (c *conn) doReset() error {
 	if tc, ok := c.Conn.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0) // close with an RST
 	}
-	c.Conn.Close()
+	c.Close()
 	return &ResetError{From: c.from, To: c.to}
 }
 
-func (c *conn) isReset() bool {
+// state returns whether the connection was reset, and its deadline for a
+// Write (write) or a Read.
+func (c *conn) state(write bool) (bool, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.reset
+	if write {
+		return c.reset, c.writeDL
+	}
+	return c.reset, c.readDL
 }
 
 func (c *conn) Write(b []byte) (int, error) {
-	if c.isReset() {
+	reset, dl := c.state(true)
+	if reset {
 		return 0, &ResetError{From: c.from, To: c.to}
 	}
-	d, reset := c.turn(true, len(b))
-	if err := c.n.Sleep(context.Background(), d); err != nil {
+	if err := c.wait(true, len(b), dl); err != nil {
 		return 0, err
-	}
-	if reset {
-		return 0, c.doReset()
 	}
 	return c.Conn.Write(b)
 }
 
 func (c *conn) Read(b []byte) (int, error) {
-	if c.isReset() {
+	reset, dl := c.state(false)
+	if reset {
 		return 0, &ResetError{From: c.from, To: c.to}
 	}
 	k, err := c.Conn.Read(b)
 	if k == 0 {
 		return k, err
 	}
-	d, reset := c.turn(false, k)
-	if serr := c.n.Sleep(context.Background(), d); serr != nil {
-		return 0, serr
-	}
-	if reset {
-		return 0, c.doReset()
+	if werr := c.wait(false, k, dl); werr != nil {
+		return 0, werr
 	}
 	return k, err
+}
+
+// Close closes the connection and ends its waits.
+func (c *conn) Close() error {
+	err := net.ErrClosed
+	c.closeOnce.Do(func() {
+		c.cancel()
+		err = c.Conn.Close()
+	})
+	return err
+}
+
+func (c *conn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.readDL, c.writeDL = t, t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.readDL = t
+	c.mu.Unlock()
+	return c.Conn.SetReadDeadline(t)
+}
+
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.writeDL = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
 }

@@ -13,16 +13,24 @@
 //
 // # Time
 //
-// Every wait of the wrappers is a timer ([Network.Sleep]) that ends with
-// its context (a deadline, a cancelled request), or at [Network.Close].
-// In real time it is the wall clock's; inside a testing/synctest bubble
-// it is the bubble's, where the wait is durable and simulated time jumps
-// past it: the system's own goroutines, unmodified, run in simulated time
-// (arenatest.Simulate; package sim for a network of nodes in memory).
-// A netfault.Network on an *arena.VirtualClock is refused: netfault no
-// longer has simulated goroutines of its own (Network.Go), because one
-// mechanism for in-process systems, the bubble, runs any Go code, not
-// only code written for a scheduler of arena's. [HandlerTransport] serves
+// Every wait of the wrappers is a timer: in real time the wall clock's;
+// inside a testing/synctest bubble the bubble's, where the wait is durable
+// and simulated time jumps past it, so the system's own goroutines,
+// unmodified, run in simulated time (arenatest.Simulate; package sim for a
+// network of nodes in memory). A netfault.Network on an
+// *arena.VirtualClock is refused: netfault no longer has simulated
+// goroutines of its own (Network.Go), because one mechanism for in-process
+// systems, the bubble, runs any Go code, not only code written for a
+// scheduler of arena's.
+//
+// Every wait ends early: when the link's faults change (a lift ends it at
+// once, a new fault lengthens it), with its context, at a connection's
+// deadline or Close, when a response body is closed, and at the Network's
+// Close. Response bodies stream through, each chunk paced. How the faults
+// of a link's two ends combine is arena's one set of network rules
+// (internal/netrules), which the fakes and package sim apply too:
+// latencies add up (saturating, never past the largest duration), the
+// lower bandwidth cap and the earlier reset win. [HandlerTransport] serves
 // requests with an http.Handler on the caller's goroutine.
 //
 // examples/raft-sim/quotes puts http_error on an HTTP client with retries

@@ -22,7 +22,7 @@ func HTTPErrorFault(n *Network) arena.FaultSpec {
 		Type: ActionHTTPError, Doc: "Answers an agent's HTTP requests under route with status, without reaching it.",
 		Target: arena.TargetAgent,
 		Metadata: []arena.MetaKey{
-			{Name: "status", Kind: arena.MetaKindNumber, Default: 503, Check: checkStatus,
+			{Name: "status", Kind: arena.MetaKindNumber, Default: 503, Check: checkStatus, Min: 400.0, Max: 599.0,
 				Doc: "The HTTP status to answer: a whole number from 400 to 599 (default 503)."},
 			{Name: "route", Kind: arena.MetaKindString, Default: "/", Check: checkRoute,
 				Doc: "The path the fault covers, with everything under it (default /: every path)."},

@@ -15,7 +15,7 @@ func TestHTTPErrorFault(t *testing.T) {
 		meta map[string]any
 		want string
 	}{
-		{map[string]any{"status": 600}, "metadata.status: want a whole number from 400 to 599"},
+		{map[string]any{"status": 600}, "metadata.status: 600 is out of range (want 400 to 599)"},
 		{map[string]any{"status": 502.5}, "metadata.status: want a whole number from 400 to 599"},
 		{map[string]any{"route": "q"}, `metadata.route: want a path starting with "/", without spaces, query or fragment`},
 		{map[string]any{"route": "/q?x=1"}, `metadata.route: want a path starting with "/", without spaces, query or fragment`},
@@ -39,7 +39,7 @@ func TestHTTPErrorFault(t *testing.T) {
 	if !res.Success {
 		t.Fatalf("Execute(http_error) = %+v", res)
 	}
-	if p := n.plan("client", "api", "/q/1"); p.status != 502 {
-		t.Errorf("plan(/q/1).status = %d, want 502", p.status)
+	if s := n.failedStatus("api", "/q/1"); s != 502 {
+		t.Errorf("failedStatus(/q/1) = %d, want 502", s)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 var (
@@ -46,25 +47,23 @@ func (e *ResetError) Unwrap() error { return syscall.ECONNRESET }
 // process: a runtime for arena (AgentLister, LatencyInjector,
 // BandwidthLimiter, ConnectionResetter, FaultLifter, and the http_error
 // fault of HTTPErrorFault) whose faults act on the calls that go through its
-// wrappers (Transport, Dialer). It is safe for concurrent use.
+// wrappers (Transport, Dialer), by arena's one set of network rules (the
+// fakes apply the same). It is safe for concurrent use.
 type Network struct {
-	sched *timers
+	sched *wall
+	links *netrules.Links // the network faults of each agent
+	seed  uint64
 
 	mu     sync.Mutex
 	agents []arena.AgentInfo
-	hosts  map[string]string // host name -> agent ID
-	faults map[string]*faults
-	rng    *rand.Rand
+	hosts  map[string]string       // host name -> agent ID
+	routes map[string][]routeFault // agent ID -> its failed routes (http_error)
 }
 
-// faults are the faults on one agent's links.
-type faults struct {
-	latency    arena.Latency
-	rate       int64
-	resetting  bool
-	resetAfter time.Duration
-	routes     []routeFault
-}
+// MaxRoutes bounds the routes failed at once on one agent (FailRoute): a
+// route failed again replaces its status, and a new one beyond the bound is
+// an error until http_error is lifted.
+const MaxRoutes = 64
 
 type routeFault struct {
 	prefix string
@@ -87,7 +86,6 @@ func WithAgent(id, typ string, hosts ...string) Option {
 			panic(fmt.Sprintf("arena: netfault.WithAgent(%q): empty or given twice", id))
 		}
 		n.agents = append(n.agents, arena.AgentInfo{ID: id, Type: typ, Status: arena.StatusRunning})
-		n.faults[id] = &faults{}
 		n.hosts[id] = id
 		for _, h := range hosts {
 			n.hosts[h] = id
@@ -97,7 +95,7 @@ func WithAgent(id, typ string, hosts ...string) Option {
 
 // WithSeed seeds the jitter draws (default 1).
 func WithSeed(seed uint64) Option {
-	return optionFunc(func(n *Network) { n.rng = rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909)) })
+	return optionFunc(func(n *Network) { n.seed = seed })
 }
 
 // New returns a network whose waits are timers and whose Now reads clock
@@ -117,21 +115,25 @@ func New(clock arena.Clock, opts ...Option) *Network {
 	if clock == nil {
 		clock = arena.RealClock{}
 	}
-	n := &Network{hosts: map[string]string{}, faults: map[string]*faults{}, sched: newTimers(clock)}
-	WithSeed(1).apply(n)
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, seed: 1, sched: newWall(clock)}
 	for _, o := range opts {
 		o.apply(n)
 	}
+	ids := make([]string, len(n.agents))
+	for i, a := range n.agents {
+		ids[i] = a.ID
+	}
+	n.links = netrules.NewLinks(rand.New(rand.NewPCG(n.seed, 0x6a09e667f3bcc909)), ids...)
 	return n
 }
 
 // Now is the network's time: its clock's.
-func (n *Network) Now() time.Time { return n.sched.now() }
+func (n *Network) Now() time.Time { return n.sched.Now() }
 
 // Sleep waits d on a timer, at most until ctx ends (a deadline: an error
 // wrapping context.DeadlineExceeded) or the network closes (ErrClosed).
 func (n *Network) Sleep(ctx context.Context, d time.Duration) error {
-	return n.sched.sleep(ctx, d)
+	return n.sched.Sleep(ctx, d, nil)
 }
 
 // Close ends every wait of the network's wrappers: they return ErrClosed.
@@ -147,93 +149,121 @@ func (n *Network) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	return slices.Clone(n.agents), nil
 }
 
-// land runs f on agent id's faults at the current time.
-func (n *Network) land(ctx context.Context, id string, f func(*faults) error) error {
+// update runs f on agent id's network faults at the current time.
+func (n *Network) update(ctx context.Context, id string, f func(*netrules.Faults) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	fs, ok := n.faults[id]
-	if !ok {
+	err := n.links.Update(id, f)
+	if errors.Is(err, netrules.ErrNoEnd) {
 		return fmt.Errorf("netfault: agent %q: %w", id, ErrNoAgent)
 	}
-	return f(fs)
+	return err
 }
 
 // InjectLatency delays the calls over the agent's links (see Transport and
 // Dialer for where).
 func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		if l.Latency <= 0 || l.Jitter < 0 {
-			return fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
-		}
-		if l.Peer != "" {
-			if _, ok := n.faults[l.Peer]; !ok {
-				return fmt.Errorf("netfault: peer %q: %w", l.Peer, ErrNoAgent)
-			}
-		}
-		if l.Direction == "" {
-			l.Direction = arena.DirectionBoth
-		}
-		fs.latency = l
+	if l.Latency <= 0 || l.Jitter < 0 {
+		return fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
+	}
+	if l.Peer != "" && !n.links.Has(l.Peer) {
+		return fmt.Errorf("netfault: peer %q: %w", l.Peer, ErrNoAgent)
+	}
+	if l.Direction == "" {
+		l.Direction = arena.DirectionBoth
+	}
+	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+		f.Latency = l
 		return nil
 	})
 }
 
 // LimitBandwidth caps each way of the agent's links at bytesPerSecond.
 func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		if bytesPerSecond <= 0 {
-			return fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
-		}
-		fs.rate = bytesPerSecond
+	if bytesPerSecond <= 0 {
+		return fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
+	}
+	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+		f.Rate = bytesPerSecond
 		return nil
 	})
 }
 
 // ResetConnections resets the calls over the agent's links: at once (after
-// 0) or once a call or connection has lasted after.
+// 0) or once a call or connection has lasted after. A call already under
+// way is reset as well, at its next step.
 func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		if after < 0 {
-			return fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
-		}
-		fs.resetting, fs.resetAfter = true, after
+	if after < 0 {
+		return fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
+	}
+	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+		f.Reset, f.ResetAfter = true, after
 		return nil
 	})
 }
 
 // FailRoute makes the HTTP requests to the agent whose path is route or
-// under it ("" or "/": every path) answer status without reaching it.
+// under it ("" or "/": every path) answer status without reaching it. A
+// route failed again takes the new status; at most MaxRoutes routes are
+// failed on one agent at once.
 func (n *Network) FailRoute(ctx context.Context, agentID, route string, status int) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		if status < 400 || status > 599 {
-			return fmt.Errorf("netfault: agent %q: status %d is not an HTTP error (400-599)", agentID, status)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if status < 400 || status > 599 {
+		return fmt.Errorf("netfault: agent %q: status %d is not an HTTP error (400-599)", agentID, status)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.links.Has(agentID) {
+		return fmt.Errorf("netfault: agent %q: %w", agentID, ErrNoAgent)
+	}
+	prefix := strings.TrimSuffix(route, "/")
+	rs := n.routes[agentID]
+	for i := range rs {
+		if rs[i].prefix == prefix {
+			rs[i].status = status
+			return nil
 		}
-		fs.routes = append(fs.routes, routeFault{prefix: strings.TrimSuffix(route, "/"), status: status})
-		return nil
-	})
+	}
+	if len(rs) >= MaxRoutes {
+		return fmt.Errorf("netfault: agent %q: %d routes failed already (at most %d): lift http_error first", agentID, len(rs), MaxRoutes)
+	}
+	n.routes[agentID] = append(rs, routeFault{prefix: prefix, status: status})
+	return nil
 }
 
 // LiftFault ends network_latency, network_bandwidth, connection_reset or
-// http_error (every failed route) on the agent.
+// http_error (every failed route) on the agent. The waits of the calls
+// under the lifted fault end at once.
 func (n *Network) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	return n.land(ctx, agentID, func(fs *faults) error {
-		switch kind {
-		case arena.ActionNetworkLatency:
-			fs.latency = arena.Latency{}
-		case arena.ActionNetworkBandwidth:
-			fs.rate = 0
-		case arena.ActionConnectionReset:
-			fs.resetting, fs.resetAfter = false, 0
-		case ActionHTTPError:
-			fs.routes = nil
-		default:
-			return fmt.Errorf("netfault: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
+	switch kind {
+	case arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset:
+		return n.update(ctx, agentID, func(f *netrules.Faults) error {
+			switch kind {
+			case arena.ActionNetworkLatency:
+				f.Latency = arena.Latency{}
+			case arena.ActionNetworkBandwidth:
+				f.Rate = 0
+			default:
+				f.Reset, f.ResetAfter = false, 0
+			}
+			return nil
+		})
+	case ActionHTTPError:
+		if err := ctx.Err(); err != nil {
+			return err
 		}
+		if !n.links.Has(agentID) {
+			return fmt.Errorf("netfault: agent %q: %w", agentID, ErrNoAgent)
+		}
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		delete(n.routes, agentID)
 		return nil
-	})
+	}
+	return fmt.Errorf("netfault: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
 }
 
 // agentOf returns the agent a host name reaches ("" for none).
@@ -243,73 +273,42 @@ func (n *Network) agentOf(host string) string {
 	return n.hosts[host]
 }
 
-// plan is what the faults on a link do to one call from → to, drawn when
-// the call starts.
-type plan struct {
-	out, back time.Duration // latency on the request and the response leg
-	rate      int64         // bytes per second; 0: no cap
-	resetAt   time.Duration // reset once the call has lasted this; <0: never
-	status    int           // an HTTP error answered instead (Transport)
-}
-
-// plan draws the plan of a call from → to on path (the HTTP path; "" for a
-// connection). A fault on either end counts; a latency's direction is seen
-// from its agent (outbound: what it sends), half each way for both; two
-// latencies add up, the lower rate and the earlier reset win, and an HTTP
-// error needs the callee to be the agent.
-func (n *Network) plan(from, to, path string) plan {
+// failedStatus returns the status the network answers for a request to
+// agent to on path under http_error, or 0.
+func (n *Network) failedStatus(to, path string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	p := plan{resetAt: -1}
-	for k, id := range [2]string{from, to} {
-		fs, ok := n.faults[id]
-		if !ok || (k == 1 && to == from) {
-			continue
-		}
-		other := [2]string{to, from}[k]
-		if l := fs.latency; l.Latency > 0 && (l.Peer == "" || l.Peer == other) {
-			d := l.Latency
-			if l.Jitter > 0 {
-				d += time.Duration(n.rng.Int64N(int64(2*l.Jitter+1))) - l.Jitter
-			}
-			d = max(d, 0)
-			// k == 0: the agent is the caller, so its outbound is the request leg.
-			sends, receives := &p.out, &p.back
-			if k == 1 {
-				sends, receives = &p.back, &p.out
-			}
-			switch l.Direction {
-			case arena.DirectionOutbound:
-				*sends += d
-			case arena.DirectionInbound:
-				*receives += d
-			default:
-				*sends += d / 2
-				*receives += d - d/2
-			}
-		}
-		if fs.rate > 0 && (p.rate == 0 || fs.rate < p.rate) {
-			p.rate = fs.rate
-		}
-		if fs.resetting && (p.resetAt < 0 || fs.resetAfter < p.resetAt) {
-			p.resetAt = fs.resetAfter
-		}
-		if k == 1 && p.status == 0 {
-			for _, r := range fs.routes {
-				if r.prefix == "" || path == r.prefix || strings.HasPrefix(path, r.prefix+"/") {
-					p.status = r.status
-					break
-				}
-			}
+	for _, r := range n.routes[to] {
+		if r.prefix == "" || path == r.prefix || strings.HasPrefix(path, r.prefix+"/") {
+			return r.status
 		}
 	}
-	return p
+	return 0
 }
 
-// transfer is how long moving b bytes takes at rate (0: no cap).
-func transfer(b int64, rate int64) time.Duration {
-	if rate <= 0 || b <= 0 {
-		return 0
+// step waits out one step of a call from → to that started at start: leg
+// of the plan's latency (the request's or the response's share) and the
+// transfer of size bytes, by the network rules in force (see
+// netrules.Wait: a lift ends it, a new fault lengthens it). It returns a
+// *ResetError when the call is reset first, or the error that ended the
+// wait (ctx's, ErrClosed).
+func (n *Network) step(ctx context.Context, from, to string, start time.Time, leg func(netrules.Plan) time.Duration, size int64) error {
+	spent := n.Now().Sub(start)
+	reset, err := netrules.Wait(ctx, n.sched, func() (time.Duration, bool, <-chan struct{}) {
+		p, changed := n.links.Plan(from, to)
+		wait, reset := p.Step(spent, netrules.Add(leg(p), p.Transfer(size)))
+		return wait, reset, changed
+	})
+	switch {
+	case err != nil:
+		return err
+	case reset:
+		return &ResetError{From: from, To: to}
 	}
-	return time.Duration(b * int64(time.Second) / rate)
+	return nil
 }
+
+// Legs of a call's latency.
+func requestLeg(p netrules.Plan) time.Duration  { return p.Out }
+func responseLeg(p netrules.Plan) time.Duration { return p.Back }
+func noLeg(netrules.Plan) time.Duration         { return 0 }

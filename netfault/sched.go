@@ -3,52 +3,30 @@ package netfault
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // ErrClosed is returned by Sleep (and so by the wrappers) once the network
 // is closed.
 var ErrClosed = errors.New("netfault: network closed")
 
-// timers is how the network waits: on time.Timer, so on the wall clock, or
-// on a testing/synctest bubble's fake clock, where such a wait is durable
-// and the bubble's time jumps past it. There is no other scheduler: a
-// system's own goroutines run as the Go runtime (or the bubble) runs them.
-type timers struct {
-	clock  arena.Clock
-	ctx    context.Context
+// wall is how the network waits: on time.Timer (netrules.TimerClock), so
+// on the wall clock, or on a testing/synctest bubble's fake clock, where
+// such a wait is durable and the bubble's time jumps past it. Its Sleep is
+// the netrules.Clock the wrappers' waits run on: it ends early when wake
+// is closed (the link's faults changed), with the context, and with
+// ErrClosed at Close. There is no other scheduler: a system's own
+// goroutines run as the Go runtime (or the bubble) runs them.
+type wall struct {
+	netrules.TimerClock
 	cancel context.CancelFunc
 }
 
-func newTimers(clock arena.Clock) *timers {
+func newWall(clock arena.Clock) *wall {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &timers{clock: clock, ctx: ctx, cancel: cancel}
+	return &wall{TimerClock: netrules.TimerClock{Clock: clock.Now, Closed: ctx.Done(), Err: ErrClosed}, cancel: cancel}
 }
 
-func (r *timers) now() time.Time { return r.clock.Now() }
-
-func (r *timers) sleep(ctx context.Context, d time.Duration) error {
-	if r.ctx.Err() != nil {
-		return ErrClosed
-	}
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		if r.ctx.Err() != nil {
-			return ErrClosed
-		}
-		return ctx.Err()
-	case <-r.ctx.Done():
-		return ErrClosed
-	case <-t.C:
-		return nil
-	}
-}
-
-func (r *timers) close() { r.cancel() }
+func (r *wall) close() { r.cancel() }

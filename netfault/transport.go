@@ -2,11 +2,13 @@ package netfault
 
 import (
 	"bytes"
-	"fmt"
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -15,18 +17,26 @@ import (
 // (http.DefaultTransport when nil), under the faults of both ends:
 //
 //   - network_latency: the request waits its leg's share before base is
-//     called, the response its share after (see arena.Latency's direction;
-//     both: half each way), so a round trip takes latency longer;
-//   - network_bandwidth: the request body takes ContentLength/rate, the
-//     response body (read in full) its length/rate;
+//     called, the response its share before RoundTrip returns (see
+//     arena.Latency's direction; both: half each way), so a round trip
+//     takes latency longer;
+//   - network_bandwidth: the request body takes its length/rate before
+//     base is called (a body of unknown length is paced as base reads it);
+//     the response body streams through, each chunk read taking its
+//     length/rate;
 //   - connection_reset: the call fails with a *ResetError at once, or when
-//     it has lasted after (a reset on the response leg comes after the
-//     callee did the work, as on a real network);
+//     it has lasted after: before the response, or in the middle of its
+//     body (a reset that lands while the body streams cuts it at the next
+//     chunk); a reset on the response leg comes after the callee did the
+//     work, as on a real network;
 //   - http_error: a request to the agent under a failed route is answered
 //     with the route's status by the network, without reaching the agent.
 //
-// Waits are timers (Sleep) that end with the request's context; a call
-// under no fault goes straight to base.
+// Waits are on the network's clock, by arena's network rules; each ends
+// early when the faults change (a lift ends it, a new fault lengthens it),
+// with the request's context (its deadline), when the response body is
+// closed, and at the Network's Close. A call under no fault goes straight
+// to base.
 func (n *Network) Transport(from string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -41,59 +51,96 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	to := t.n.agentOf(req.URL.Hostname())
-	p := t.n.plan(t.from, to, req.URL.Path)
-	if p == (plan{resetAt: -1}) {
+	n, to := t.n, t.n.agentOf(req.URL.Hostname())
+	status := n.failedStatus(to, req.URL.Path)
+	if p, _ := n.links.Plan(t.from, to); p.None() && status == 0 {
 		return t.base.RoundTrip(req)
 	}
-	ctx := req.Context()
-	var spent time.Duration
-	// wait sleeps d, unless the reset comes first.
-	wait := func(d time.Duration) error {
-		if p.resetAt >= 0 && spent+d >= p.resetAt {
-			if err := t.n.Sleep(ctx, p.resetAt-spent); err != nil {
-				return err
-			}
-			return &ResetError{From: t.from, To: to}
-		}
-		spent += d
-		return t.n.Sleep(ctx, d)
-	}
-	if err := wait(p.out + transfer(req.ContentLength, p.rate)); err != nil {
+	ctx, start := req.Context(), n.Now()
+	closeBody := func() {
 		if req.Body != nil {
 			req.Body.Close()
 		}
+	}
+	size := max(req.ContentLength, 0) // unknown length (-1): paced as it is read
+	if err := n.step(ctx, t.from, to, start, requestLeg, size); err != nil {
+		closeBody()
 		return nil, err
 	}
 	var resp *http.Response
-	if p.status != 0 {
-		body := []byte(http.StatusText(p.status) + " (netfault http_error)\n")
+	if status != 0 {
+		closeBody()
+		body := []byte(http.StatusText(status) + " (netfault http_error)\n")
 		resp = &http.Response{
-			Status: strconv.Itoa(p.status) + " " + http.StatusText(p.status), StatusCode: p.status,
+			Status: strconv.Itoa(status) + " " + http.StatusText(status), StatusCode: status,
 			Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header:  http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
 			Body:    io.NopCloser(bytes.NewReader(body)),
 			Request: req, ContentLength: int64(len(body)),
 		}
-		if req.Body != nil {
-			req.Body.Close()
-		}
 	} else {
+		if req.Body != nil && req.ContentLength < 0 {
+			out := req.Clone(ctx)
+			out.Body = &pacedBody{rc: req.Body, t: t, to: to, ctx: ctx, start: start}
+			req = out
+		}
 		var err error
 		if resp, err = t.base.RoundTrip(req); err != nil {
 			return nil, err
 		}
 	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, fmt.Errorf("netfault: reading the response: %w", err)
-	}
-	if err := wait(p.back + transfer(int64(len(b)), p.rate)); err != nil {
+	if err := n.step(ctx, t.from, to, start, responseLeg, 0); err != nil {
+		resp.Body.Close()
 		return nil, err
 	}
-	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	bctx, cancel := context.WithCancel(ctx)
+	resp.Body = &pacedBody{rc: resp.Body, t: t, to: to, ctx: bctx, cancel: cancel, start: start}
 	return resp, nil
+}
+
+// pacedBody is a body that streams under the link's faults: each chunk
+// read waits its transfer, and a reset of the call cuts it. Close ends a
+// wait under way.
+type pacedBody struct {
+	rc     io.ReadCloser
+	t      *transport
+	to     string
+	ctx    context.Context
+	cancel context.CancelFunc // nil: the request's body, closed by base
+	start  time.Time
+
+	mu  sync.Mutex
+	err error // the reset or the error that ended it, for good
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	err := b.err
+	b.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	k, rerr := b.rc.Read(p)
+	if k > 0 {
+		if err := b.t.n.step(b.ctx, b.t.from, b.to, b.start, noLeg, int64(k)); err != nil {
+			var reset *ResetError
+			if errors.As(err, &reset) {
+				b.rc.Close() // the rest of the body is lost with the connection
+			}
+			b.mu.Lock()
+			b.err = err
+			b.mu.Unlock()
+			return 0, err
+		}
+	}
+	return k, rerr
+}
+
+func (b *pacedBody) Close() error {
+	if b.cancel != nil {
+		b.cancel()
+	}
+	return b.rc.Close()
 }
 
 // HandlerTransport serves each request with h on the caller's goroutine,

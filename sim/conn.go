@@ -75,27 +75,16 @@ func (c *conn) Read(b []byte) (int, error) {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		held := c.w.held(c.remote.Node, c.local.Node)
-		p := c.rd
-		p.mu.Lock()
-		if p.err != 0 {
-			p.mu.Unlock()
-			return 0, c.opError("read", os.NewSyscallError("read", p.err))
-		}
-		var next time.Time
-		if held == nil {
-			var n int
-			if n, next = p.pop(b, time.Now()); n > 0 || len(b) == 0 {
-				p.mu.Unlock()
-				return n, nil
-			}
-		}
-		if p.size == 0 && p.eof {
-			p.mu.Unlock()
+		n, st := c.rd.read(b, time.Now(), held != nil)
+		switch {
+		case st.errno != 0:
+			return 0, c.opError("read", os.NewSyscallError("read", st.errno))
+		case n > 0 || len(b) == 0:
+			return n, nil
+		case st.eof:
 			return 0, io.EOF
 		}
-		changed := p.wakeup()
-		p.mu.Unlock()
-		c.wait(changed, held, c.readDL, next)
+		c.wait(st.changed, held, c.readDL, st.next)
 	}
 }
 
@@ -112,30 +101,18 @@ func (c *conn) Write(b []byte) (int, error) {
 		case isClosed(c.writeDL.wait()):
 			return n, c.opError("write", os.ErrDeadlineExceeded)
 		}
-		p := c.wr
-		p.mu.Lock()
+		k, st := c.wr.write(b[n:], func(k int) time.Time { return c.w.deliverAt(c.local.Node, c.remote.Node, time.Now(), k) })
+		n += k
 		switch {
-		case p.err != 0:
-			p.mu.Unlock()
-			return n, c.opError("write", os.NewSyscallError("write", p.err))
-		case p.gone:
-			p.mu.Unlock()
+		case st.errno != 0:
+			return n, c.opError("write", os.NewSyscallError("write", st.errno))
+		case st.eof: // the reader is gone
 			return n, c.opError("write", os.NewSyscallError("write", syscall.EPIPE))
 		case n == len(b):
-			p.mu.Unlock()
 			return n, nil
+		case k == 0:
+			c.wait(st.changed, nil, c.writeDL, time.Time{})
 		}
-		if space := bufferSize - p.size; space > 0 {
-			k := min(space, len(b)-n)
-			at := c.w.deliverAt(c.local.Node, c.remote.Node, time.Now(), k)
-			p.push(append([]byte(nil), b[n:n+k]...), at)
-			n += k
-			p.mu.Unlock()
-			continue
-		}
-		changed := p.wakeup()
-		p.mu.Unlock()
-		c.wait(changed, nil, c.writeDL, time.Time{})
 	}
 }
 

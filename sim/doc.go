@@ -55,9 +55,10 @@
 // every byte until the resume), PartitionNetwork (conns reset, dials
 // refused, until the lift), InjectLatency (with jitter, direction and
 // peer), LimitBandwidth, ResetConnections, and FaultLifter for the timed
-// ones. The rules by which the faults of a link's two ends combine are on
-// faultState. slow_agent and the agent-level faults (tools, MCP, LLM,
-// memory) are not landed: in-process code cannot be slowed from outside.
+// ones. How the faults of a link's two ends combine is arena's one set of
+// network rules (internal/netrules, shared with the fakes and netfault).
+// slow_agent and the agent-level faults (tools, MCP, LLM, memory) are not
+// landed: in-process code cannot be slowed from outside.
 //
 // # Index
 //

@@ -9,27 +9,24 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
-// The network-fault rules of the world's links. A link is the pair of
-// nodes a conn (or a custom transport's message) joins; the faults on
-// either end count:
-//
-//   - network_latency delays the bytes a Write puts on the wire: the
-//     sender's latency if it covers outbound (all of it) or both ways
-//     (half), plus the receiver's if it covers inbound (all) or both
-//     (the other half); with a peer, only the link to that peer. Jitter is
-//     a uniform draw per Write, from the world's seed. Bytes stay in order.
-//   - network_bandwidth: the lower cap of the two ends; a link's Writes
-//     are serialised at that rate, each way.
-//   - connection_reset: the earlier reset of the two ends; open conns are
-//     reset once they have been open for after, new ones likewise (after
-//     0: at once, the dial fails with ECONNRESET).
-//   - network_partition cuts the node's conns (ECONNRESET) and refuses its
-//     dials, both ways (ECONNREFUSED), until it is lifted.
-//   - pause_agent holds every byte to and from the node: Reads wait, and so
-//     do dials, until resume_agent (or the lift).
+// The network faults on the world's links. A link is the pair of nodes a
+// conn (or a custom transport's message) joins; how the faults on its two
+// ends combine is arena's one set of network rules (internal/netrules,
+// which the fakes and netfault use too): latencies add up, each end's
+// share by its direction (outbound: what it sends; inbound: what it
+// receives; both: half each way), only toward its peer when it has one,
+// jitter a uniform draw from the world's seed; the lower bandwidth cap and
+// the earlier reset win; a partition cuts the link; every sum saturates.
+// Here a Write's bytes reach the other end after the latency of their way
+// (one draw per Write, the bytes kept in order) and the time to move them
+// at the cap (a link's Writes serialised, each way); a dial takes a round
+// trip; a partition resets the node's conns and refuses its dials;
+// connection_reset resets conns once they have been open for after (0: the
+// dial fails). Pausing is sim's own: a paused node's links hold every
+// byte, and its dials, until the resume.
 type faultState struct {
 	mu      sync.Mutex
 	rng     *rand.Rand
@@ -42,12 +39,8 @@ type faultState struct {
 
 // nodeFaults are the faults on one node's links.
 type nodeFaults struct {
-	latency     arena.Latency // Latency 0: none
-	rate        int64         // bytes per second; 0: no cap
-	resetting   bool
-	resetAfter  time.Duration
-	partitioned bool
-	paused      bool
+	net    netrules.Faults
+	paused bool
 }
 
 func (f *faultState) init(seed uint64) {
@@ -66,6 +59,18 @@ func (f *faultState) of(node string) *nodeFaults {
 		f.nodes[node] = nf
 	}
 	return nf
+}
+
+// plan draws the rules' plan for bytes from → to now. Called with f.mu
+// held.
+func (f *faultState) plan(from, to string) netrules.Plan {
+	end := func(id string) netrules.End {
+		if nf := f.nodes[id]; nf != nil {
+			return netrules.End{ID: id, Faults: &nf.net}
+		}
+		return netrules.End{ID: id}
+	}
+	return netrules.PlanOf(end(from), end(to), f.rng)
 }
 
 // close stops the pending resets and wakes what holds wait.
@@ -124,123 +129,43 @@ func (f *faultState) resetLater(c *conn, after time.Duration) {
 
 // resetsStill reports whether a connection_reset is still on an end of c.
 func (f *faultState) resetsStill(c *conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, n := range [2]string{c.local.Node, c.remote.Node} {
-		if nf := f.nodes[n]; nf != nil && nf.resetting {
-			return true
-		}
-	}
-	return false
+	return f.planOf(c.local.Node, c.remote.Node).ResetAt != netrules.Never
 }
 
 // opened applies the resets in force to a conn just made (its dialing
 // end: a reset reaches both ends).
 func (f *faultState) opened(c *conn) {
-	f.mu.Lock()
-	after := time.Duration(-1)
-	for _, n := range [2]string{c.local.Node, c.remote.Node} {
-		if nf := f.nodes[n]; nf != nil && nf.resetting && (after < 0 || nf.resetAfter < after) {
-			after = nf.resetAfter
-		}
-	}
-	f.mu.Unlock()
-	if after >= 0 {
+	if after := f.planOf(c.local.Node, c.remote.Node).ResetAt; after != netrules.Never {
 		f.resetLater(c, after)
 	}
 }
 
-// legs returns the latency the faults add to bytes sent from → to, drawn
-// now. Called with f.mu held.
-func (f *faultState) legs(from, to string) time.Duration {
-	var d time.Duration
-	if nf := f.nodes[from]; nf != nil {
-		d = addDur(d, f.share(nf.latency, to, true))
-	}
-	if nf := f.nodes[to]; nf != nil && to != from {
-		d = addDur(d, f.share(nf.latency, from, false))
-	}
-	return d
+// planOf is plan, taking the lock.
+func (f *faultState) planOf(from, to string) netrules.Plan {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.plan(from, to)
 }
 
-// share is the part of a node's latency that bytes it sends (out) or
-// receives to or from other take.
-func (f *faultState) share(l arena.Latency, other string, out bool) time.Duration {
-	if l.Latency <= 0 || (l.Peer != "" && l.Peer != other) {
-		return 0
-	}
-	d := l.Latency
-	if l.Jitter > 0 {
-		d = addDur(d, time.Duration(f.rng.Int64N(int64(min(2*uint64(l.Jitter)+1, 1<<62))))-l.Jitter)
-	}
-	d = max(d, 0)
-	switch l.Direction {
-	case arena.DirectionOutbound:
-		if out {
-			return d
-		}
-		return 0
-	case arena.DirectionInbound:
-		if out {
-			return 0
-		}
-		return d
-	}
-	if out {
-		return d / 2
-	}
-	return d - d/2
-}
-
-// addDur adds without overflowing past the largest duration.
-func addDur(a, b time.Duration) time.Duration {
-	if s := a + b; (b > 0 && s < a) || (b < 0 && s > a) {
-		if b > 0 {
-			return time.Duration(1<<63 - 1)
-		}
-		return -1 << 63
-	}
-	return a + b
-}
-
-// rate is the link's bandwidth cap: the lower of the two ends' (0: none).
-// Called with f.mu held.
-func (f *faultState) rate(from, to string) int64 {
-	r := int64(0)
-	for _, n := range [2]string{from, to} {
-		if nf := f.nodes[n]; nf != nil && nf.rate > 0 && (r == 0 || nf.rate < r) {
-			r = nf.rate
-		}
-	}
-	return r
-}
-
-// transfer is how long k bytes take at rate bytes per second.
-func transfer(k int, rate int64) time.Duration {
-	if rate <= 0 || k <= 0 {
-		return 0
-	}
-	sec := int64(k) / rate
-	rem := int64(k) % rate
-	return time.Duration(sec)*time.Second + time.Duration(rem*int64(time.Second)/rate)
-}
-
-// deliverAt is when k bytes written now from → to reach the other end.
+// deliverAt is when k bytes written now from → to reach the other end:
+// after the time to move them at the link's cap (its Writes one after the
+// other, each way), and the latency of their way.
 func (w *World) deliverAt(from, to string, now time.Time, k int) time.Time {
 	f := &w.faults
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	p := f.plan(from, to)
 	at := now
-	if r := f.rate(from, to); r > 0 {
+	if p.Rate > 0 {
 		way := [2]string{from, to}
 		start := f.busy[way]
 		if start.Before(now) {
 			start = now
 		}
-		at = start.Add(transfer(k, r))
+		at = start.Add(p.Transfer(int64(k)))
 		f.busy[way] = at
 	}
-	return at.Add(f.legs(from, to))
+	return at.Add(p.Out)
 }
 
 // held returns a channel closed when the link from → to stops holding its
@@ -264,46 +189,45 @@ func (f *faultState) dial(ctx context.Context, from, to string) error {
 	if err := f.gate(ctx, from, to); err != nil {
 		return err
 	}
-	f.mu.Lock()
-	rtt := addDur(f.legs(from, to), f.legs(to, from))
-	f.mu.Unlock()
-	return sleep(ctx, rtt)
+	p := f.planOf(from, to)
+	return sleep(ctx, netrules.Add(p.Out, p.Back))
 }
 
 // gate waits while either end of the link is paused, and refuses it across
 // a partition (ECONNREFUSED) or under a reset at once (ECONNRESET).
 func (f *faultState) gate(ctx context.Context, from, to string) error {
 	for {
-		f.mu.Lock()
-		var paused bool
-		for _, n := range [2]string{from, to} {
-			nf := f.nodes[n]
-			if nf == nil {
-				continue
-			}
-			switch {
-			case nf.partitioned:
-				f.mu.Unlock()
-				return os.NewSyscallError("connect", syscall.ECONNREFUSED)
-			case nf.resetting && nf.resetAfter == 0:
-				f.mu.Unlock()
-				return os.NewSyscallError("connect", syscall.ECONNRESET)
-			case nf.paused:
-				paused = true
-			}
+		held, err := f.passage(from, to)
+		if held == nil || err != nil {
+			return err
 		}
-		if !paused {
-			f.mu.Unlock()
-			return nil
-		}
-		ch := f.changed
-		f.mu.Unlock()
 		select {
-		case <-ch:
+		case <-held:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// passage is what the link from → to does to a dial or a message now:
+// refuse it (an error), hold it (a channel closed when a hold is lifted),
+// or let it through (neither).
+func (f *faultState) passage(from, to string) (chan struct{}, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.plan(from, to)
+	switch {
+	case p.Cut:
+		return nil, os.NewSyscallError("connect", syscall.ECONNREFUSED)
+	case p.ResetAt == 0:
+		return nil, os.NewSyscallError("connect", syscall.ECONNRESET)
+	}
+	for _, n := range [2]string{from, to} {
+		if nf := f.nodes[n]; nf != nil && nf.paused {
+			return f.changed, nil
+		}
+	}
+	return nil, nil
 }
 
 // Wait is the faults' toll on a message of size bytes from node from to

@@ -179,21 +179,10 @@ func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	if err := w.faults.dial(ctx, n.name, host); err != nil {
 		return nil, opErr(to, err)
 	}
-	w.mu.Lock()
-	l := w.listeners[to]
-	if w.closed {
-		w.mu.Unlock()
-		return nil, opErr(to, ErrClosed)
+	l, c, s, err := w.connect(n.name, to)
+	if err != nil {
+		return nil, opErr(to, err)
 	}
-	if l == nil {
-		w.mu.Unlock()
-		return nil, opErr(to, os.NewSyscallError("connect", syscall.ECONNREFUSED))
-	}
-	w.nextLocal++
-	from := Addr{n.name, firstLocalPort + w.nextLocal%(65536-firstLocalPort)}
-	c, s := newConnPair(w, from, to)
-	w.conns[c], w.conns[s] = struct{}{}, struct{}{}
-	w.mu.Unlock()
 	select {
 	case l.q <- s:
 		w.faults.opened(c)
@@ -206,6 +195,26 @@ func (n *Node) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	c.shut()
 	s.shut()
 	return nil, opErr(to, err)
+}
+
+// connect makes the two ends of a connection from node to the listener at
+// to, and keeps them in the world's table.
+func (w *World) connect(node string, to Addr) (*listener, *conn, *conn, error) {
+	c, s := newConnPair(w, Addr{Node: node}, to)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l := w.listeners[to]
+	switch {
+	case w.closed:
+		return nil, nil, nil, ErrClosed
+	case l == nil:
+		return nil, nil, nil, os.NewSyscallError("connect", syscall.ECONNREFUSED)
+	}
+	w.nextLocal++
+	c.local.Port = firstLocalPort + w.nextLocal%(65536-firstLocalPort)
+	s.remote = c.local
+	w.conns[c], w.conns[s] = struct{}{}, struct{}{}
+	return l, c, s, nil
 }
 
 // DialTimeout is DialContext with a timeout instead of a context: the

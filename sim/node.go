@@ -154,15 +154,7 @@ func (n *Node) Kill(ctx context.Context) error {
 // down takes the node down: cuts its network, runs Stop, cancels a
 // pending restart.
 func (n *Node) down(ctx context.Context, why string) error {
-	n.mu.Lock()
-	if n.timer != nil && n.timer.Stop() {
-		n.w.restarts.Done()
-	}
-	n.timer = nil
-	wasUp := n.up
-	n.up = false
-	n.epoch++
-	n.mu.Unlock()
+	wasUp := n.markDown()
 	n.w.cutAll(func(c *conn) bool { return c.local.Node == n.name }, func(l *listener) bool { return l.addr.Node == n.name })
 	if !wasUp || n.cfg.Stop == nil {
 		return nil
@@ -175,6 +167,21 @@ func (n *Node) down(ctx context.Context, why string) error {
 	n.lastErr = err
 	n.mu.Unlock()
 	return err
+}
+
+// markDown marks the node down and cancels a pending restart; it reports
+// whether the node was up.
+func (n *Node) markDown() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.timer != nil && n.timer.Stop() {
+		n.w.restarts.Done()
+	}
+	n.timer = nil
+	wasUp := n.up
+	n.up = false
+	n.epoch++
+	return wasUp
 }
 
 // scheduleRestart starts the node again after d, on a timer of the world

@@ -133,3 +133,55 @@ func (p *pipe) closeRead() {
 		p.signal()
 	}
 }
+
+// state is what a read or write of a pipe found when it could do nothing
+// (or not all).
+type state struct {
+	errno   syscall.Errno // the conn was reset
+	eof     bool          // read: the writer closed and all is read; write: the reader closed
+	next    time.Time     // read: when the next chunk is due (zero: none in flight)
+	changed chan struct{} // closed at the pipe's next change
+}
+
+// read reads up to len(b) bytes due by now into b (none while held).
+func (p *pipe) read(b []byte, now time.Time, held bool) (int, state) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != 0 {
+		return 0, state{errno: p.err}
+	}
+	var st state
+	if !held {
+		var n int
+		if n, st.next = p.pop(b, now); n > 0 || len(b) == 0 {
+			return n, st
+		}
+	}
+	if p.size == 0 && p.eof {
+		st.eof = true
+		return 0, st
+	}
+	st.changed = p.wakeup()
+	return 0, st
+}
+
+// write puts as much of b as the buffer takes on the wire, due at the time
+// at gives for its size.
+func (p *pipe) write(b []byte, at func(k int) time.Time) (int, state) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.err != 0:
+		return 0, state{errno: p.err}
+	case p.gone:
+		return 0, state{eof: true}
+	case len(b) == 0:
+		return 0, state{}
+	}
+	if space := bufferSize - p.size; space > 0 {
+		k := min(space, len(b))
+		p.push(append([]byte(nil), b[:k]...), at(k))
+		return k, state{}
+	}
+	return 0, state{changed: p.wakeup()}
+}

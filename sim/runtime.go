@@ -35,6 +35,12 @@ func (w *World) SetRoles(r arena.RoleResolver) {
 	w.roles = r
 }
 
+func (w *World) rolesNow() arena.RoleResolver {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.roles
+}
+
 // ListAgents lists the nodes, in the order they were added: running,
 // paused (its links held) or stopped (killed, not yet restarted), with
 // their restarts, and their roles as the resolver (SetRoles) says.
@@ -42,9 +48,7 @@ func (w *World) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w.mu.Lock()
-	nodes, roles := append([]*Node(nil), w.order...), w.roles
-	w.mu.Unlock()
+	nodes, roles := w.Nodes(), w.rolesNow()
 	agents := make([]arena.AgentInfo, 0, len(nodes))
 	for _, n := range nodes {
 		a := arena.AgentInfo{ID: n.name, Type: n.cfg.Type, Status: arena.StatusRunning, Restarts: n.Restarts()}
@@ -121,7 +125,7 @@ func (w *World) ResumeAgent(ctx context.Context, id string) error {
 // dials to and from it are refused, until LiftFault.
 func (w *World) PartitionNetwork(ctx context.Context, id string) error {
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
-		nf.partitioned = true
+		nf.net.Partitioned = true
 		return nil
 	})
 	if err == nil {
@@ -132,8 +136,8 @@ func (w *World) PartitionNetwork(ctx context.Context, id string) error {
 	return err
 }
 
-// InjectLatency delays the bytes over the node's links (see the rules on
-// faultState): network_latency.
+// InjectLatency delays the bytes over the node's links (by arena's network
+// rules: see faultState): network_latency.
 func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) error {
 	if l.Latency <= 0 || l.Jitter < 0 {
 		return fmt.Errorf("sim: node %q: latency %s ± %s: want a positive latency and a jitter not below 0", id, l.Latency, l.Jitter)
@@ -147,7 +151,7 @@ func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) e
 		l.Direction = arena.DirectionBoth
 	}
 	return w.land(ctx, id, func(nf *nodeFaults) error {
-		nf.latency = l
+		nf.net.Latency = l
 		return nil
 	})
 }
@@ -159,7 +163,7 @@ func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond in
 		return fmt.Errorf("sim: node %q: rate %d bytes/s is not positive", id, bytesPerSecond)
 	}
 	return w.land(ctx, id, func(nf *nodeFaults) error {
-		nf.rate = bytesPerSecond
+		nf.net.Rate = bytesPerSecond
 		return nil
 	})
 }
@@ -172,7 +176,7 @@ func (w *World) ResetConnections(ctx context.Context, id string, after time.Dura
 		return fmt.Errorf("sim: node %q: reset after %s is negative", id, after)
 	}
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
-		nf.resetting, nf.resetAfter = true, after
+		nf.net.Reset, nf.net.ResetAfter = true, after
 		return nil
 	})
 	if err != nil {
@@ -195,13 +199,13 @@ func (w *World) LiftFault(ctx context.Context, kind arena.ActionType, id string)
 				w.faults.wake()
 			}
 		case arena.ActionNetworkPartition:
-			nf.partitioned = false
+			nf.net.Partitioned = false
 		case arena.ActionNetworkLatency:
-			nf.latency = arena.Latency{}
+			nf.net.Latency = arena.Latency{}
 		case arena.ActionNetworkBandwidth:
-			nf.rate = 0
+			nf.net.Rate = 0
 		case arena.ActionConnectionReset:
-			nf.resetting, nf.resetAfter = false, 0
+			nf.net.Reset, nf.net.ResetAfter = false, 0
 		default:
 			return fmt.Errorf("sim: lift %s on node %q: %w", kind, id, ErrNotLiftable)
 		}

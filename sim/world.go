@@ -90,14 +90,10 @@ func (w *World) Listen(node, addr string) (net.Listener, error) {
 // closed, restarts under way waited for. The nodes' goroutines should
 // then return; arenatest.Simulate names those that do not.
 func (w *World) Close(ctx context.Context) error {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	nodes := w.markClosed()
+	if nodes == nil {
 		return nil
 	}
-	w.closed = true
-	nodes := slices.Clone(w.order)
-	w.mu.Unlock()
 	w.faults.close()
 	var errs []error
 	for _, n := range slices.Backward(nodes) {
@@ -110,6 +106,18 @@ func (w *World) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// markClosed marks the world closed and returns its nodes (nil if it was
+// already).
+func (w *World) markClosed() []*Node {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return append(make([]*Node, 0, len(w.order)), w.order...)
+}
+
 // isClosed reports whether Close was called.
 func (w *World) isClosed() bool {
 	w.mu.Lock()
@@ -119,7 +127,20 @@ func (w *World) isClosed() bool {
 
 // cutAll resets the conns and closes the listeners that match.
 func (w *World) cutAll(matchConn func(*conn) bool, matchLn func(*listener) bool) {
+	cs, ls := w.matching(matchConn, matchLn)
+	for _, c := range cs {
+		c.reset()
+		c.shut()
+	}
+	for _, l := range ls {
+		l.shut()
+	}
+}
+
+// matching returns the conns and listeners that match.
+func (w *World) matching(matchConn func(*conn) bool, matchLn func(*listener) bool) ([]*conn, []*listener) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	var cs []*conn
 	for c := range w.conns {
 		if matchConn(c) {
@@ -132,14 +153,7 @@ func (w *World) cutAll(matchConn func(*conn) bool, matchLn func(*listener) bool)
 			ls = append(ls, l)
 		}
 	}
-	w.mu.Unlock()
-	for _, c := range cs {
-		c.reset()
-		c.shut()
-	}
-	for _, l := range ls {
-		l.shut()
-	}
+	return cs, ls
 }
 
 // forget drops a closed conn from the world's table.

@@ -121,15 +121,21 @@ func (a *Agent) paused() bool {
 	return a.faults.has(agentapi.KindPause, "")
 }
 
+// pause returns the agent's pause fault, if it has one, and the channel
+// closed when it is lifted.
+func (a *Agent) pause() (agentapi.ActiveFault, bool, chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	f, paused := a.faults.get(agentapi.KindPause)
+	return f, paused, a.resume
+}
+
 // waitUnpaused returns once the agent is not paused: at once, or when the
 // pause is lifted or ends. It reports false when ctx ended first.
 func (a *Agent) waitUnpaused(ctx context.Context) bool {
 	for ctx.Err() == nil {
-		a.mu.Lock()
-		a.faults.expire(a.now())
-		f, paused := a.faults.get(agentapi.KindPause)
-		resume := a.resume
-		a.mu.Unlock()
+		f, paused, resume := a.pause()
 		if !paused {
 			return true
 		}
@@ -183,16 +189,22 @@ func (a *Agent) sourceLoop(ctx context.Context) {
 		if !a.waitUnpaused(ctx) {
 			return
 		}
-		a.mu.Lock()
-		a.faults.expire(a.now())
-		if !a.faults.has(agentapi.KindRemoveNode, "") && a.ledger.counts.Pending < a.cfg.MaxPending {
-			a.seq++
-			if _, err := a.ledger.accept(a.cfg.ID + "-" + strconv.Itoa(a.seq)); err != nil {
-				a.log.Error("ledger", "err", err)
-			}
-		}
-		a.mu.Unlock()
+		a.arrive()
 		a.notify()
+	}
+}
+
+// arrive accepts a new task of the agent's own workload, unless its node is
+// removed or too many are pending.
+func (a *Agent) arrive() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	if !a.faults.has(agentapi.KindRemoveNode, "") && a.ledger.counts.Pending < a.cfg.MaxPending {
+		a.seq++
+		if _, err := a.ledger.accept(a.cfg.ID + "-" + strconv.Itoa(a.seq)); err != nil {
+			a.log.Error("ledger", "err", err)
+		}
 	}
 }
 
@@ -243,11 +255,7 @@ func (a *Agent) checkpointTick() {
 // routes) or executes it.
 func (a *Agent) processLoop(ctx context.Context) {
 	for a.waitUnpaused(ctx) {
-		a.mu.Lock()
-		a.faults.expire(a.now())
-		removed := a.faults.has(agentapi.KindRemoveNode, "")
-		id, ok := a.ledger.next()
-		a.mu.Unlock()
+		id, ok, removed := a.next()
 		if !ok || removed {
 			select {
 			case <-ctx.Done():
@@ -266,10 +274,37 @@ func (a *Agent) processLoop(ctx context.Context) {
 	}
 }
 
+// next returns the oldest pending task, if any, and whether the agent's
+// node is removed from the DAG.
+func (a *Agent) next() (id string, ok, removed bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	removed = a.faults.has(agentapi.KindRemoveNode, "")
+	id, ok = a.ledger.next()
+	return id, ok, removed
+}
+
 // route hands task id to the next route that takes it. It reports whether
 // one did.
 func (a *Agent) route(ctx context.Context, id string) bool {
+	for _, r := range a.routes() {
+		if err := a.post(ctx, r, id); err != nil {
+			a.routeDown(r)
+			a.log.Debug("route refused", "route", r, "task", id, "err", err)
+			continue
+		}
+		a.handed(id, r)
+		return true
+	}
+	return false
+}
+
+// routes returns the routes a task may take now, in round-robin order:
+// those whose edge is in the DAG and that did not refuse one lately.
+func (a *Agent) routes() []string {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	now := a.now()
 	var cands []string
 	for i := range a.cfg.Routes {
@@ -279,24 +314,24 @@ func (a *Agent) route(ctx context.Context, id string) bool {
 		}
 		cands = append(cands, r)
 	}
-	a.mu.Unlock()
-	for _, r := range cands {
-		err := a.post(ctx, r, id)
-		a.mu.Lock()
-		if err != nil {
-			a.down[r] = a.now().Add(routeBackoff)
-			a.mu.Unlock()
-			a.log.Debug("route refused", "route", r, "task", id, "err", err)
-			continue
-		}
-		a.rr = (slices.Index(a.cfg.Routes, r) + 1) % len(a.cfg.Routes)
-		if err := a.ledger.hand(id, r); err != nil {
-			a.log.Error("ledger", "err", err)
-		}
-		a.mu.Unlock()
-		return true
+	return cands
+}
+
+// routeDown skips route r for routeBackoff.
+func (a *Agent) routeDown(r string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.down[r] = a.now().Add(routeBackoff)
+}
+
+// handed records task id handed on to route r.
+func (a *Agent) handed(id, r string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.rr = (slices.Index(a.cfg.Routes, r) + 1) % len(a.cfg.Routes)
+	if err := a.ledger.hand(id, r); err != nil {
+		a.log.Error("ledger", "err", err)
 	}
-	return false
 }
 
 func (a *Agent) routeURL(id string) string {
@@ -342,23 +377,8 @@ func (a *Agent) execute(ctx context.Context, id string) {
 		if ctx.Err() != nil {
 			return // a shutdown is not the task's failure; it stays pending
 		}
-		a.mu.Lock()
-		if reason == "" {
-			a.attempts.OK++
-		} else {
-			a.attempts.Failed[reason]++
-		}
 		final := reason == "" || try >= a.cfg.Retries || reason == "llm_failure:invalid_response"
-		if final {
-			if err := a.ledger.finish(id, reason == "", reason); err != nil {
-				a.log.Error("ledger", "err", err)
-			}
-			if reason == "" {
-				a.mem.record(id)
-			}
-			a.finishes = append(a.finishes, finish{at: a.now(), ok: reason == ""})
-		}
-		a.mu.Unlock()
+		a.attempted(id, reason, final)
 		if final {
 			return
 		}
@@ -366,6 +386,28 @@ func (a *Agent) execute(ctx context.Context, id string) {
 			return
 		}
 	}
+}
+
+// attempted records an attempt at task id that failed for reason ("":
+// succeeded), and the task's end when it is final.
+func (a *Agent) attempted(id, reason string, final bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if reason == "" {
+		a.attempts.OK++
+	} else {
+		a.attempts.Failed[reason]++
+	}
+	if !final {
+		return
+	}
+	if err := a.ledger.finish(id, reason == "", reason); err != nil {
+		a.log.Error("ledger", "err", err)
+	}
+	if reason == "" {
+		a.mem.record(id)
+	}
+	a.finishes = append(a.finishes, finish{at: a.now(), ok: reason == ""})
 }
 
 // attempt is one try at a task: the memory, MCP and LLM must be sound at its
@@ -377,10 +419,7 @@ func (a *Agent) attempt(ctx context.Context) string {
 		return r
 	}
 	a.work()
-	a.mu.Lock()
-	a.faults.expire(a.now())
-	tool, hang := a.faults.get(agentapi.KindToolTimeout)
-	a.mu.Unlock()
+	tool, hang := a.fault(agentapi.KindToolTimeout)
 	if hang {
 		wait := min(tool.Timeout.D(), a.cfg.TaskTimeout-a.now().Sub(start))
 		sleep(ctx, max(wait, 0))
@@ -391,6 +430,14 @@ func (a *Agent) attempt(ctx context.Context) string {
 		return "task_timeout"
 	}
 	return a.broken()
+}
+
+// fault returns the agent's fault of kind, if it has one.
+func (a *Agent) fault(kind string) (agentapi.ActiveFault, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	return a.faults.get(kind)
 }
 
 // broken returns the fault that makes an attempt fail now, or "".
@@ -417,8 +464,9 @@ func (a *Agent) work() {
 	for i := 0; i < a.cfg.Work; i++ {
 		h = sha256.Sum256(h[:])
 	}
+	took := agentapi.Duration(time.Since(start))
 	a.mu.Lock()
-	a.attempts.LastWork = agentapi.Duration(time.Since(start))
+	a.attempts.LastWork = took
 	a.mu.Unlock()
 }
 

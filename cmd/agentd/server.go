@@ -69,9 +69,7 @@ func writeError(w http.ResponseWriter, code int, err error) {
 }
 
 func (a *Agent) handleHealth(w http.ResponseWriter, r *http.Request) {
-	a.mu.Lock()
-	h := a.health()
-	a.mu.Unlock()
+	h := a.lockedHealth()
 	code := http.StatusOK
 	if !h.Healthy {
 		code = http.StatusServiceUnavailable
@@ -158,15 +156,11 @@ func (a *Agent) handleTask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	a.mu.Lock()
-	a.faults.expire(a.now())
-	if a.faults.has(agentapi.KindRemoveNode, "") {
-		a.mu.Unlock()
+	removed, err := a.accept(t.ID)
+	if removed {
 		writeError(w, http.StatusServiceUnavailable, errors.New("node removed from the DAG"))
 		return
 	}
-	_, err := a.ledger.accept(t.ID)
-	a.mu.Unlock()
 	switch {
 	case errors.Is(err, errBadTask):
 		writeError(w, http.StatusBadRequest, err)
@@ -177,4 +171,24 @@ func (a *Agent) handleTask(w http.ResponseWriter, r *http.Request) {
 	}
 	a.notify()
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// lockedHealth is health under the lock.
+func (a *Agent) lockedHealth() agentapi.Health {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.health()
+}
+
+// accept takes task id handed on by another agent, unless the agent's node
+// is removed from the DAG.
+func (a *Agent) accept(id string) (removed bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults.expire(a.now())
+	if a.faults.has(agentapi.KindRemoveNode, "") {
+		return true, nil
+	}
+	_, err = a.ledger.accept(id)
+	return false, err
 }

@@ -44,6 +44,9 @@ func newRunCmd(e *env) *cobra.Command {
 }
 
 func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
+	if err := checkOutputs(arg, map[string]string{"junit": o.junit, "html": o.html}); err != nil {
+		return err
+	}
 	sc, err := loadScenario(arg)
 	if err != nil {
 		return err
@@ -74,7 +77,7 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 	if err := writeReport(e, rep, o); err != nil {
 		return err
 	}
-	rerun := fmt.Sprintf("arena run %s --seed %d", arg, rep.Seed)
+	rerun := rerunCommand(cmd, []string{arg}, rep.Seed)
 	switch rep.Gate.Verdict {
 	case arena.GatePassed:
 		return nil

@@ -55,7 +55,7 @@ func TestRunGateFails(t *testing.T) {
 	if code != exitGateFailed {
 		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
 	}
-	if want := "arena: unmet-gate failed its gate (seed 3); rerun with: arena run testdata/unmet-gate.yaml --seed 3\n"; errOut != want {
+	if want := "arena: unmet-gate failed its gate (seed 3); rerun with: arena run testdata/unmet-gate.yaml --seed=3\n"; errOut != want {
 		t.Errorf("stderr = %q, want %q", errOut, want)
 	}
 	if !strings.Contains(out, "scenario unmet-gate: FAILED (seed 3, completed)\n  - MTTR 1.4s is above the maximum 1ms\n") {
@@ -139,7 +139,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 3", code)
 	}
 	if !strings.Contains(out, "scenario leader-failover: INCONCLUSIVE (seed 1, cancelled)") ||
-		errOut != "arena: leader-failover did not finish: context canceled (seed 1); rerun with: arena run leader-failover --seed 1\n" {
+		errOut != "arena: leader-failover did not finish: context canceled (seed 1); rerun with: arena run leader-failover --seed=1\n" {
 		t.Errorf("stdout:\n%s\nstderr: %q", out, errOut)
 	}
 }
@@ -203,5 +203,29 @@ func TestRunObserveFlags(t *testing.T) {
 	code, _, errOut := cli(t, "run", "leader-failover", "--settle-time", "-1s")
 	if code != exitBadInput || !strings.Contains(errOut, "--settle-time") {
 		t.Errorf("--settle-time -1s: exit %d, stderr %q; want bad input naming the flag", code, errOut)
+	}
+}
+
+// --junit (or --html) naming the scenario file overwrote the scenario it
+// ran (issue 26): it is bad input now, before anything runs or is written.
+func TestRunOutputsAreNotTheInput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.yaml")
+	data := []byte("name: s\nactions:\n  - action: {type: kill_leader}\n")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", file, "--junit", file},
+		{"run", file, "--html", filepath.Join(dir, ".", "s.yaml")},
+		{"run", file, "--junit", filepath.Join(dir, "r.xml"), "--html", filepath.Join(dir, "r.xml")},
+	} {
+		code, _, errOut := cli(t, args...)
+		if code != exitBadInput || !strings.Contains(errOut, "--") {
+			t.Errorf("arena %v = exit %d, %q; want 2", args, code, errOut)
+		}
+		if got, _ := os.ReadFile(file); string(got) != string(data) {
+			t.Fatalf("arena %v overwrote the scenario file", args)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +39,7 @@ func newSurviveCmd(e *env) *cobra.Command {
 			"Exit codes: 0 passed (or no gate given), 1 below --min-grade/--min-score,\n" +
 			"2 bad input, 3 infrastructure error or interrupted (the report so far is printed).",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return survive(cmd.Context(), e, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return survive(cmd, e, o) },
 	}
 	f := cmd.Flags()
 	addSystemFlags(&o.system, f)
@@ -57,7 +56,8 @@ func newSurviveCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func survive(ctx context.Context, e *env, o surviveOptions) error {
+func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
+	ctx := cmd.Context()
 	var min arena.Grade
 	if o.minGrade != "" {
 		g, err := arena.ParseGrade(o.minGrade)
@@ -66,8 +66,11 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 		}
 		min = g
 	}
-	if o.minScore < 0 || o.minScore > 100 {
+	if !(o.minScore >= 0 && o.minScore <= 100) { // NaN too: it would switch the gate off
 		return badInput(fmt.Errorf("--min-score: %v is not between 0 and 100", o.minScore))
+	}
+	if o.cfg.MaxActiveFaults < 1 || o.cfg.MaxActiveFaults > arena.MaxSurvivalActiveFaults {
+		return badInput(fmt.Errorf("--max-active: want 1 to %d, got %d", arena.MaxSurvivalActiveFaults, o.cfg.MaxActiveFaults))
 	}
 	if err := checkDuration("duration", o.cfg.Duration); err != nil {
 		return err
@@ -114,10 +117,7 @@ func survive(ctx context.Context, e *env, o surviveOptions) error {
 			return infra(fmt.Errorf("--html: %w", werr))
 		}
 	}
-	rerun := fmt.Sprintf("arena survive --duration %s --interval %s --seed %d", o.cfg.Duration, o.cfg.Interval, rep.Seed)
-	if o.mix != "" {
-		rerun += " --mix " + o.mix
-	}
+	rerun := rerunCommand(cmd, nil, rep.Seed, "duration", "interval")
 	if err != nil {
 		return infra(fmt.Errorf("survival did not finish: %v (seed %d); rerun with: %s", err, rep.Seed, rerun))
 	}

@@ -49,7 +49,7 @@ func TestSurviveJSONIsReproducible(t *testing.T) {
 
 func TestSurviveGateAndBadInput(t *testing.T) {
 	code, _, errOut := cli(t, "survive", "--duration", "10m", "--seed", "2", "--workers", "1", "--min-score", "99.9")
-	if code != exitGateFailed || !strings.Contains(errOut, "survival failed: [score") || !strings.Contains(errOut, "rerun with: arena survive --duration 10m0s --interval 10s --seed 2") {
+	if code != exitGateFailed || !strings.Contains(errOut, "survival failed: [score") || !strings.Contains(errOut, "rerun with: arena survive --duration=10m0s --interval=10s --min-score=99.9 --workers=1 --seed=2") {
 		t.Errorf("gate: exit %d, stderr %q", code, errOut)
 	}
 	for _, tc := range []struct {
@@ -75,8 +75,8 @@ func TestSurviveInterruptedPrintsTheReport(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		cancel()
 	}()
-	code, out, errOut := cliCtx(t, ctx, "survive", "--duration", "8760h", "--seed", "5", "--progress", "always")
-	if code != exitInfra || !strings.Contains(out, "survival: 8760h0m0s of chaos every 10s, interrupted (context canceled) after ") || !strings.Contains(out, "arena report: seed 5") {
+	code, out, errOut := cliCtx(t, ctx, "survive", "--duration", "720h", "--seed", "5", "--progress", "always")
+	if code != exitInfra || !strings.Contains(out, "survival: 720h0m0s of chaos every 10s, interrupted (context canceled) after ") || !strings.Contains(out, "arena report: seed 5") {
 		t.Errorf("exit %d, report %q", code, out)
 	}
 	if !strings.Contains(errOut, "survival did not finish: context canceled (seed 5)") {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -13,8 +16,11 @@ import (
 // Limits of the command line: a value beyond them is bad input naming the
 // limit, not a run that takes the machine down.
 const (
-	maxWorkers  = 10_000               // --workers
-	maxDuration = 366 * 24 * time.Hour // --duration and the like: a year
+	maxWorkers   = 10_000                    // --workers
+	maxDuration  = arena.MaxSurvivalDuration // --duration and the like: survival's longest
+	maxStreams   = 10_000                    // serve --max-streams
+	maxBodyLimit = 64 << 20                  // serve --body-limit, bytes
+	maxRetention = 10_000_000                // serve --retention
 )
 
 // interruptGrace is how long a command has to end after SIGINT or SIGTERM
@@ -72,4 +78,33 @@ func exitAfterGrace(ctx context.Context, grace time.Duration, stderr io.Writer, 
 		}
 	}()
 	return func() { close(done) }
+}
+
+// checkOutputs refuses output files (by flag) that are the input file or
+// one another: --junit scenario.yaml would overwrite the scenario it runs.
+func checkOutputs(input string, outputs map[string]string) error {
+	same := func(a, b string) bool {
+		if filepath.Clean(a) == filepath.Clean(b) {
+			return true
+		}
+		fa, errA := os.Stat(a)
+		fb, errB := os.Stat(b)
+		return errA == nil && errB == nil && os.SameFile(fa, fb)
+	}
+	flags := slices.Sorted(maps.Keys(outputs))
+	for i, flag := range flags {
+		out := outputs[flag]
+		if out == "" {
+			continue
+		}
+		if input != stdinArg && same(input, out) {
+			return badInput(fmt.Errorf("--%s: %s is the scenario being run; write the report elsewhere", flag, out))
+		}
+		for _, other := range flags[i+1:] {
+			if outputs[other] != "" && same(out, outputs[other]) {
+				return badInput(fmt.Errorf("--%s and --%s: both write %s", flag, other, out))
+			}
+		}
+	}
+	return nil
 }

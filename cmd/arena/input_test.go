@@ -54,9 +54,16 @@ func TestLimitsNameTheLimit(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "leader-failover", "--workers", "1000000"}, "--workers: want 1 to 10000, got 1000000"},
-		{[]string{"survive", "--duration", "10000h"}, "--duration: want a duration above 0 and at most 8784h0m0s, got 10000h0m0s"},
+		{[]string{"survive", "--duration", "10000h"}, "--duration: want a duration above 0 and at most 720h0m0s, got 10000h0m0s"},
 		{[]string{"survive", "--interval", "-1s"}, "--interval: want a duration above 0"},
-		{[]string{"serve", "--max-survival", "10000h"}, "--max-survival: want a duration above 0 and at most 8784h0m0s"},
+		{[]string{"survive", "--max-active", "0"}, "--max-active: want 1 to 10000, got 0"},
+		{[]string{"survive", "--min-score", "NaN"}, "--min-score: NaN is not between 0 and 100"},
+		{[]string{"survive", "--probe-interval", "2h"}, "--probe-interval: 2h is out of range (want 1ms to 1h)"},
+		{[]string{"serve", "--max-survival", "10000h"}, "--max-survival: want a duration above 0 and at most 720h0m0s"},
+		{[]string{"serve", "--max-streams", "1000000"}, "--max-streams: want 1 to 10000, got 1000000"},
+		{[]string{"serve", "--body-limit", "1000000000000"}, "--body-limit: want 1 to 67108864 bytes, got 1000000000000"},
+		{[]string{"serve", "--retention", "1000000000000"}, "--retention: want 1 to 10000000, got 1000000000000"},
+		{[]string{"serve", "--api-key", "secret\n"}, "--api-key (or ARENA_API_KEY): API key has leading or trailing white space"},
 	} {
 		code, _, errOut := cli(t, tc.args...)
 		if code != exitBadInput || !strings.Contains(errOut, tc.want) {

@@ -207,13 +207,13 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 		if ctx.Err() != nil {
 			return
 		}
-		w.mu.Lock()
 		a := Attempt{At: start, Done: time.Now(), OK: err == nil, Server: w.nc.ConnectedServerName()}
 		if err != nil {
 			a.Err = err.Error()
 		} else {
 			w.acked++
 		}
+		w.mu.Lock()
 		w.attempts = append(w.attempts, a)
 		w.mu.Unlock()
 		if err == nil {

@@ -145,14 +145,8 @@ func DiskFull(s *Store) arena.FaultSpec {
 		Doc:    "Fills a storage node's disk; writes fail until the compactor frees it or the fault is lifted.",
 		Target: arena.TargetAgent,
 		Metadata: []arena.MetaKey{
-			{Name: "percent", Kind: arena.MetaKindNumber, Default: 100, Positive: true,
-				Doc: "How full the disk is made, in percent (default 100: full).",
-				Check: func(v any) error {
-					if v.(float64) > 100 {
-						return errors.New("at most 100")
-					}
-					return nil
-				}},
+			{Name: "percent", Kind: arena.MetaKindNumber, Default: 100, Positive: true, Max: 100.0,
+				Doc: "How full the disk is made, in percent (default 100: full)."},
 			{Name: arena.MetaDuration, Kind: arena.MetaKindDuration,
 				Doc: "The fault's lifetime: the disk is freed after this."},
 		},

@@ -99,7 +99,7 @@ actions:
         percent: 150
 `), "bad.yaml", s.svc.Injector().FaultTypes()...)
 	want := "bad.yaml:6:18: actions[0].action.metadata.percnt: unknown key for disk_full (want percent, duration)\n" +
-		"bad.yaml:11:9: actions[1].action.metadata.percent: at most 100"
+		"bad.yaml:11:9: actions[1].action.metadata.percent: 150 is out of range (want more than 0, at most 100)"
 	if err == nil || err.Error() != want {
 		t.Errorf("LoadScenario = %v, want\n%s", err, want)
 	}

@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ares-arena/arena"
 	"github.com/invopop/jsonschema"
@@ -70,12 +72,36 @@ func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 		return nil, errors.New("schemagen: a scenario type was not reflected")
 	}
 	prop(cfg, "max_concurrent").Minimum = "0"
+	prop(cfg, "max_concurrent").Maximum = json.Number(strconv.Itoa(arena.MaxScenarioSteps))
 	prop(cfg, "seed").Minimum = "0"
+	durationIn(prop(cfg, "timeout"), 0, arena.MaxScenarioTimeout)
+	durationIn(prop(cfg, "warmup"), 0, arena.MaxScenarioLength)
+	durationIn(prop(cfg, "cooldown"), 0, arena.MaxScenarioLength)
 	prop(step, "label").MinLength = ptr(uint64(1))
 	prop(step, "depends_on").Items.MinLength = ptr(uint64(1))
 	prop(step, "depends_on").UniqueItems = true
+	durationIn(prop(step, "delay"), 0, arena.MaxScenarioLength)
 	prop(gate, "min_score").Minimum = "0"
 	prop(gate, "min_score").Maximum = "100"
+	durationIn(prop(gate, "max_mttr"), 0, arena.MaxObserveWindow)
+	observe, abort := defs["ScenarioObserve"], defs["AbortWhen"]
+	if observe == nil || abort == nil {
+		return nil, errors.New("schemagen: a scenario type was not reflected")
+	}
+	durationIn(prop(abort, "unhealthy_for"), 0, arena.MaxScenarioLength)
+	var o arena.ObserveOptions
+	for _, st := range o.Settings() {
+		for _, p := range []*jsonschema.Schema{optional(observe, st.Name), optional(cfg, st.Name)} {
+			switch {
+			case p == nil:
+			case st.Duration != nil:
+				durationIn(p, 0, time.Duration(st.Max))
+				p.Description += " 0 or left out: the default; a value set is at least " + time.Duration(st.Min).String() + "."
+			default:
+				p.Minimum, p.Maximum = "0", json.Number(strconv.FormatInt(st.Max, 10))
+			}
+		}
+	}
 
 	action.Properties.Delete("id") // the engine's: scenario steps have labels
 	for _, name := range []string{"target_id", "source_id"} {
@@ -176,15 +202,54 @@ func metaSchema(k arena.MetaKey) *jsonschema.Schema {
 		}
 	default:
 		v = &jsonschema.Schema{Type: "number", Minimum: "0"}
-		if k.Positive {
+		lo, hi := k.Range()
+		if k.Positive && k.Min == nil {
 			v.Minimum, v.ExclusiveMinimum = "", "0"
+		} else {
+			v.Minimum = number(lo.(float64))
 		}
+		v.Maximum = number(hi.(float64))
 	}
 	v.Description = k.Doc
 	if v.Description == "" {
 		v.Description = string(k.Kind) + "."
 	}
+	switch k.Kind {
+	case arena.MetaKindDuration:
+		lo, hi := k.Range()
+		durationIn(v, lo.(time.Duration), hi.(time.Duration))
+	case arena.MetaKindString:
+		if len(k.Enum) == 0 {
+			n := k.MaxLen
+			if n == 0 {
+				n = arena.MaxMetaString
+			}
+			v.MaxLength = ptr(uint64(n))
+		}
+	}
 	return v
+}
+
+// durationIn makes p a duration in the range lo to hi: the number form is
+// bounded (in seconds), and the description says the range, which the
+// string form cannot express.
+func durationIn(p *jsonschema.Schema, lo, hi time.Duration) {
+	p.Ref = ""
+	p.AnyOf = []*jsonschema.Schema{
+		{Type: "string", Pattern: goDuration},
+		{Type: "number", Minimum: number(lo.Seconds()), Maximum: number(hi.Seconds())},
+	}
+	p.Description = strings.TrimSuffix(p.Description, ".") + ". A duration from " + lo.String() + " to " + hi.String() + "."
+}
+
+func number(f float64) json.Number {
+	return json.Number(strconv.FormatFloat(f, 'f', -1, 64))
+}
+
+// optional is prop for a property that s may not have (nil then).
+func optional(s *jsonschema.Schema, name string) *jsonschema.Schema {
+	p, _ := s.Properties.Get(name)
+	return p
 }
 
 func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {

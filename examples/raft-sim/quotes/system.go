@@ -108,8 +108,9 @@ func (s *System) caller(ctx context.Context, rng *rand.Rand, symbol string) {
 		if ctx.Err() != nil {
 			return
 		}
+		c := call{at: time.Now(), latency: time.Since(start), failed: err != nil}
 		s.mu.Lock()
-		s.calls = append(s.calls, call{at: time.Now(), latency: time.Since(start), failed: err != nil})
+		s.calls = append(s.calls, c)
 		s.mu.Unlock()
 	}
 }
