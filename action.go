@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ares-arena/arena/internal/faulterr"
 )
 
 // ActionType names a fault type: a built-in (ActionTypes) or one registered
@@ -100,10 +102,19 @@ var (
 	ErrProviderPanic = errors.New("provider panicked")
 	// ErrNoTarget: a selector found no eligible agent or node.
 	ErrNoTarget = errors.New("no eligible target")
-	// ErrUnsupported: the runtime lacks the capability that lands the
-	// fault type. Its text reads after the type's name:
-	// "mcp_disconnect is not supported by this runtime".
-	ErrUnsupported = errors.New("is not supported by this runtime")
+	// ErrUnsupported: the runtime does not land the fault type: it lacks
+	// the capability, refuses the type (Refuser), or its agent answered
+	// that it does not implement the fault (agentapi). Its text reads
+	// after the type's name: "mcp_disconnect is not supported by this
+	// runtime". Every runtime wraps this one value.
+	ErrUnsupported = faulterr.Unsupported
+	// ErrCannotLand: the target's state rules the fault out now (pause a
+	// paused agent, kill a stopped one, partition a partitioned one, reach
+	// an agent that is cut off). Every runtime wraps this one value.
+	ErrCannotLand = faulterr.CannotLand
+	// ErrNoAgent: the runtime has no agent with the ID given. Every runtime
+	// wraps this one value (arenatest.TestRuntime checks it).
+	ErrNoAgent = faulterr.NoAgent
 )
 
 // ValidationError names the field of an action that is at fault.

@@ -93,9 +93,21 @@ func TestActionValidateAcceptsEveryType(t *testing.T) {
 			t.Errorf("Params(%+v) mismatch (-want +got):\n%s", tt.action, diff)
 		}
 	}
-	for _, typ := range ActionTypes() {
-		if !seen[typ] {
-			t.Errorf("no valid action for %q in the table", typ)
+	// The types the table leaves out validate with a target of their rule
+	// and their defaults: their metadata is all optional.
+	for _, spec := range FaultSpecs() {
+		if seen[spec.Type] {
+			continue
+		}
+		a := Action{Type: spec.Type, TargetID: map[TargetRule]string{TargetAgent: "worker-1", TargetNode: "node-a", TargetEdge: "node-b"}[spec.Target]}
+		if spec.Target == TargetEdge {
+			a.SourceID = "node-a"
+		}
+		if err := a.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v, want nil", a, err)
+		}
+		if got, err := a.Params(); err != nil || !cmp.Equal(defaultParams, got, ignoreValues) {
+			t.Errorf("Params(%+v) = %+v, %v; want the defaults", a, got, err)
 		}
 	}
 }
@@ -136,8 +148,7 @@ func TestActionValidateLLMErrorTypes(t *testing.T) {
 }
 
 func TestActionValidateRejects(t *testing.T) {
-	const validTypes = "kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, " +
-		"network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset"
+	validTypes := builtins.list()
 	const errorTypes = "rate_limit, overloaded, timeout, server_error, invalid_response"
 	meta := func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -610,15 +621,25 @@ func TestActionDecodedFromJSONAndYAML(t *testing.T) {
 	}
 }
 
+// TestActionTypesList: ActionTypes lists the specs' types, in their order,
+// each once; the thirteen of ares_arena come first, in their order, with
+// their wire names: those never change (types added since follow them).
 func TestActionTypesList(t *testing.T) {
-	want := []ActionType{
+	ares := []ActionType{
 		"kill_leader", "kill_orchestrator", "kill_agent", "pause_agent", "resume_agent",
 		"slow_agent", "network_partition", "tool_timeout", "memory_corrupt", "mcp_disconnect",
-		"llm_failure", "remove_node", "remove_edge", "network_latency", "network_bandwidth", "connection_reset",
+		"llm_failure", "remove_node", "remove_edge",
 	}
 	got := ActionTypes()
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ActionTypes() mismatch (-want +got):\n%s", diff)
+	if len(got) < len(ares) || !slices.Equal(ares, got[:len(ares)]) {
+		t.Errorf("ActionTypes() = %v, want it to begin with ares_arena's %v", got, ares)
+	}
+	var specs []ActionType
+	for _, s := range FaultSpecs() {
+		specs = append(specs, s.Type)
+	}
+	if diff := cmp.Diff(specs, got); diff != "" {
+		t.Errorf("ActionTypes() differs from the specs' types (-specs +got):\n%s", diff)
 	}
 	seen := map[ActionType]bool{}
 	for _, typ := range got {
@@ -630,9 +651,7 @@ func TestActionTypesList(t *testing.T) {
 			t.Errorf("%q.Valid() = false, want true", typ)
 		}
 	}
-	if len(seen) != 16 {
-		t.Errorf("ActionTypes() has %d unique entries, want 16", len(seen))
-	}
+
 	// The caller owns the slice.
 	got[0] = "mangled"
 	if ActionTypes()[0] != ActionKillLeader {
@@ -645,37 +664,38 @@ func TestActionTypesList(t *testing.T) {
 	}
 }
 
+// TestActionTypeProperties: an ActionType's properties are its spec's: a
+// DAG type targets a node or an edge, a liftable one lifts, and its keys
+// are the spec's in order; exactly the liftable types take a duration.
 func TestActionTypeProperties(t *testing.T) {
-	dag := []ActionType{ActionRemoveNode, ActionRemoveEdge}
-	liftable := []ActionType{
-		ActionPauseAgent, ActionSlowAgent, ActionNetworkPartition,
-		ActionToolTimeout, ActionMCPDisconnect, ActionLLMFailure,
-		ActionNetworkLatency, ActionNetworkBandwidth, ActionConnectionReset,
-	}
-	keys := map[ActionType][]string{
-		ActionPauseAgent:       {"duration"},
-		ActionSlowAgent:        {"delay", "duration"},
-		ActionNetworkPartition: {"duration"},
-		ActionToolTimeout:      {"timeout", "duration"},
-		ActionMCPDisconnect:    {"duration"},
-		ActionLLMFailure:       {"error_type", "duration"},
-		ActionNetworkLatency:   {"latency", "jitter", "direction", "peer", "duration"},
-		ActionNetworkBandwidth: {"rate", "duration"},
-		ActionConnectionReset:  {"after", "duration"},
-	}
-	for _, typ := range ActionTypes() {
-		if got, want := typ.NeedsDAG(), slices.Contains(dag, typ); got != want {
+	for _, spec := range FaultSpecs() {
+		typ := spec.Type
+		if got, want := typ.NeedsDAG(), spec.Target == TargetNode || spec.Target == TargetEdge; got != want {
 			t.Errorf("%q.NeedsDAG() = %v, want %v", typ, got, want)
 		}
-		if got, want := typ.Liftable(), slices.Contains(liftable, typ); got != want {
+		if got, want := typ.Liftable(), spec.Lifts; got != want {
 			t.Errorf("%q.Liftable() = %v, want %v", typ, got, want)
 		}
-		// Exactly the liftable types take a duration.
 		if got, want := slices.Contains(typ.MetadataKeys(), MetaDuration), typ.Liftable(); got != want {
 			t.Errorf("%q.MetadataKeys() has duration = %v, want %v (Liftable)", typ, got, want)
 		}
-		if diff := cmp.Diff(keys[typ], typ.MetadataKeys()); diff != "" {
+		var keys []string
+		for _, k := range spec.Metadata {
+			keys = append(keys, k.Name)
+		}
+		if diff := cmp.Diff(keys, typ.MetadataKeys()); diff != "" {
 			t.Errorf("%q.MetadataKeys() mismatch (-want +got):\n%s", typ, diff)
+		}
+	}
+	// The DAG types of ares_arena, and its liftable ones, stay so.
+	for _, typ := range []ActionType{ActionRemoveNode, ActionRemoveEdge} {
+		if !typ.NeedsDAG() {
+			t.Errorf("%q.NeedsDAG() = false, want true", typ)
+		}
+	}
+	for _, typ := range []ActionType{ActionPauseAgent, ActionSlowAgent, ActionNetworkPartition, ActionToolTimeout, ActionMCPDisconnect, ActionLLMFailure} {
+		if !typ.Liftable() {
+			t.Errorf("%q.Liftable() = false, want true", typ)
 		}
 	}
 	// Unknown types have no properties and no keys.

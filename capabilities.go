@@ -12,7 +12,35 @@ import (
 // and a scenario with an MCP fault against it fails validation before the
 // run starts (ErrUnsupported). A capability added for a new built-in type
 // stays out of RuntimeProvider, so that runtimes written against it still
-// compile: they simply do not support the new type.
+// compile: they simply do not support the new type (and their conformance
+// test, arenatest.TestRuntime, asks them to say so: see Refuser).
+//
+// The capability of a fault arena can lift (a FaultSpec with Lifts) hands
+// back the fault's Lift when it lands; kills, memory corruption, resume and
+// DAG surgery return only an error: healing them is the system's job.
+
+// Lift undoes one landed fault: it resumes the paused agent, restores the
+// slowed one, heals the partition, clears the tool, MCP, LLM or network
+// fault. The capability that landed the fault hands it back, so the undo
+// is written next to the landing and knows what it landed. arena calls it
+// at the fault's duration, on request (Service.LiftFault) or when the run
+// ends (rollback), at most once and from any goroutine; the system may
+// have healed the fault meanwhile, so lifting a fault that is no longer in
+// place (or lifting twice) must return nil. A landing that fails returns
+// a nil Lift.
+type Lift func(ctx context.Context) error
+
+// Refuser is implemented by a runtime that refuses some of the built-in
+// fault types: Refusals maps each type it does not land to the reason, in
+// one place. The injector reports a refused type as ErrUnsupported with
+// the reason ("network_latency is not supported by this runtime: the
+// agents' links go through no proxy: wrap the runtime with
+// containers.NewProxied"), and arenatest.TestRuntime
+// fails a runtime that neither lands nor refuses some built-in type (or
+// does both), so a new built-in type asks every runtime to decide.
+type Refuser interface {
+	Refusals() map[ActionType]string
+}
 
 // AgentLister lists the agents of the system. Every runtime has it: roles
 // and selectors (random, type:<t>) are resolved from it.
@@ -25,47 +53,50 @@ type AgentStopper interface {
 	StopAgent(ctx context.Context, agentID string) error
 }
 
-// Pauser freezes and thaws an agent: pause_agent, resume_agent.
+// Pauser freezes and thaws an agent: pause_agent (lifted by its Lift),
+// resume_agent.
 type Pauser interface {
-	PauseAgent(ctx context.Context, agentID string) error
+	PauseAgent(ctx context.Context, agentID string) (Lift, error)
 	ResumeAgent(ctx context.Context, agentID string) error
 }
 
 // Slower adds a delay to an agent's work: slow_agent.
 type Slower interface {
-	SlowAgent(ctx context.Context, agentID string, delay time.Duration) error
+	SlowAgent(ctx context.Context, agentID string, delay time.Duration) (Lift, error)
 }
 
 // Partitioner cuts an agent off the network: network_partition.
 type Partitioner interface {
-	PartitionNetwork(ctx context.Context, agentID string) error
+	PartitionNetwork(ctx context.Context, agentID string) (Lift, error)
 }
 
 // ToolTimeouter makes an agent's tool calls hang: tool_timeout.
 type ToolTimeouter interface {
-	ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error
+	ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) (Lift, error)
 }
 
-// MemoryCorrupter corrupts an agent's memory: memory_corrupt.
+// MemoryCorrupter corrupts an agent's memory: memory_corrupt. It is never
+// lifted: restoring the memory is the system's job.
 type MemoryCorrupter interface {
 	CorruptMemory(ctx context.Context, agentID string) error
 }
 
 // MCPDisconnecter drops an agent's MCP connection: mcp_disconnect.
 type MCPDisconnecter interface {
-	DisconnectMCP(ctx context.Context, agentID string) error
+	DisconnectMCP(ctx context.Context, agentID string) (Lift, error)
 }
 
 // LLMFailer makes an agent's LLM calls fail: llm_failure.
 type LLMFailer interface {
-	InjectLLMFailure(ctx context.Context, agentID string, errType LLMErrorType) error
+	InjectLLMFailure(ctx context.Context, agentID string, errType LLMErrorType) (Lift, error)
 }
 
 // RuntimeProvider is every agent-level capability at once: the contract of
 // the original package, kept so that full runtimes (fakes.Cluster,
 // containers.Runtime) read as before. Implementations: fakes.Cluster (in
-// memory) and containers.Runtime (Docker). Every call lands a fault and
-// returns; healing is the system's job, lifting timed faults is FaultLifter's.
+// memory), containers.Runtime (Docker) and kube.Runtime (Kubernetes). Every
+// call lands a fault and returns, with the fault's Lift when arena can lift
+// it; healing is the system's job.
 type RuntimeProvider interface {
 	AgentLister
 	AgentStopper

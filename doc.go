@@ -25,7 +25,7 @@
 //
 // # Actions
 //
-// Sixteen built-in fault types (ActionTypes), each validated strictly (Action.Validate
+// The built-in fault types (ActionTypes), each validated strictly (Action.Validate
 // returns a *ValidationError naming the field): unknown or misspelt metadata
 // keys, wrong types, negative durations and unknown LLM error types are
 // errors, never silently defaulted. The network faults (network_latency,
@@ -34,7 +34,8 @@
 // "type:<agent type>", resolved with the run's seed; the chosen ID is in the
 // Result. Durations have one encoding everywhere (Duration): "1.5s", or a bare
 // number of seconds. A `duration` in the metadata makes the engine lift the
-// fault after it through the runtime's FaultLifter; kills are never lifted.
+// fault after it, with the Lift the runtime handed back when the fault
+// landed; kills, memory corruption and DAG surgery are never lifted.
 //
 // # Faults
 //
@@ -48,14 +49,21 @@
 // AgentStopper, Pauser, Slower, Partitioner, ToolTimeouter, MemoryCorrupter,
 // MCPDisconnecter, LLMFailer (RuntimeProvider is all of them),
 // LatencyInjector, BandwidthLimiter, ConnectionResetter (the network
-// faults; package netfault lands them on a Go service in the process) and
-// FaultLifter. NewInjectorFor(rt, WithDAG(dag)) finds them by type
-// assertion; a type the runtime cannot land is ErrUnsupported, reported
-// before a run starts by Service.ValidateScenario and RunScenarioReport
-// (naming the step), left out of survival's mix with a warning.
+// faults; package netfault lands them on a Go service in the process). The
+// capability of a fault arena can lift hands back its Lift when it lands.
+// A runtime says in one place why it refuses the built-in types it does
+// not land (Refuser), and arenatest.TestRuntime fails it while a built-in
+// type is neither landed nor refused. NewInjectorFor(rt, WithDAG(dag))
+// finds the capabilities by type assertion; a type the runtime cannot land
+// is ErrUnsupported (with the runtime's reason), reported before a run
+// starts by Service.ValidateScenario and RunScenarioReport (naming the
+// step), left out of survival's mix with a warning. A runtime written
+// before Lift (methods returning only an error, and the deprecated
+// FaultLifter) still works through NewInjectorFor.
 //
-// A fault type of your own is a FaultSpec with an Inject function,
-// registered on one injector with WithFault: scenarios (LoadScenario with
+// A fault type of your own is a FaultSpec with an Inject function (and a
+// Lift, paired with it by the engine, for a liftable one), registered on
+// one injector with WithFault: scenarios (LoadScenario with
 // Injector.FaultTypes), survival, arenahttp and schema.For then
 // treat it as a built-in. See examples/userfault.
 //
@@ -172,12 +180,12 @@
 //   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
 //     Duration, ParseDuration, LLMErrorType.
 //   - Faults: FaultSpec, FaultSpecs, LookupFault, TargetRule, MetaKey,
-//     MetaKind, WithFault, ErrUnsupported.
+//     MetaKind, WithFault, ErrUnsupported, ErrCannotLand, ErrNoAgent.
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
 //     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
-//     ConnectionResetter, DAGProvider, FaultLifter, AgentInfo, Edge, Probe,
-//     Check.
+//     ConnectionResetter, ClockJumper, DAGProvider, Lift, Refuser, FaultLifter
+//     (deprecated), AgentInfo, Edge, Probe, Check.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,

@@ -47,7 +47,7 @@ func at(d time.Duration, typ arena.ActionType, target string, meta map[string]an
 // resurrection delay exactly.
 var noFailover = fakes.WithoutFailover()
 
-// TestEveryFaultHealsOnTheFakes: each of the 16 faults against the fake
+// TestEveryFaultHealsOnTheFakes: the fault types against the fake
 // cluster, with the TTR computed by hand from the healing knobs. The probe
 // samples every 100ms; faults land on a sample instant, and the sample at
 // that instant sees the fault (same-instant rule), so TTR = healing delay.

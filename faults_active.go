@@ -34,10 +34,10 @@ const (
 )
 
 // ActiveFault is a landed fault that arena can still lift: its type is
-// liftable and the runtime implements FaultLifter. It stays in the
-// service's registry until it is lifted (at its duration, on request, or
-// by a rollback). Faults arena cannot lift (kills, memory corruption, DAG
-// surgery) are never in it: healing them is the system's job.
+// liftable and the runtime handed back its Lift when it landed. It stays in
+// the service's registry until it is lifted (at its duration, on request,
+// or by a rollback). Faults arena cannot lift (kills, memory corruption,
+// DAG surgery) are never in it: healing them is the system's job.
 type ActiveFault struct {
 	ID       string      `json:"id"` // the action's ID
 	Type     ActionType  `json:"type"`
@@ -96,19 +96,9 @@ type liftInFlight struct {
 
 type activeFault struct {
 	ActiveFault
-	// The rest of the action, for its lift (ID, type and target are in
-	// ActiveFault).
-	sourceID string
-	metadata map[string]any
-	created  time.Time
-
+	lift Lift        // what its landing handed back
 	run  *Run        // nil: OriginExecute
 	stop func() bool // cancels the timer of an OriginExecute fault with a duration
-}
-
-// action is the action that landed f.
-func (f *activeFault) action() Action {
-	return Action{ID: f.ID, Type: f.Type, TargetID: f.TargetID, SourceID: f.sourceID, Metadata: f.metadata, CreatedAt: f.created}
 }
 
 // liftEvent is the payload of arena.fault.lifted.
@@ -120,11 +110,12 @@ type liftEvent struct {
 	Error    string     `json:"error,omitempty"`
 }
 
-// track registers a landed fault that arena can lift. A fault executed
-// outside a run with a `duration` gets a timer on the service's clock; a
-// run schedules its own lift (Run.Inject). A landed resume_agent ends the
-// pause it resumes. kind is what the injector knows of res's type.
-func (s *Service) track(res *Result, p Params, kind faultKind, run *Run) {
+// track registers a landed fault that arena can lift, with the lift its
+// landing handed back. A fault executed outside a run with a `duration`
+// gets a timer on the service's clock; a run schedules its own lift
+// (Run.Inject). A landed resume_agent ends the pause it resumes. kind is
+// what the injector knows of res's type.
+func (s *Service) track(res *Result, p Params, kind faultKind, run *Run, lift Lift) {
 	a := &res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
@@ -136,12 +127,12 @@ func (s *Service) track(res *Result, p Params, kind faultKind, run *Run) {
 		s.faults.mu.Unlock()
 		return
 	}
-	if !kind.canLift {
+	if !kind.canLift || lift == nil {
 		return
 	}
 	f := &activeFault{
 		ActiveFault: ActiveFault{ID: a.ID, Type: a.Type, TargetID: a.TargetID, Start: res.StartedAt, Origin: OriginExecute},
-		sourceID:    a.SourceID, metadata: a.Metadata, created: a.CreatedAt, run: run,
+		lift:        lift, run: run,
 	}
 	if run != nil {
 		f.Origin, f.RunID = run.origin, run.id
@@ -176,12 +167,12 @@ func (s *Service) track(res *Result, p Params, kind faultKind, run *Run) {
 
 // supersede forgets the fault from outside a run of f's type (idx, its
 // faultKind.idx) on f's target (there is at most one, found through the
-// outside index): the runtime lifts a type on an agent as one (LiftFault
-// takes the type and the agent), so f replaces it, and its own duration,
-// not the other's, says when it ends. Without it, faults that the system healed by
-// itself would pile up in the registry of a long-lived service, and an
-// earlier fault's timer would lift f before its time. Called with
-// s.faults.mu held.
+// outside index): a runtime's lift may end whatever fault of its type the
+// agent has (the fakes', containers' and kube's lifts undo by type and
+// agent), so f replaces it, and its own duration, not the other's, says
+// when it ends. Without it, faults that the system healed by itself would
+// pile up in the registry of a long-lived service, and an earlier fault's
+// timer would lift f before its time. Called with s.faults.mu held.
 func (s *Service) supersede(f *activeFault, idx int) {
 	byTarget := s.faults.outside[idx]
 	if byTarget == nil {
@@ -261,7 +252,7 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if !ok {
 		return false, nil
 	}
-	err = s.injector.Lift(ctx, f.action())
+	err = safely(func() error { return f.lift(ctx) })
 	ev := liftEvent{ActionID: id, Type: f.Type, TargetID: f.TargetID, Why: why}
 	if err != nil {
 		ev.Error = err.Error()

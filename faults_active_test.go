@@ -499,18 +499,24 @@ func stringsHasSuffix(s, suffix string) bool {
 	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
 
-// slowLifter is the fake cluster with a LiftFault that waits to be let go.
+// slowLifter is the fake cluster whose pauses' lifts wait to be let go.
 type slowLifter struct {
 	*fakes.Cluster
 	entered, release chan struct{}
 	finished         atomic.Bool
 }
 
-func (s *slowLifter) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
-	close(s.entered)
-	<-s.release
-	defer s.finished.Store(true)
-	return s.Cluster.LiftFault(ctx, kind, id)
+func (s *slowLifter) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	lift, err := s.Cluster.PauseAgent(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		close(s.entered)
+		<-s.release
+		defer s.finished.Store(true)
+		return lift(ctx)
+	}, nil
 }
 
 // TestRollbackWaitsForLiftsUnderWay: a fault whose timer fired just before
@@ -580,7 +586,7 @@ type slowLanding struct {
 	clock *arena.VirtualClock
 }
 
-func (s slowLanding) PauseAgent(ctx context.Context, id string) error {
+func (s slowLanding) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
 	s.clock.Advance(700 * time.Millisecond)
 	return s.Cluster.PauseAgent(ctx, id)
 }
@@ -700,11 +706,11 @@ func TestExecuteSupersedesSameFault(t *testing.T) {
 		t.Fatalf("LiftFault(the fourth) = %v, worker-1 slow: %v; want lifted", err, e.faulted(t, slow.on))
 	}
 	for range 1000 {
-		e.svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-3"})
-		_ = e.cluster.LiftFault(ctx, arena.ActionNetworkPartition, "worker-3") // healed behind arena's back
+		e.svc.Execute(ctx, arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-3"})
+		_ = e.cluster.ResumeAgent(ctx, "worker-3") // healed behind arena's back
 	}
 	if n := len(e.svc.ActiveFaults()); n != 2 {
-		t.Errorf("%d active faults after 1000 partitions of worker-3 healed by the system, want 2", n)
+		t.Errorf("%d active faults after 1000 pauses of worker-3 healed by the system, want 2", n)
 	}
 }
 

@@ -6,13 +6,15 @@ import (
 )
 
 // The built-in fault types: a constant and a FaultSpec each. Adding a
-// built-in type means both here, its effect in the two runtimes (fakes,
-// containers) and, when no existing capability lands it, a capability
-// interface in capabilities.go (not added to RuntimeProvider, so that
-// runtimes written against it still compile). TestBuiltinSpecsComplete
-// fails while any part of a spec is missing; TestReadmeFaultTable and
-// the schema test (make schema) while the README row or the shipped schema
-// are missing.
+// built-in type means both here and, when no existing capability lands it,
+// a capability interface (beside the spec; not added to RuntimeProvider,
+// so that runtimes written against it still compile; its method returns a
+// Lift when the type Lifts). The tests then ask for the rest:
+// TestBuiltinSpecsComplete for any part of the spec, TestReadmeFaultTable
+// for the README row, the schema test for the shipped schema (make
+// schema), and each runtime's conformance test (arenatest.TestRuntime) for
+// its decision: land the type, with its effect (fakes' effects table), or
+// refuse it with a reason (its Refusals).
 
 // The built-in fault types, in documentation order (ActionTypes follows the
 // order of the specs below).
@@ -30,6 +32,7 @@ const (
 	ActionLLMFailure       ActionType = "llm_failure"
 	ActionRemoveNode       ActionType = "remove_node"
 	ActionRemoveEdge       ActionType = "remove_edge"
+	ActionClockJump        ActionType = "clock_jump"
 )
 
 // MaxFaultDelay bounds the delays a fault adds to each call: slow_agent's
@@ -37,6 +40,18 @@ const (
 // call an hour late is an outage already; the bound keeps the sums of
 // delays a runtime adds far from overflowing.
 const MaxFaultDelay = time.Hour
+
+// MetaOffset is clock_jump's key: how far the agent's clock jumps ahead.
+const MetaOffset = "offset"
+
+// DefaultClockOffset is clock_jump's offset when none is given.
+const DefaultClockOffset = time.Minute
+
+// ClockJumper makes an agent's clock jump ahead by offset: what the agent
+// reads as the time is offset later than it is, until lifted: clock_jump.
+type ClockJumper interface {
+	JumpClock(ctx context.Context, agentID string, offset time.Duration) (Lift, error)
+}
 
 var (
 	metaDuration = MetaKey{Name: MetaDuration, Kind: MetaKindDuration,
@@ -47,6 +62,8 @@ var (
 		Doc: "How long the hanging tool calls take to fail (default 5s)."}
 	metaErrorType = MetaKey{Name: MetaErrorType, Kind: MetaKindString, Default: string(DefaultLLMError),
 		Enum: llmErrorNames(), Doc: "The LLM error to return (default rate_limit)."}
+	metaOffset = MetaKey{Name: MetaOffset, Kind: MetaKindDuration, Positive: true, Default: DefaultClockOffset,
+		Doc: "How far the agent's clock jumps ahead (default 1m)."}
 )
 
 func llmErrorNames() []string {
@@ -57,19 +74,9 @@ func llmErrorNames() []string {
 	return out
 }
 
-func stop(rt AgentStopper, ctx context.Context, a Action, _ Params) error {
+var viaStopper = landVia(func(rt AgentStopper, ctx context.Context, a Action, _ Params) error {
 	return rt.StopAgent(ctx, a.TargetID)
-}
-
-var (
-	viaStopper = via("AgentStopper", false, stop)
-	viaPauser  = via("Pauser", false, func(rt Pauser, ctx context.Context, a Action, _ Params) error {
-		return rt.PauseAgent(ctx, a.TargetID)
-	})
-	viaResumer = via("Pauser", false, func(rt Pauser, ctx context.Context, a Action, _ Params) error {
-		return rt.ResumeAgent(ctx, a.TargetID)
-	})
-)
+})
 
 var builtins = newFaultSet(append([]FaultSpec{
 	{
@@ -93,21 +100,25 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionPauseAgent, Doc: "Freezes an agent; with a duration the engine resumes it.",
 		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s != StatusStopped && s != StatusPaused },
-		Metadata: []MetaKey{metaDuration}, Lifts: true, capability: viaPauser, Route: "/arena/agent/{id}/pause",
+		Metadata: []MetaKey{metaDuration}, Lifts: true, capability: liftVia(func(rt Pauser, ctx context.Context, a Action, _ Params) (Lift, error) {
+			return rt.PauseAgent(ctx, a.TargetID)
+		}), Route: "/arena/agent/{id}/pause",
 		Category: CategoryRuntime, Fix: "target a running agent; a paused or stopped agent cannot be paused",
 		Priority: 5, Suggestion: "detect frozen agents with heartbeats and route work away from them",
 	},
 	{
 		Type: ActionResumeAgent, Doc: "Thaws a paused agent.",
 		Target: TargetAgent, Eligible: func(s AgentStatus) bool { return s == StatusPaused },
-		capability: viaResumer, Route: "/arena/agent/{id}/resume",
+		capability: landVia(func(rt Pauser, ctx context.Context, a Action, _ Params) error {
+			return rt.ResumeAgent(ctx, a.TargetID)
+		}), Route: "/arena/agent/{id}/resume",
 		Category: CategoryRuntime, Fix: "resume only paused agents: pause it first or target one that is paused",
 		Priority: 2, Suggestion: "make sure resumed agents rejoin and catch up",
 	},
 	{
 		Type: ActionSlowAgent, Doc: "Slows an agent down: every attempt takes delay longer.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDelay, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/slow",
-		capability: via("Slower", false, func(rt Slower, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt Slower, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.SlowAgent(ctx, a.TargetID, p.Delay)
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent and check the runtime supports CPU throttling",
@@ -116,7 +127,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionNetworkPartition, Doc: "Cuts an agent off the network; with a duration the engine reconnects it.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/partition",
-		capability: via("Partitioner", false, func(rt Partitioner, ctx context.Context, a Action, _ Params) error {
+		capability: liftVia(func(rt Partitioner, ctx context.Context, a Action, _ Params) (Lift, error) {
 			return rt.PartitionNetwork(ctx, a.TargetID)
 		}),
 		Category: CategoryRuntime, Fix: "target a connected agent; an agent already partitioned cannot be partitioned again",
@@ -125,7 +136,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionToolTimeout, Doc: "Makes an agent's tool calls hang for timeout and then fail.",
 		Target: TargetAgent, Metadata: []MetaKey{metaTimeout, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/tool-timeout",
-		capability: via("ToolTimeouter", false, func(rt ToolTimeouter, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt ToolTimeouter, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.ToolTimeout(ctx, a.TargetID, p.Timeout)
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
@@ -134,7 +145,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionMemoryCorrupt, Doc: "Corrupts an agent's memory; a checksum against its checkpoint detects it.",
 		Target: TargetAgent, Route: "/arena/agent/{id}/memory-corrupt",
-		capability: via("MemoryCorrupter", false, func(rt MemoryCorrupter, ctx context.Context, a Action, _ Params) error {
+		capability: landVia(func(rt MemoryCorrupter, ctx context.Context, a Action, _ Params) error {
 			return rt.CorruptMemory(ctx, a.TargetID)
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
@@ -143,7 +154,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionMCPDisconnect, Doc: "Drops an agent's MCP connection; with a duration the engine reconnects it.",
 		Target: TargetAgent, Metadata: []MetaKey{metaDuration}, Lifts: true, Route: "/arena/agent/{id}/mcp-disconnect",
-		capability: via("MCPDisconnecter", false, func(rt MCPDisconnecter, ctx context.Context, a Action, _ Params) error {
+		capability: liftVia(func(rt MCPDisconnecter, ctx context.Context, a Action, _ Params) (Lift, error) {
 			return rt.DisconnectMCP(ctx, a.TargetID)
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent with an MCP connection",
@@ -152,7 +163,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionLLMFailure, Doc: "Makes an agent's LLM calls fail with error_type.",
 		Target: TargetAgent, Metadata: []MetaKey{metaErrorType, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/llm-failure",
-		capability: via("LLMFailer", false, func(rt LLMFailer, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt LLMFailer, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.InjectLLMFailure(ctx, a.TargetID, p.ErrorType)
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent that implements the fault-control contract",
@@ -161,7 +172,7 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionRemoveNode, Doc: "Removes a node (and its edges) from the task DAG.",
 		Target: TargetNode, Route: "/arena/node/{id}/remove",
-		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
+		capability: landVia(func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
 			return d.RemoveNode(ctx, a.TargetID)
 		}),
 		Category: CategoryDAG, Fix: "name a node that exists in the DAG (see ListNodes)",
@@ -170,11 +181,21 @@ var builtins = newFaultSet(append([]FaultSpec{
 	{
 		Type: ActionRemoveEdge, Doc: "Removes the edge source_id → target_id from the task DAG.",
 		Target: TargetEdge, Route: "/arena/edge/remove",
-		capability: via("DAGProvider", true, func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
+		capability: landVia(func(d DAGProvider, ctx context.Context, a Action, _ Params) error {
 			return d.RemoveEdge(ctx, a.SourceID, a.TargetID)
 		}),
 		Category: CategoryDAG, Fix: "name an edge that exists in the DAG (see ListEdges)",
 		Priority: 5, Suggestion: "repair the DAG from its canonical definition",
+	},
+	{
+		Type: ActionClockJump, Doc: "Makes an agent's clock jump ahead by offset; lifting it sets the clock right.",
+		Target: TargetAgent, Metadata: []MetaKey{metaOffset, metaDuration}, Lifts: true, Route: "/arena/agent/{id}/clock-jump",
+		capability: liftVia(func(rt ClockJumper, ctx context.Context, a Action, p Params) (Lift, error) {
+			offset, _ := p.Values[MetaOffset].(time.Duration)
+			return rt.JumpClock(ctx, a.TargetID, offset)
+		}),
+		Category: CategoryRuntime, Fix: "target a running agent whose clock the runtime can move",
+		Priority: 5, Suggestion: "do not trust wall-clock time across agents: use monotonic clocks for timeouts and fencing tokens or logical clocks for leases and ordering",
 	},
 }, networkSpecs...)...)
 

@@ -84,7 +84,7 @@ func TestDuplicateIDKeepsTheLaterFault(t *testing.T) {
 		t.Fatal(res.Error)
 	}
 	// What the second Execute would register had it passed admit at the same time.
-	svc.track(&Result{Action: Action{ID: "x", Type: ActionSlowAgent, TargetID: "worker-3"}, StartedAt: clock.Now()}, Params{}, svc.injector.kinds[ActionSlowAgent], nil)
+	svc.track(&Result{Action: Action{ID: "x", Type: ActionSlowAgent, TargetID: "worker-3"}, StartedAt: clock.Now()}, Params{}, svc.injector.kinds[ActionSlowAgent], nil, func(context.Context) error { return nil })
 	checkOutsideIndex(t, 0, svc)
 	if res := svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: "worker-1"}); !res.Success {
 		t.Fatal(res.Error)

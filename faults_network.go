@@ -64,13 +64,13 @@ type Latency struct {
 
 // LatencyInjector delays an agent's network traffic: network_latency.
 type LatencyInjector interface {
-	InjectLatency(ctx context.Context, agentID string, l Latency) error
+	InjectLatency(ctx context.Context, agentID string, l Latency) (Lift, error)
 }
 
 // BandwidthLimiter caps the throughput of an agent's links, in bytes per
 // second, each way: network_bandwidth.
 type BandwidthLimiter interface {
-	LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error
+	LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (Lift, error)
 }
 
 // ConnectionResetter makes an agent's connections fail with a TCP reset:
@@ -78,7 +78,7 @@ type BandwidthLimiter interface {
 // connection_reset. New connections are reset as well until the fault is
 // lifted.
 type ConnectionResetter interface {
-	ResetConnections(ctx context.Context, agentID string, after time.Duration) error
+	ResetConnections(ctx context.Context, agentID string, after time.Duration) (Lift, error)
 }
 
 var (
@@ -154,7 +154,7 @@ var networkSpecs = []FaultSpec{
 		Type: ActionNetworkLatency, Doc: "Delays an agent's network traffic by latency ± jitter, on every link or the one to peer.",
 		Target: TargetAgent, Metadata: []MetaKey{metaLatency, metaJitter, metaDirection, metaPeer, metaDuration}, Lifts: true,
 		Route: "/arena/agent/{id}/latency",
-		capability: via("LatencyInjector", false, func(rt LatencyInjector, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt LatencyInjector, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.InjectLatency(ctx, a.TargetID, latencyOf(p))
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent whose links the runtime can slow (a proxy or a wrapped transport)",
@@ -164,7 +164,7 @@ var networkSpecs = []FaultSpec{
 		Type: ActionNetworkBandwidth, Doc: "Caps the throughput of an agent's links at rate bytes per second.",
 		Target: TargetAgent, Metadata: []MetaKey{metaRate, metaDuration}, Lifts: true,
 		Route: "/arena/agent/{id}/bandwidth",
-		capability: via("BandwidthLimiter", false, func(rt BandwidthLimiter, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt BandwidthLimiter, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.LimitBandwidth(ctx, a.TargetID, rateOf(p))
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent whose links the runtime can throttle (a proxy or a wrapped transport)",
@@ -174,7 +174,7 @@ var networkSpecs = []FaultSpec{
 		Type: ActionConnectionReset, Doc: "Resets an agent's connections (TCP RST), at once or after they have been open for after.",
 		Target: TargetAgent, Metadata: []MetaKey{metaAfter, metaDuration}, Lifts: true,
 		Route: "/arena/agent/{id}/connection-reset",
-		capability: via("ConnectionResetter", false, func(rt ConnectionResetter, ctx context.Context, a Action, p Params) error {
+		capability: liftVia(func(rt ConnectionResetter, ctx context.Context, a Action, p Params) (Lift, error) {
 			return rt.ResetConnections(ctx, a.TargetID, afterOf(p))
 		}),
 		Category: CategoryRuntime, Fix: "target a running agent whose connections the runtime can reset (a proxy or a wrapped dialer)",

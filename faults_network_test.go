@@ -16,19 +16,25 @@ func (r *netRecorder) ListAgents(context.Context) ([]AgentInfo, error) {
 	return []AgentInfo{{ID: "w", Type: TypeWorker, Status: StatusRunning}}, nil
 }
 
-func (r *netRecorder) InjectLatency(_ context.Context, id string, l Latency) error {
-	r.calls = append(r.calls, fmt.Sprintf("latency(%s, %+v)", id, l))
-	return nil
+func (r *netRecorder) InjectLatency(_ context.Context, id string, l Latency) (Lift, error) {
+	return r.record(fmt.Sprintf("latency(%s, %+v)", id, l))
 }
 
-func (r *netRecorder) LimitBandwidth(_ context.Context, id string, rate int64) error {
-	r.calls = append(r.calls, fmt.Sprintf("bandwidth(%s, %d)", id, rate))
-	return nil
+func (r *netRecorder) LimitBandwidth(_ context.Context, id string, rate int64) (Lift, error) {
+	return r.record(fmt.Sprintf("bandwidth(%s, %d)", id, rate))
 }
 
-func (r *netRecorder) ResetConnections(_ context.Context, id string, after time.Duration) error {
-	r.calls = append(r.calls, fmt.Sprintf("reset(%s, %s)", id, after))
-	return nil
+func (r *netRecorder) ResetConnections(_ context.Context, id string, after time.Duration) (Lift, error) {
+	return r.record(fmt.Sprintf("reset(%s, %s)", id, after))
+}
+
+// record records a landing, and hands back a lift that records its undo.
+func (r *netRecorder) record(call string) (Lift, error) {
+	r.calls = append(r.calls, call)
+	return func(context.Context) error {
+		r.calls = append(r.calls, "lift "+call)
+		return nil
+	}, nil
 }
 
 // TestNetworkFaultsLand: the metadata reaches the capability decoded, with
@@ -49,16 +55,25 @@ func TestNetworkFaultsLand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("params(%+v) = %v", a, err)
 		}
-		if err := in.Inject(context.Background(), a, p); err != nil {
-			t.Fatalf("Inject(%+v) = %v", a, err)
+		lift, err := in.Inject(context.Background(), a, p)
+		if err != nil || lift == nil {
+			t.Fatalf("Inject(%+v) = %p, %v; want a lift", a, lift, err)
+		}
+		if a.Metadata == nil {
+			if err := lift(context.Background()); err != nil {
+				t.Fatalf("lift of %+v = %v", a, err)
+			}
 		}
 	}
 	want := []string{
 		"latency(w, {Latency:200ms Jitter:0s Direction:both Peer:})",
+		"lift latency(w, {Latency:200ms Jitter:0s Direction:both Peer:})",
 		"latency(w, {Latency:1s Jitter:250ms Direction:inbound Peer:leader-0})",
 		"bandwidth(w, 100000)",
+		"lift bandwidth(w, 100000)",
 		"bandwidth(w, 1000000)",
 		"reset(w, 0s)",
+		"lift reset(w, 0s)",
 		"reset(w, 150ms)",
 	}
 	if diff := cmp.Diff(want, rt.calls); diff != "" {

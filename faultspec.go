@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -24,8 +25,9 @@ type FaultSpec struct {
 
 	Metadata []MetaKey // the metadata keys it takes, in documentation order
 	// Lifts: with a `duration` the engine lifts the fault once it elapsed
-	// (Lift for a user type, the runtime's FaultLifter for a built-in).
-	// Needs a MetaKindDuration key named "duration".
+	// (with the Lift function for a user type; for a built-in, with the
+	// Lift its capability handed back when it landed). Needs a
+	// MetaKindDuration key named "duration".
 	Lifts bool
 
 	// Inject lands a user-defined fault on the resolved action (TargetID is
@@ -33,7 +35,9 @@ type FaultSpec struct {
 	// have none: they land through a runtime capability (Capability).
 	Inject func(ctx context.Context, a Action, p Params) error
 	// Lift ends a user-defined fault when its duration has elapsed
-	// (optional; with Lifts).
+	// (optional; with Lifts). A user type keeps this pair, Inject and Lift,
+	// rather than a Lift handed back by Inject: the engine pairs them, so
+	// Lift is given the action Inject landed.
 	Lift func(ctx context.Context, a Action) error
 
 	// Route is the built-in HTTP route's path ("/arena/agent/{id}/pause");
@@ -61,20 +65,34 @@ const (
 )
 
 // capability is how a built-in lands: through one interface of the runtime
-// (or of the DAG provider).
+// (or of the DAG provider), whose name and place are derived from the
+// interface type itself (landVia, liftVia), never written by hand.
 type capability struct {
-	name string // the interface, for messages: "Pauser"
-	dag  bool   // found on the DAG provider, not the runtime
-	has  func(provider any) bool
-	land func(ctx context.Context, provider any, a Action, p Params) error
+	name  string // the interface, for messages: "Pauser"
+	dag   bool   // found on the DAG provider, not the runtime
+	lifts bool   // its method hands back the fault's Lift
+	has   func(provider any) bool
+	land  func(ctx context.Context, provider any, a Action, p Params) (Lift, error)
 }
 
-// via is the capability C, landing with f.
-func via[C any](name string, dag bool, f func(c C, ctx context.Context, a Action, p Params) error) capability {
+// landVia is the capability C, landing with f a fault that is never lifted.
+func landVia[C any](f func(c C, ctx context.Context, a Action, p Params) error) capability {
+	c := liftVia(func(c C, ctx context.Context, a Action, p Params) (Lift, error) { return nil, f(c, ctx, a, p) })
+	c.lifts = false
+	return c
+}
+
+// liftVia is the capability C, landing with f a fault whose Lift f hands
+// back.
+func liftVia[C any](f func(c C, ctx context.Context, a Action, p Params) (Lift, error)) capability {
+	t := reflect.TypeFor[C]()
+	if t.Kind() != reflect.Interface || t.PkgPath() != reflect.TypeFor[Lift]().PkgPath() {
+		panic("arena: a capability is an interface of package arena, not " + t.String())
+	}
 	return capability{
-		name: name, dag: dag,
+		name: t.Name(), dag: t == reflect.TypeFor[DAGProvider](), lifts: true,
 		has:  func(p any) bool { _, ok := p.(C); return ok },
-		land: func(ctx context.Context, p any, a Action, pr Params) error { return f(p.(C), ctx, a, pr) },
+		land: func(ctx context.Context, p any, a Action, pr Params) (Lift, error) { return f(p.(C), ctx, a, pr) },
 	}
 }
 

@@ -42,8 +42,10 @@ var specParts = []specPart{
 		s.Metadata = append(slices.Clone(s.Metadata), MetaKey{Name: "undocumented", Kind: MetaKindString})
 	}},
 	{"lift", func(s FaultSpec) bool {
+		// A type arena lifts has a duration, and its capability hands back
+		// the Lift; one it does not lift has neither.
 		k, ok := s.metaKey(MetaDuration)
-		return s.Lifts != (ok && k.Kind == MetaKindDuration)
+		return s.Lifts != (ok && k.Kind == MetaKindDuration) || s.Lifts != s.capability.lifts
 	}, func(s *FaultSpec) { s.Lifts = !s.Lifts }},
 	{"capability", func(s FaultSpec) bool {
 		c := s.capability

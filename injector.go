@@ -30,6 +30,10 @@ type faultKind struct {
 	spec        *FaultSpec
 	unsupported error // nil when the injector can land it
 	canLift     bool
+	// land lands a prepared action of the type through the provider that
+	// has its capability (nil when unsupported). Its Lift is nil for a
+	// type arena does not lift.
+	land func(ctx context.Context, a Action, p Params) (Lift, error)
 }
 
 // InjectorOption configures NewInjectorFor.
@@ -68,20 +72,31 @@ func (o faultOption) apply(in *Injector) {
 func WithFault(spec FaultSpec) InjectorOption { return faultOption{spec} }
 
 // NewInjectorFor returns an injector over a runtime that implements the
-// capabilities it has (AgentStopper, Pauser, …, FaultLifter), found by type
-// assertion. rt may be nil for a system without agents (only TargetSystem
-// faults, or a DAG).
+// capabilities it has (AgentStopper, Pauser, …), found by type assertion,
+// and may refuse built-in types with a reason (Refuser). rt may be nil for
+// a system without agents (only TargetSystem faults, or a DAG).
 //
 //	in := arena.NewInjectorFor(myRuntime, arena.WithFault(diskFull))
+//
+// A runtime written against the capabilities as they were before Lift
+// (methods that return only an error, and FaultLifter to lift) still
+// works: where it lacks a capability's current method but has the old
+// one, the injector lands through the old one and lifts through its
+// LiftFault. That shape is deprecated (see FaultLifter).
 func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
 	in := &Injector{runtime: rt, faults: builtins}
 	for _, o := range opts {
 		o.apply(in)
 	}
+	var refusals map[ActionType]string
+	if r, ok := rt.(Refuser); ok {
+		refusals = r.Refusals()
+	}
 	in.kinds = make(map[ActionType]faultKind, len(in.faults.order))
 	for i, t := range in.faults.order {
-		spec := in.faults.byType[t]
-		in.kinds[t] = faultKind{idx: i, spec: spec, unsupported: in.capable(spec), canLift: in.canLift(spec)}
+		k := faultKind{idx: i, spec: in.faults.byType[t]}
+		in.bind(&k, refusals[t])
+		in.kinds[t] = k
 	}
 	return in
 }
@@ -142,9 +157,11 @@ func (in *Injector) Supports(t ActionType) bool { return in.Unsupported(t) == ni
 
 // Unsupported says why the injector cannot land faults of type t (nil when
 // it can): an unknown type (*ValidationError), no provider at all
-// (ErrNoRuntime, ErrNoDAG), or a runtime without the capability
-// (ErrUnsupported: "mcp_disconnect is not supported by this runtime (it
-// does not implement arena.MCPDisconnecter)").
+// (ErrNoRuntime, ErrNoDAG), a type the runtime refuses (ErrUnsupported
+// with the runtime's reason: "network_latency is not supported by this
+// runtime: …"), or a runtime without the capability (ErrUnsupported:
+// "mcp_disconnect is not supported by this runtime (it does not implement
+// arena.MCPDisconnecter)").
 func (in *Injector) Unsupported(t ActionType) error {
 	k, ok := in.kinds[t]
 	if !ok {
@@ -153,28 +170,77 @@ func (in *Injector) Unsupported(t ActionType) error {
 	return k.unsupported
 }
 
-// capable is Unsupported for a spec, worked out from the providers.
-func (in *Injector) capable(spec *FaultSpec) error {
+// bind works out how the injector lands k's type and whether it can lift
+// it, from the providers; refusal is the runtime's reason to refuse a
+// built-in type ("" none). A capability the runtime implements wins over a
+// refusal of its type (arenatest.TestRuntime fails a runtime that does
+// both).
+func (in *Injector) bind(k *faultKind, refusal string) {
+	spec := k.spec
 	if !spec.BuiltIn() {
 		if (spec.Target == TargetRole || spec.Target == TargetAgent) && in.runtime == nil {
-			return ErrNoRuntime // roles and selectors are resolved from ListAgents
+			k.unsupported = ErrNoRuntime // roles and selectors are resolved from ListAgents
+			return
 		}
-		return nil
+		canLift := spec.Lifts && spec.Lift != nil
+		k.canLift = canLift
+		k.land = func(ctx context.Context, a Action, p Params) (Lift, error) {
+			if err := spec.Inject(ctx, a, p); err != nil || !canLift {
+				return nil, err
+			}
+			return func(ctx context.Context) error { return spec.Lift(ctx, a) }, nil
+		}
+		return
 	}
 	c := spec.capability
 	var provider any = in.runtime
 	switch {
 	case c.dag && in.dag == nil:
-		return ErrNoDAG
+		k.unsupported = ErrNoDAG
+		return
 	case c.dag:
 		provider = in.dag
 	case in.runtime == nil:
-		return ErrNoRuntime
+		k.unsupported = ErrNoRuntime
+		return
 	}
-	if !c.has(provider) {
-		return fmt.Errorf("%s %w (it does not implement arena.%s)", spec.Type, ErrUnsupported, c.name)
+	if c.has(provider) {
+		k.canLift = spec.Lifts
+		k.land = func(ctx context.Context, a Action, p Params) (Lift, error) {
+			lift, err := c.land(ctx, provider, a, p)
+			if err == nil && spec.Lifts && lift == nil {
+				lift = noLift(a)
+			}
+			return lift, err
+		}
+		return
 	}
-	return nil
+	if old, ok := legacy[spec.Type]; ok && !c.dag && old.has(provider) {
+		lifter, _ := provider.(FaultLifter)
+		canLift := spec.Lifts && lifter != nil
+		k.canLift = canLift
+		k.land = func(ctx context.Context, a Action, p Params) (Lift, error) {
+			if _, err := old.land(ctx, provider, a, p); err != nil || !canLift {
+				return nil, err
+			}
+			return func(ctx context.Context) error { return lifter.LiftFault(ctx, a.Type, a.TargetID) }, nil
+		}
+		return
+	}
+	if refusal != "" {
+		k.unsupported = fmt.Errorf("%s %w: %s", spec.Type, ErrUnsupported, refusal)
+		return
+	}
+	k.unsupported = fmt.Errorf("%s %w (it does not implement arena.%s)", spec.Type, ErrUnsupported, c.name)
+}
+
+// noLift is the Lift of a liftable fault whose runtime handed back none: a
+// bug of the runtime (arenatest.TestRuntime finds it), said when arena
+// tries to lift the fault.
+func noLift(a Action) Lift {
+	return func(context.Context) error {
+		return fmt.Errorf("%s on %q: the runtime landed it but handed back no Lift", a.Type, a.TargetID)
+	}
 }
 
 // Validate checks a's type, target and metadata against the types the
@@ -307,69 +373,43 @@ func pick(ids []string, rng *rand.Rand) (string, error) {
 	return ids[rng.IntN(len(ids))], nil
 }
 
-// Inject lands a prepared action. It never panics: a provider panic becomes
-// an error that says so.
-func (in *Injector) Inject(ctx context.Context, a Action, p Params) error {
+// Inject lands a prepared action and hands back its Lift: nil for a type
+// the injector cannot lift (see CanLift). It never panics: a provider panic
+// becomes an error that says so.
+func (in *Injector) Inject(ctx context.Context, a Action, p Params) (Lift, error) {
 	k, ok := in.kinds[a.Type]
 	if !ok {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		return invalid("type", "unknown action type %q", a.Type)
+		return nil, invalid("type", "unknown action type %q", a.Type)
 	}
 	return in.injectKind(ctx, k, a, p)
 }
 
 // injectKind is Inject for an action whose kind prepare returned.
-func (in *Injector) injectKind(ctx context.Context, k faultKind, a Action, p Params) error {
+func (in *Injector) injectKind(ctx context.Context, k faultKind, a Action, p Params) (Lift, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	return safely(func() error { return in.land(ctx, k, a, p) })
-}
-
-// land lands a prepared action of kind k.
-func (in *Injector) land(ctx context.Context, k faultKind, a Action, p Params) error {
 	if k.unsupported != nil {
-		return k.unsupported
+		return nil, k.unsupported
 	}
-	spec := k.spec
-	if !spec.BuiltIn() {
-		return spec.Inject(ctx, a, p)
+	var lift Lift
+	err := safely(func() (err error) {
+		lift, err = k.land(ctx, a, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	if spec.capability.dag {
-		return spec.capability.land(ctx, in.dag, a, p)
-	}
-	return spec.capability.land(ctx, in.runtime, a, p)
+	return lift, nil
 }
 
-// CanLift reports whether the injector can lift a timed fault of type t: a
-// liftable built-in on a runtime that is a FaultLifter, or a user type with
-// a Lift function.
+// CanLift reports whether the injector can lift a timed fault of type t:
+// exactly the liftable types it can land (for a built-in, its capability
+// hands back the Lift), and the user types with a Lift function.
 func (in *Injector) CanLift(t ActionType) bool { return in.kinds[t].canLift }
-
-func (in *Injector) canLift(spec *FaultSpec) bool {
-	if !spec.Lifts {
-		return false
-	}
-	if !spec.BuiltIn() {
-		return spec.Lift != nil
-	}
-	_, ok := in.runtime.(FaultLifter)
-	return ok
-}
-
-// Lift ends a timed fault (see CanLift).
-func (in *Injector) Lift(ctx context.Context, a Action) error {
-	if !in.CanLift(a.Type) {
-		return fmt.Errorf("%s cannot be lifted by this runtime", a.Type)
-	}
-	if spec := in.kinds[a.Type].spec; !spec.BuiltIn() {
-		return safely(func() error { return spec.Lift(ctx, a) })
-	}
-	lifter := in.runtime.(FaultLifter)
-	return safely(func() error { return lifter.LiftFault(ctx, a.Type, a.TargetID) })
-}
 
 // safely runs f and turns a panic into an error.
 func safely(f func() error) (err error) {

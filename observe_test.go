@@ -397,25 +397,6 @@ func TestKillsAreNeverLifted(t *testing.T) {
 	}
 }
 
-// noLift is a runtime without FaultLifter.
-type noLift struct{ *stubRuntime }
-
-func (noLift) LiftFault() {} // not the interface's signature: not a lifter
-
-func TestNoLiftWithoutALifter(t *testing.T) {
-	clock := NewVirtualClock(time.Time{})
-	stub := newStub(clock, -1)
-	svc := NewService(NewInjector(noLift{stub}, nil), nil, nil, WithClock(clock), WithProbe(stub.probe))
-	rep, err := RunSchedule(context.Background(), svc, RunOptions{Seed: 1, Duration: 10 * time.Second},
-		Step{At: time.Second, Action: Action{Type: ActionPauseAgent, TargetID: "worker-1", Metadata: map[string]any{"duration": "1.5s"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f := rep.Faults[0]; f.Lifted != nil || f.Recovered {
-		t.Errorf("fault = %+v, want neither lifted nor recovered (the runtime cannot lift)", f)
-	}
-}
-
 func TestNothingMeasuredHasNoGrade(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
 	svc := NewService(NewInjector(newStub(clock, 0), nil), nil, nil, WithClock(clock)) // no probe, no checks

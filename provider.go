@@ -36,15 +36,6 @@ type Edge struct {
 	Target string `json:"target"`
 }
 
-// FaultLifter is implemented by runtimes that can end a timed fault: when an
-// action carries a `duration`, the engine calls LiftFault once it has elapsed
-// (resume, un-slow, heal the partition, reconnect MCP, clear the tool or LLM
-// fault). Kills, memory corruption and DAG surgery are never lifted: healing
-// them is what is being measured.
-type FaultLifter interface {
-	LiftFault(ctx context.Context, kind ActionType, agentID string) error
-}
-
 // ErrNotApplicable is returned (wrapped) by a check that could not look.
 var ErrNotApplicable = errors.New("not applicable")
 

@@ -158,7 +158,7 @@ actions:
 name: unknown-type
 actions:
   - action: {type: kill_lader}
-`, `bad.yaml:4:14: actions[0].action.type: unknown action type "kill_lader" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset)`},
+`, `bad.yaml:4:14: actions[0].action.type: unknown action type "kill_lader" (want one of ` + typeList() + `)`},
 		{"missing type", `
 name: no-type
 actions:
@@ -482,7 +482,7 @@ func TestValidateScenarioInCode(t *testing.T) {
 		`name: missing`,
 		`config.warmup: negative duration -1s (want 0 to 24h)`,
 		`actions[1].action.target_id: "has space" contains white space or control characters`,
-		`actions[3].action.type: unknown action type "explode" (want one of kill_leader, kill_orchestrator, kill_agent, pause_agent, resume_agent, slow_agent, network_partition, tool_timeout, memory_corrupt, mcp_disconnect, llm_failure, remove_node, remove_edge, network_latency, network_bandwidth, connection_reset)`,
+		`actions[3].action.type: unknown action type "explode" (want one of ` + typeList() + `)`,
 		`actions[3].expect_failure: both expect_success and expect_failure are set (choose one)`,
 		`actions[2].depends_on[1]: duplicate dependency "a"`,
 		`actions[0].depends_on: cycle: a -> b -> c -> a`,
@@ -518,4 +518,13 @@ func TestPlannedLength(t *testing.T) {
 	if got, want := par.PlannedLength(), 35*time.Second; got != want {
 		t.Errorf("parallel PlannedLength() = %s, want %s (10 + max(3+1, 5) + 20)", got, want)
 	}
+}
+
+// typeList is the list of built-in types that "want one of …" gives.
+func typeList() string {
+	var names []string
+	for _, typ := range arena.ActionTypes() {
+		names = append(names, string(typ))
+	}
+	return strings.Join(names, ", ")
 }

@@ -93,22 +93,37 @@ func (r *recorder) order() []string {
 	return ids
 }
 
-func (r *recorder) StopAgent(ctx context.Context, id string) error  { return r.hit(ctx, id) }
-func (r *recorder) PauseAgent(ctx context.Context, id string) error { return r.hit(ctx, id) }
+func (r *recorder) StopAgent(ctx context.Context, id string) error { return r.hit(ctx, id) }
+func (r *recorder) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
+}
 func (r *recorder) ResumeAgent(ctx context.Context, id string) error {
 	return r.hit(ctx, id)
 }
-func (r *recorder) SlowAgent(ctx context.Context, id string, _ time.Duration) error {
-	return r.hit(ctx, id)
+func (r *recorder) SlowAgent(ctx context.Context, id string, _ time.Duration) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
 }
-func (r *recorder) PartitionNetwork(ctx context.Context, id string) error { return r.hit(ctx, id) }
-func (r *recorder) ToolTimeout(ctx context.Context, id string, _ time.Duration) error {
-	return r.hit(ctx, id)
+func (r *recorder) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
+}
+func (r *recorder) ToolTimeout(ctx context.Context, id string, _ time.Duration) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
 }
 func (r *recorder) CorruptMemory(ctx context.Context, id string) error { return r.hit(ctx, id) }
-func (r *recorder) DisconnectMCP(ctx context.Context, id string) error { return r.hit(ctx, id) }
-func (r *recorder) InjectLLMFailure(ctx context.Context, id string, _ arena.LLMErrorType) error {
-	return r.hit(ctx, id)
+func (r *recorder) DisconnectMCP(ctx context.Context, id string) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
+}
+func (r *recorder) InjectLLMFailure(ctx context.Context, id string, _ arena.LLMErrorType) (arena.Lift, error) {
+	return liftNothing(r.hit(ctx, id))
+}
+
+// liftNothing is the lift of a recorded fault that landed (err nil): there
+// is nothing to undo.
+func liftNothing(err error) (arena.Lift, error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) error { return nil }, nil
 }
 func (r *recorder) ListAgents(context.Context) ([]arena.AgentInfo, error) {
 	return []arena.AgentInfo{

@@ -127,6 +127,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		a.CreatedAt = start
 	}
 	prepared, params, kind, err := s.injector.prepare(ctx, a, s.selectorRand(run))
+	var lift Lift
 	if err == nil && given {
 		err = checkGivenID(a.ID)
 	}
@@ -139,13 +140,13 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 			run.obs.Settle(ctx)       // the next fault's impact is its own
 			start = run.obs.Landing() // the fault's time: when arena starts landing it
 		}
-		err = s.injector.injectKind(ctx, kind, prepared, params)
+		lift, err = s.injector.injectKind(ctx, kind, prepared, params)
 	}
 	res := Result{Action: prepared, Success: err == nil, Err: err, StartedAt: start, Duration: Duration(clock.Now().Sub(start))}
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(&res, params, kind, run) // into the active-fault registry, if arena can lift it
+		s.track(&res, params, kind, run, lift) // into the active-fault registry, if arena can lift it
 	}
 	s.record(&res, kind.spec != nil, time.Since(wallStart))
 	if s.store != nil {

@@ -39,12 +39,18 @@ func plantedService(c *planted.Cluster, clock arena.Clock) *arena.Service {
 // after almost 18 hours, over 6,000 faults in.
 var dayOfChaos = arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 3, MaxLifetime: 30 * time.Second, Mix: dayMix()}
 
+// dayMix is the mix the day was calibrated on (the bug shows after almost
+// 18 h with seed 3): its types are listed, not derived from the specs, so
+// that a new built-in type does not change this run.
 func dayMix() map[arena.ActionType]float64 {
 	m := map[arena.ActionType]float64{}
-	for _, t := range arena.ActionTypes() {
+	for _, t := range []arena.ActionType{arena.ActionKillLeader, arena.ActionKillOrchestrator, arena.ActionKillAgent,
+		arena.ActionResumeAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition, arena.ActionToolTimeout,
+		arena.ActionMemoryCorrupt, arena.ActionMCPDisconnect, arena.ActionLLMFailure, arena.ActionRemoveNode,
+		arena.ActionRemoveEdge, arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset} {
 		m[t] = 1
 	}
-	m[arena.ActionNetworkPartition], m[arena.ActionKillLeader], m[arena.ActionPauseAgent] = 0.1, 0.1, 0
+	m[arena.ActionNetworkPartition], m[arena.ActionKillLeader] = 0.1, 0.1
 	return m
 }
 

@@ -72,29 +72,29 @@ func (s *stubRuntime) Calls() []string {
 }
 
 func (s *stubRuntime) StopAgent(_ context.Context, id string) error { return s.fault("StopAgent", id) }
-func (s *stubRuntime) PauseAgent(_ context.Context, id string) error {
-	return s.fault("PauseAgent", id)
+func (s *stubRuntime) PauseAgent(_ context.Context, id string) (Lift, error) {
+	return s.lifted(ActionPauseAgent, id, s.fault("PauseAgent", id))
 }
 func (s *stubRuntime) ResumeAgent(_ context.Context, id string) error {
 	return s.fault("ResumeAgent", id)
 }
-func (s *stubRuntime) SlowAgent(_ context.Context, id string, d time.Duration) error {
-	return s.fault("SlowAgent", id+","+d.String())
+func (s *stubRuntime) SlowAgent(_ context.Context, id string, d time.Duration) (Lift, error) {
+	return s.lifted(ActionSlowAgent, id, s.fault("SlowAgent", id+","+d.String()))
 }
-func (s *stubRuntime) PartitionNetwork(_ context.Context, id string) error {
-	return s.fault("PartitionNetwork", id)
+func (s *stubRuntime) PartitionNetwork(_ context.Context, id string) (Lift, error) {
+	return s.lifted(ActionNetworkPartition, id, s.fault("PartitionNetwork", id))
 }
-func (s *stubRuntime) ToolTimeout(_ context.Context, id string, d time.Duration) error {
-	return s.fault("ToolTimeout", id+","+d.String())
+func (s *stubRuntime) ToolTimeout(_ context.Context, id string, d time.Duration) (Lift, error) {
+	return s.lifted(ActionToolTimeout, id, s.fault("ToolTimeout", id+","+d.String()))
 }
 func (s *stubRuntime) CorruptMemory(_ context.Context, id string) error {
 	return s.fault("CorruptMemory", id)
 }
-func (s *stubRuntime) DisconnectMCP(_ context.Context, id string) error {
-	return s.fault("DisconnectMCP", id)
+func (s *stubRuntime) DisconnectMCP(_ context.Context, id string) (Lift, error) {
+	return s.lifted(ActionMCPDisconnect, id, s.fault("DisconnectMCP", id))
 }
-func (s *stubRuntime) InjectLLMFailure(_ context.Context, id string, e LLMErrorType) error {
-	return s.fault("InjectLLMFailure", id+","+string(e))
+func (s *stubRuntime) InjectLLMFailure(_ context.Context, id string, e LLMErrorType) (Lift, error) {
+	return s.lifted(ActionLLMFailure, id, s.fault("InjectLLMFailure", id+","+string(e)))
 }
 func (s *stubRuntime) ListAgents(context.Context) ([]AgentInfo, error) {
 	s.mu.Lock()
@@ -117,17 +117,22 @@ func (s *stubRuntime) RemoveEdge(_ context.Context, src, dst string) error {
 	return s.fault("RemoveEdge", src+"->"+dst)
 }
 
-// LiftFault ends the outage at once.
-func (s *stubRuntime) LiftFault(_ context.Context, kind ActionType, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = append(s.calls, "Lift("+string(kind)+","+id+")")
-	s.forever, s.downSet = false, false
-	return nil
+// lifted hands back the lift of a fault of kind on id that landed (err
+// nil): it ends the outage at once.
+func (s *stubRuntime) lifted(kind ActionType, id string, err error) (Lift, error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(context.Context) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.calls = append(s.calls, "Lift("+string(kind)+","+id+")")
+		s.forever, s.downSet = false, false
+		return nil
+	}, nil
 }
 
 var (
 	_ RuntimeProvider = (*stubRuntime)(nil)
 	_ DAGProvider     = (*stubRuntime)(nil)
-	_ FaultLifter     = (*stubRuntime)(nil)
 )

@@ -30,7 +30,7 @@ func routeTable() []routeCase {
 	get := func(path string) routeCase {
 		return routeCase{pattern: "GET " + path, path: path, goodCode: 200, bad: request{path: path + "?bogus=1"}, badField: "bogus"}
 	}
-	return []routeCase{
+	table := []routeCase{
 		post("/arena/leader/kill", "/arena/leader/kill", `{}`, `{"metadata":{"delay":"1s"}}`, "metadata.delay"),
 		post("/arena/orchestrator/kill", "/arena/orchestrator/kill", ``, `{"metadata":{"duration":"1s"}}`, "metadata.duration"),
 		post("/arena/agent/{id}/kill", "/arena/agent/worker-1/kill", ``, `{"bogus":1}`, "bogus"),
@@ -76,6 +76,24 @@ func routeTable() []routeCase {
 		get("/arena/session"),
 		{pattern: "DELETE /arena/session", path: "/arena/session", goodCode: 200, bad: request{path: "/arena/session?bogus=1"}, badField: "bogus"},
 	}
+	return withFaultRoutes(table)
+}
+
+// withFaultRoutes adds a row for each built-in fault's route that table
+// leaves out: it lands on worker-1 with its defaults, and an unknown field
+// is refused. So a new built-in type has its route checked without a row
+// written for it (write one to check its metadata).
+func withFaultRoutes(table []routeCase) []routeCase {
+	for _, spec := range arena.FaultSpecs() {
+		pattern := "POST " + spec.Route
+		if slices.ContainsFunc(table, func(c routeCase) bool { return c.pattern == pattern }) {
+			continue
+		}
+		path := strings.ReplaceAll(spec.Route, "{id}", "worker-1")
+		table = append(table, routeCase{pattern: pattern, path: path, good: `{}`, goodCode: 200,
+			bad: request{path: path, body: `{"bogus":1}`}, badField: "bogus"})
+	}
+	return table
 }
 
 // TestRoutes runs, for every route: no key 401, wrong key 401 (a public
@@ -570,8 +588,10 @@ type killPause struct{ c *fakes.Cluster }
 func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	return k.c.ListAgents(ctx)
 }
-func (k killPause) StopAgent(ctx context.Context, id string) error   { return k.c.StopAgent(ctx, id) }
-func (k killPause) PauseAgent(ctx context.Context, id string) error  { return k.c.PauseAgent(ctx, id) }
+func (k killPause) StopAgent(ctx context.Context, id string) error { return k.c.StopAgent(ctx, id) }
+func (k killPause) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	return k.c.PauseAgent(ctx, id)
+}
 func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
 
 // TestFaultsTheRuntimeCannotLand: a fault outside the runtime's

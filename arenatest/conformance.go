@@ -2,8 +2,11 @@ package arenatest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -21,9 +24,20 @@ import (
 // arena.AgentLister that is an arena.Pauser, say).
 type RuntimeFactory func(t *testing.T) arena.RuntimeProvider
 
-// conformanceTimeout bounds each call of the suite: a runtime that hangs
-// fails instead of stalling the test binary.
+// conformanceTimeout bounds each call of the suite (each fault's landing,
+// checks and lifts, in Faults): a runtime that hangs fails instead of
+// stalling the test binary.
 const conformanceTimeout = 30 * time.Second
+
+// callTimeout is a context for one call, or one fault's checks.
+func callTimeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), conformanceTimeout)
+}
+
+// effectWait bounds how long the suite waits for a fault's effect to show
+// once it landed, or to go once it was lifted: a real runtime may apply
+// some asynchronously. It polls, so a quick runtime costs no wait.
+const effectWait = 10 * time.Second
 
 // noSuchAgent is an ID no runtime should have.
 const noSuchAgent = "arena-conformance-no-such-agent"
@@ -31,125 +45,109 @@ const noSuchAgent = "arena-conformance-no-such-agent"
 // factory is TestRuntime's factory, whatever the runtime type it returns.
 type factory func(t *testing.T) arena.AgentLister
 
+// seenFunc reports whether the fault of a is in place on rt now.
+type seenFunc func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error)
+
+// Effect tells TestRuntime how to see the faults of one built-in type on a
+// runtime where arena's own interfaces cannot show them (a slowed agent is
+// listed as running); Observe returns one.
+type Effect[R arena.AgentLister] struct {
+	typ  arena.ActionType
+	seen func(ctx context.Context, rt R, a arena.Action) (bool, error)
+}
+
+// Observe returns the Effect of typ for TestRuntime: seen reports whether
+// the fault of action a (of type typ, its target resolved: a.TargetID, and
+// a.SourceID for an edge) is in place on rt now, through whatever rt shows
+// (its own state, an agent's endpoint). TestRuntime then checks it is not
+// seen before the fault lands, is seen after, and (for a fault arena lifts)
+// is gone once lifted. For the fakes:
+//
+//	arenatest.Observe(arena.ActionSlowAgent, func(_ context.Context, c *fakes.Cluster, a arena.Action) (bool, error) {
+//		st, _ := c.Agent(a.TargetID)
+//		return st.SlowDelay > 0, nil
+//	})
+func Observe[R arena.AgentLister](typ arena.ActionType, seen func(ctx context.Context, rt R, a arena.Action) (bool, error)) Effect[R] {
+	return Effect[R]{typ: typ, seen: seen}
+}
+
 // TestRuntime checks that a runtime keeps the contract the engine relies
 // on, in subtests:
 //
 //   - ListAgents: at least one agent; non-empty IDs without whitespace,
 //     unique; a type and a status for each, all running at the start;
 //     restarts ≥ 0; the same agents on every call, in a fresh slice.
-//   - Faults: each agent fault the runtime can land returns nil on a
-//     running agent, which stays listed.
-//   - UnknownAgent: every fault method errors for an agent that does not
-//     exist.
-//   - StopAgent (an arena.AgentStopper): a stopped agent is listed as
-//     stopped (or, when the runtime restarted it already, with more
-//     restarts).
-//   - PauseResume (an arena.Pauser): paused after PauseAgent, running after
-//     ResumeAgent.
-//   - FaultLifter (an arena.FaultLifter): each timed fault is lifted without
-//     error, a lifted pause leaves the agent running, and lifting it again
-//     is harmless (nil), since the engine lifts faults the system may have
-//     healed already.
-//   - Concurrency: ListAgents and faults from several goroutines at once
-//     (run it with -race) never fail ListAgents nor change the agents.
-//   - NoPanics: empty IDs, zero and negative durations, an unknown LLM error
-//     type, a cancelled context: errors are fine, panics are not.
+//   - Declared: the runtime says, for every built-in fault type
+//     (arena.FaultSpecs), that it lands it (it implements the capability)
+//     or refuses it with a reason (arena.Refuser), and not both; the
+//     injector reports a refused type as arena.ErrUnsupported with that
+//     reason. A built-in type added to arena fails this check until each
+//     runtime decides.
+//   - Faults: each built-in type the runtime lands, through arena's
+//     injector as a run lands it (role types on the role's holder, DAG
+//     types on the runtime's first node or edge, resume_agent on an agent
+//     paused for it): it lands without error on a running agent, which
+//     stays listed; its effect shows; and a fault arena lifts hands back a
+//     Lift that succeeds, after which the effect is gone, and that succeeds
+//     again when called a second time (the engine lifts faults the system
+//     may have healed already). Effects are seen through arena's
+//     interfaces where they can be (a killed agent is stopped or
+//     restarted, a paused one paused, a removed node or edge is no longer
+//     listed) and through the Effects given (Observe) for the rest; a type
+//     with neither is checked for its lifecycle only, and the subtest logs
+//     that its effect went unseen.
+//   - UnknownAgent: each agent fault fails for an agent that does not
+//     exist, with an error wrapping arena.ErrNoAgent; a DAG fault on an
+//     unknown node or edge fails.
+//   - Concurrency: ListAgents, faults and lifts from several goroutines at
+//     once (run it with -race) never fail ListAgents nor change the agents.
+//   - NoPanics: empty IDs, zero and negative durations and rates, an
+//     unknown LLM error type, a cancelled context: errors are fine, panics
+//     are not.
 //
-// A runtime need not have every capability (see arena.AgentLister): the
-// checks of the faults it cannot land are skipped, the subtests named for
-// them say so with t.Skip, and TestRuntime logs the list. Each subtest
-// takes a fresh runtime from newRuntime (the fault subtests take another
-// when every agent has been hit once). The fakes pass it:
+// A runtime need not land every type (see arena.AgentLister): the Faults
+// subtests of the types it refuses are skipped with its reason. Each
+// subtest takes a fresh runtime from newRuntime (the Faults subtests take
+// another when every agent has been hit once, and one for each DAG type).
+// The fakes pass it:
 //
-//	arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return fakes.NewCluster() })
-func TestRuntime[R arena.AgentLister](t *testing.T, newRuntime func(t *testing.T) R) {
+//	arenatest.TestRuntime(t, func(t *testing.T) *fakes.Cluster { return fakes.NewCluster() }, effects...)
+func TestRuntime[R arena.AgentLister](t *testing.T, newRuntime func(t *testing.T) R, effects ...Effect[R]) {
 	t.Helper()
-	var missing []string // what the runtime cannot land: the same for every runtime of R
-	var once sync.Once
-	factory := func(t *testing.T) arena.AgentLister {
-		rt := newRuntime(t)
-		once.Do(func() { missing = lacking(rt) })
-		return rt
+	s := &suite{
+		factory: func(t *testing.T) arena.AgentLister { return newRuntime(t) },
+		effects: map[arena.ActionType]seenFunc{},
 	}
-	t.Run("ListAgents", func(t *testing.T) { testListAgents(t, factory) })
-	if len(missing) > 0 {
-		t.Logf("TestRuntime: skipping the checks of the faults the runtime cannot land: %s", strings.Join(missing, "; "))
-	}
-	t.Run("Faults", func(t *testing.T) { testFaults(t, factory) })
-	t.Run("UnknownAgent", func(t *testing.T) { testUnknownAgent(t, factory) })
-	t.Run("StopAgent", func(t *testing.T) { testStop(t, factory) })
-	t.Run("PauseResume", func(t *testing.T) { testPauseResume(t, factory) })
-	t.Run("FaultLifter", func(t *testing.T) { testLifter(t, factory) })
-	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, factory) })
-	t.Run("NoPanics", func(t *testing.T) { testNoPanics(t, factory) })
-}
-
-// lacking says which fault methods rt lacks, and why.
-func lacking(rt arena.AgentLister) []string {
-	in := arena.NewInjectorFor(rt)
-	var missing []string
-	for _, f := range allCalls {
-		if err := in.Unsupported(f.kind); err != nil {
-			missing = append(missing, err.Error())
+	for _, e := range effects {
+		if _, ok := arena.LookupFault(e.typ); !ok {
+			t.Fatalf("arenatest.Observe(%q): not a built-in fault type", e.typ)
+		}
+		seen := e.seen
+		s.effects[e.typ] = func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+			return seen(ctx, rt.(R), a)
 		}
 	}
-	return missing
+	t.Run("ListAgents", s.testListAgents)
+	t.Run("Declared", s.testDeclared)
+	t.Run("Faults", s.testFaults)
+	t.Run("UnknownAgent", s.testUnknownAgent)
+	t.Run("Concurrency", s.testConcurrency)
+	t.Run("NoPanics", s.testNoPanics)
 }
 
-// fault is one agent fault, as the engine calls it. call is made only on a
-// runtime that can land kind (supports).
-type fault struct {
-	name string
-	kind arena.ActionType
-	call func(ctx context.Context, rt arena.AgentLister, id string) error
+// suite is one TestRuntime.
+type suite struct {
+	factory factory
+	effects map[arena.ActionType]seenFunc
 }
 
-var agentFaults = []fault{
-	{"StopAgent", arena.ActionKillAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.AgentStopper).StopAgent(ctx, id)
-	}},
-	{"PauseAgent", arena.ActionPauseAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.Pauser).PauseAgent(ctx, id)
-	}},
-	{"SlowAgent", arena.ActionSlowAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.Slower).SlowAgent(ctx, id, arena.DefaultSlowDelay)
-	}},
-	{"PartitionNetwork", arena.ActionNetworkPartition, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.Partitioner).PartitionNetwork(ctx, id)
-	}},
-	{"ToolTimeout", arena.ActionToolTimeout, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.ToolTimeouter).ToolTimeout(ctx, id, arena.DefaultToolTimeout)
-	}},
-	{"CorruptMemory", arena.ActionMemoryCorrupt, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.MemoryCorrupter).CorruptMemory(ctx, id)
-	}},
-	{"DisconnectMCP", arena.ActionMCPDisconnect, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.MCPDisconnecter).DisconnectMCP(ctx, id)
-	}},
-	{"InjectLLMFailure", arena.ActionLLMFailure, func(ctx context.Context, rt arena.AgentLister, id string) error {
-		return rt.(arena.LLMFailer).InjectLLMFailure(ctx, id, arena.DefaultLLMError)
-	}},
-}
-
-var resumeCall = fault{"ResumeAgent", arena.ActionResumeAgent, func(ctx context.Context, rt arena.AgentLister, id string) error {
-	return rt.(arena.Pauser).ResumeAgent(ctx, id)
-}}
-
-// allCalls is every fault method of a runtime.
-var allCalls = append(slices.Clone(agentFaults), resumeCall)
-
-// supported keeps the calls rt can land.
-func supported(rt arena.AgentLister, calls []fault) []fault {
-	in := arena.NewInjectorFor(rt)
-	return slices.DeleteFunc(slices.Clone(calls), func(f fault) bool { return !in.Supports(f.kind) })
-}
-
-// require skips t unless rt can land kind.
-func require(t *testing.T, rt arena.AgentLister, kind arena.ActionType) {
-	t.Helper()
-	if err := arena.NewInjectorFor(rt).Unsupported(kind); err != nil {
-		t.Skipf("skipped: %v", err)
+// injectorFor is the injector a service would have over rt: rt as the DAG
+// provider too, when it is one.
+func injectorFor(rt arena.AgentLister) *arena.Injector {
+	if dag, ok := rt.(arena.DAGProvider); ok {
+		return arena.NewInjectorFor(rt, arena.WithDAG(dag))
 	}
+	return arena.NewInjectorFor(rt)
 }
 
 func callContext(t *testing.T) context.Context {
@@ -176,8 +174,8 @@ func find(agents []arena.AgentInfo, id string) (arena.AgentInfo, bool) {
 	return agents[i], true
 }
 
-func testListAgents(t *testing.T, factory factory) {
-	rt := factory(t)
+func (s *suite) testListAgents(t *testing.T) {
+	rt := s.factory(t)
 	ctx := callContext(t)
 	agents := list(t, ctx, rt)
 	if len(agents) == 0 {
@@ -219,36 +217,93 @@ func testListAgents(t *testing.T, factory factory) {
 	}
 }
 
+// testDeclared checks that the runtime lands or refuses every built-in type.
+func (s *suite) testDeclared(t *testing.T) {
+	rt := s.factory(t)
+	in := injectorFor(rt)
+	var refusals map[arena.ActionType]string
+	if r, ok := rt.(arena.Refuser); ok {
+		refusals = r.Refusals()
+	}
+	for _, typ := range slices.Sorted(maps.Keys(refusals)) {
+		if _, ok := arena.LookupFault(typ); !ok {
+			t.Errorf("Refusals: %q is not a built-in fault type", typ)
+		}
+		if strings.TrimSpace(refusals[typ]) == "" {
+			t.Errorf("Refusals: %s: no reason given", typ)
+		}
+	}
+	var refused []string
+	for _, spec := range arena.FaultSpecs() {
+		why, isRefused := refusals[spec.Type]
+		err := in.Unsupported(spec.Type)
+		switch lands := err == nil; {
+		case lands && isRefused:
+			t.Errorf("%s: the runtime lands it (it implements arena.%s) and refuses it (%q): say one", spec.Type, spec.Capability(), why)
+		case !lands && !isRefused:
+			t.Errorf("%s: neither landed nor refused: implement arena.%s, or give the reason the runtime refuses it in its Refusals (arena.Refuser)",
+				spec.Type, spec.Capability())
+		case isRefused && errors.Is(err, arena.ErrNoDAG):
+			refused = append(refused, fmt.Sprintf("%s (%s)", spec.Type, why)) // no DAG provider: the injector says so
+		case isRefused && (!errors.Is(err, arena.ErrUnsupported) || !strings.Contains(err.Error(), why)):
+			t.Errorf("injector: Unsupported(%s) = %v, want arena.ErrUnsupported with the runtime's reason %q", spec.Type, err, why)
+		case isRefused:
+			refused = append(refused, fmt.Sprintf("%s (%s)", spec.Type, why))
+		}
+	}
+	if len(refused) > 0 {
+		t.Logf("the runtime refuses: %s", strings.Join(refused, "; "))
+	}
+}
+
 // pool hands out running agents, each once, asking factory for a fresh
 // runtime when every agent of the current one has been hit. Workers come
-// first: they are what a fault usually hits.
+// first: they are what a fault usually hits. It is used from the test's
+// own goroutine only (it may fail t).
 type pool struct {
 	t       *testing.T
 	factory factory
 	rt      arena.AgentLister
-	unhit   []string
+	unhit   []arena.AgentInfo
 }
 
-func (p *pool) next(ctx context.Context) (arena.AgentLister, string) {
-	p.t.Helper()
+// current returns the runtime agents are handed out from.
+func (p *pool) current(ctx context.Context) arena.AgentLister {
 	if len(p.unhit) == 0 {
-		p.rt = p.factory(p.t)
-		agents := list(p.t, ctx, p.rt)
-		slices.SortStableFunc(agents, func(a, b arena.AgentInfo) int {
-			return boolRank(a.Type != arena.TypeWorker) - boolRank(b.Type != arena.TypeWorker)
-		})
-		for _, a := range agents {
-			if a.Status == arena.StatusRunning {
-				p.unhit = append(p.unhit, a.ID)
-			}
+		p.refill(ctx)
+	}
+	return p.rt
+}
+
+func (p *pool) refill(ctx context.Context) {
+	p.t.Helper()
+	p.rt = p.factory(p.t)
+	agents := list(p.t, ctx, p.rt)
+	slices.SortStableFunc(agents, func(a, b arena.AgentInfo) int {
+		return boolRank(a.Type != arena.TypeWorker) - boolRank(b.Type != arena.TypeWorker)
+	})
+	p.unhit = slices.DeleteFunc(agents, func(a arena.AgentInfo) bool { return a.Status != arena.StatusRunning })
+	if len(p.unhit) == 0 {
+		p.t.Fatal("ListAgents: no running agent to inject a fault into")
+	}
+}
+
+// next hands out an agent of type typ ("": any), from a fresh runtime when
+// the current one has none left; id is "" when neither has one (the
+// fault's own resolution then says what is missing).
+func (p *pool) next(ctx context.Context, typ string) (rt arena.AgentLister, id string) {
+	p.t.Helper()
+	for try := 0; try < 2; try++ {
+		if try > 0 || len(p.unhit) == 0 {
+			p.refill(ctx)
 		}
-		if len(p.unhit) == 0 {
-			p.t.Fatal("ListAgents: no running agent to inject a fault into")
+		if i := slices.IndexFunc(p.unhit, func(a arena.AgentInfo) bool { return typ == "" || a.Type == typ }); i >= 0 {
+			id := p.unhit[i].ID
+			p.unhit = slices.Delete(p.unhit, i, i+1)
+			return p.rt, id
 		}
 	}
-	id := p.unhit[0]
-	p.unhit = p.unhit[1:]
-	return p.rt, id
+	return p.rt, ""
 }
 
 func boolRank(b bool) int {
@@ -258,131 +313,306 @@ func boolRank(b bool) int {
 	return 0
 }
 
-func testFaults(t *testing.T, factory factory) {
-	p := &pool{t: t, factory: factory}
-	ctx := callContext(t)
-	for _, f := range agentFaults {
-		rt, id := p.next(ctx)
-		if !arena.NewInjectorFor(rt).Supports(f.kind) {
-			p.unhit = append([]string{id}, p.unhit...) // not hit: the next fault takes it
+// testFaults lands every built-in type the runtime lands, in FaultSpecs
+// order.
+func (s *suite) testFaults(t *testing.T) {
+	p := &pool{t: t, factory: s.factory}
+	for _, spec := range arena.FaultSpecs() {
+		ctx, cancel := callTimeout() // each fault its own: runtimes may be started between them
+		defer cancel()
+		name := string(spec.Type)
+		var rt arena.AgentLister
+		a := arena.Action{ID: "conformance-" + name, Type: spec.Type}
+		switch spec.Target {
+		case arena.TargetNode, arena.TargetEdge:
+			rt = s.factory(t) // a fresh one: the node or edge must be intact
+			if err := injectorFor(rt).Unsupported(spec.Type); err != nil {
+				t.Run(name, func(t *testing.T) { t.Skipf("not landed: %v", err) })
+				continue
+			}
+			a.SourceID, a.TargetID = dagTarget(t, ctx, rt.(arena.DAGProvider), spec.Target)
+		default:
+			if err := injectorFor(p.current(ctx)).Unsupported(spec.Type); err != nil {
+				t.Run(name, func(t *testing.T) { t.Skipf("not landed: %v", err) })
+				continue
+			}
+			switch spec.Target {
+			case arena.TargetSystem:
+				rt = p.current(ctx)
+			case arena.TargetRole:
+				var holder string
+				if rt, holder = p.next(ctx, spec.Role); holder == "" {
+					t.Run(name, func(t *testing.T) { t.Skipf("no agent is of type %s: nothing to land it on", spec.Role) })
+					continue
+				} // the injector resolves the holder
+			default:
+				rt, a.TargetID = p.next(ctx, "")
+			}
 		}
-		t.Run(f.name, func(t *testing.T) {
-			require(t, rt, f.kind)
-			if err := f.call(ctx, rt, id); err != nil {
-				t.Fatalf("%s(%q) on a running agent: %v", f.name, id, err)
-			}
-			if _, ok := find(list(t, ctx, rt), id); !ok {
-				t.Errorf("%s(%q): the agent is no longer listed (a fault must not remove an agent)", f.name, id)
-			}
-		})
+		t.Run(name, func(t *testing.T) { s.checkFault(t, ctx, rt, spec, a) })
 	}
 }
 
-func testUnknownAgent(t *testing.T, factory factory) {
-	rt := factory(t)
-	ctx := callContext(t)
-	for _, f := range supported(rt, allCalls) {
-		if err := f.call(ctx, rt, noSuchAgent); err == nil {
-			t.Errorf("%s(%q) = nil, want an error for an unknown agent", f.name, noSuchAgent)
+// dagTarget returns the runtime's first node, or its first edge.
+func dagTarget(t *testing.T, ctx context.Context, dag arena.DAGProvider, target arena.TargetRule) (source, id string) {
+	t.Helper()
+	if target == arena.TargetNode {
+		nodes, err := dag.ListNodes(ctx)
+		if err != nil || len(nodes) == 0 {
+			t.Fatalf("ListNodes = %v, %v; want a node to remove", nodes, err)
 		}
+		return "", nodes[0]
+	}
+	edges, err := dag.ListEdges(ctx)
+	if err != nil || len(edges) == 0 {
+		t.Fatalf("ListEdges = %v, %v; want an edge to remove", edges, err)
+	}
+	return edges[0].Source, edges[0].Target
+}
+
+// checkFault lands a on rt and checks the fault's lifecycle and effect.
+func (s *suite) checkFault(t *testing.T, ctx context.Context, rt arena.AgentLister, spec arena.FaultSpec, a arena.Action) {
+	in := injectorFor(rt)
+	a, params, err := in.Prepare(ctx, a, nil)
+	if err != nil {
+		t.Fatalf("preparing %s: %v", spec.Type, err)
+	}
+	if spec.Eligible != nil && !spec.Eligible(arena.StatusRunning) && spec.Eligible(arena.StatusPaused) {
+		// resume_agent: pause the agent first; its lift, after the resume,
+		// lifts a fault that is no longer in place.
+		pause := arena.Action{ID: a.ID + "-pause", Type: arena.ActionPauseAgent, TargetID: a.TargetID}
+		pause, pp, err := in.Prepare(ctx, pause, nil)
+		if err != nil {
+			t.Fatalf("preparing the pause before %s: %v", spec.Type, err)
+		}
+		lift, err := in.Inject(ctx, pause, pp)
+		if err != nil {
+			t.Fatalf("pausing %q before %s: %v", a.TargetID, spec.Type, err)
+		}
+		if lift != nil {
+			defer func() {
+				if err := lift(ctx); err != nil {
+					t.Errorf("lifting the pause of %q after %s: %v, want nil (the pause was over)", a.TargetID, spec.Type, err)
+				}
+			}()
+		}
+	}
+	agentFault := spec.Target == arena.TargetAgent || spec.Target == arena.TargetRole
+	before, ok := find(list(t, ctx, rt), a.TargetID)
+	if !ok && agentFault {
+		t.Fatalf("agent %q is not listed", a.TargetID)
+	}
+	seen := s.seen(rt, spec, before)
+	if seen == nil {
+		t.Logf("%s: effect not observed: arena's interfaces do not show it, and no arenatest.Observe was given for it", spec.Type)
+	} else if on, err := seen(ctx, rt, a); err != nil {
+		t.Fatalf("observing %s on %s before it landed: %v", spec.Type, target(a), err)
+	} else if on {
+		t.Fatalf("%s seen on %s before it landed: the observation cannot tell a fault from none", spec.Type, target(a))
+	}
+
+	lift, err := in.Inject(ctx, a, params)
+	if err != nil {
+		t.Fatalf("%s on %s, which can take it: %v", spec.Type, target(a), err)
+	}
+	if agentFault {
+		if _, ok := find(list(t, ctx, rt), a.TargetID); !ok {
+			t.Errorf("%s on %q: the agent is no longer listed (a fault must not remove an agent)", spec.Type, a.TargetID)
+		}
+	}
+	if seen != nil {
+		waitSeen(t, ctx, rt, seen, a, true)
+	}
+	if !in.CanLift(spec.Type) {
+		if spec.Lifts {
+			t.Logf("%s: arena cannot lift it on this runtime (it lands it through a deprecated method that returns no Lift, without arena.FaultLifter)", spec.Type)
+		}
+		return
+	}
+	if lift == nil {
+		t.Fatalf("%s on %s: landed without a Lift", spec.Type, target(a))
+	}
+	if err := lift(ctx); err != nil {
+		t.Fatalf("lifting %s on %s: %v", spec.Type, target(a), err)
+	}
+	if seen != nil {
+		waitSeen(t, ctx, rt, seen, a, false)
+	}
+	if err := lift(ctx); err != nil {
+		t.Errorf("lifting %s on %s a second time: %v, want nil (the engine lifts faults the system may have healed already)", spec.Type, target(a), err)
 	}
 }
 
-func testStop(t *testing.T, factory factory) {
-	ctx := callContext(t)
-	rt, id := (&pool{t: t, factory: factory}).next(ctx)
-	require(t, rt, arena.ActionKillAgent)
-	before, _ := find(list(t, ctx, rt), id)
-	if err := rt.(arena.AgentStopper).StopAgent(ctx, id); err != nil {
-		t.Fatalf("StopAgent(%q): %v", id, err)
+func target(a arena.Action) string {
+	if a.SourceID != "" {
+		return fmt.Sprintf("%q->%q", a.SourceID, a.TargetID)
 	}
-	after, ok := find(list(t, ctx, rt), id)
+	return fmt.Sprintf("%q", a.TargetID)
+}
+
+// seen is how the suite sees a fault of spec's type: through arena's
+// interfaces (listed is the target as listed before the fault), the
+// Observe given for the type, or both; nil when neither can.
+func (s *suite) seen(rt arena.AgentLister, spec arena.FaultSpec, listed arena.AgentInfo) seenFunc {
+	own := shown(rt, spec, listed)
+	theirs := s.effects[spec.Type]
 	switch {
-	case !ok:
-		t.Errorf("after StopAgent(%q) the agent is no longer listed", id)
-	case after.Status != arena.StatusStopped && after.Restarts <= before.Restarts:
-		t.Errorf("after StopAgent(%q): status %q with %d restarts, want %q (or more restarts than %d, if restarted already)",
-			id, after.Status, after.Restarts, arena.StatusStopped, before.Restarts)
+	case own == nil:
+		return theirs
+	case theirs == nil:
+		return own
+	}
+	return func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+		a1, err := own(ctx, rt, a)
+		if err != nil {
+			return false, err
+		}
+		a2, err := theirs(ctx, rt, a)
+		if err == nil && a1 != a2 {
+			err = fmt.Errorf("arena's interfaces say %v, the Observe given says %v", a1, a2)
+		}
+		return a1 && a2, err
 	}
 }
 
-func testPauseResume(t *testing.T, factory factory) {
-	ctx := callContext(t)
-	rt, id := (&pool{t: t, factory: factory}).next(ctx)
-	require(t, rt, arena.ActionPauseAgent)
-	pauser := rt.(arena.Pauser)
-	if err := pauser.PauseAgent(ctx, id); err != nil {
-		t.Fatalf("PauseAgent(%q): %v", id, err)
+// shown is how arena's own interfaces show a fault of spec's type: a kill
+// stops the agent (or restarts it, past the restarts it had when listed), a
+// pause pauses it, a resume runs it, a removed node or edge is no longer
+// listed. nil for the other types.
+func shown(rt arena.AgentLister, spec arena.FaultSpec, listed arena.AgentInfo) seenFunc {
+	status := func(is func(a arena.AgentInfo) bool) seenFunc {
+		return func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+			agents, err := rt.ListAgents(ctx)
+			if err != nil {
+				return false, err
+			}
+			ag, _ := find(agents, a.TargetID)
+			return is(ag), nil
+		}
 	}
-	if a, _ := find(list(t, ctx, rt), id); a.Status != arena.StatusPaused {
-		t.Errorf("after PauseAgent(%q): status %q, want %q", id, a.Status, arena.StatusPaused)
+	dag, isDAG := rt.(arena.DAGProvider)
+	switch {
+	case spec.Capability() == reflect.TypeFor[arena.AgentStopper]().Name():
+		return status(func(a arena.AgentInfo) bool { return a.Status == arena.StatusStopped || a.Restarts > listed.Restarts })
+	case spec.Type == arena.ActionPauseAgent:
+		return status(func(a arena.AgentInfo) bool { return a.Status == arena.StatusPaused })
+	case spec.Type == arena.ActionResumeAgent:
+		return status(func(a arena.AgentInfo) bool {
+			return listed.Status != arena.StatusRunning && a.Status == arena.StatusRunning
+		})
+	case spec.Target == arena.TargetNode && isDAG:
+		return func(ctx context.Context, _ arena.AgentLister, a arena.Action) (bool, error) {
+			nodes, err := dag.ListNodes(ctx)
+			return !slices.Contains(nodes, a.TargetID), err
+		}
+	case spec.Target == arena.TargetEdge && isDAG:
+		return func(ctx context.Context, _ arena.AgentLister, a arena.Action) (bool, error) {
+			edges, err := dag.ListEdges(ctx)
+			return !slices.Contains(edges, arena.Edge{Source: a.SourceID, Target: a.TargetID}), err
+		}
 	}
-	if err := pauser.ResumeAgent(ctx, id); err != nil {
-		t.Fatalf("ResumeAgent(%q): %v", id, err)
-	}
-	if a, _ := find(list(t, ctx, rt), id); a.Status != arena.StatusRunning {
-		t.Errorf("after ResumeAgent(%q): status %q, want %q", id, a.Status, arena.StatusRunning)
+	return nil
+}
+
+// waitSeen polls seen until it answers want, and fails t at effectWait.
+func waitSeen(t *testing.T, ctx context.Context, rt arena.AgentLister, seen seenFunc, a arena.Action, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(effectWait)
+	for {
+		on, err := seen(ctx, rt, a)
+		switch {
+		case err != nil:
+			t.Fatalf("observing %s on %s: %v", a.Type, target(a), err)
+		case on == want:
+			return
+		case time.Now().After(deadline):
+			if want {
+				t.Fatalf("%s on %s landed without error, but its effect did not show within %v", a.Type, target(a), effectWait)
+			}
+			t.Fatalf("%s on %s was lifted without error, but its effect was still there after %v", a.Type, target(a), effectWait)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func testLifter(t *testing.T, factory factory) {
-	ctx := callContext(t)
-	p := &pool{t: t, factory: factory}
-	rt, id := p.next(ctx)
-	if _, ok := rt.(arena.FaultLifter); !ok {
-		t.Skipf("%T is not an arena.FaultLifter: the engine cannot lift timed faults early", rt)
-	}
-	p.unhit = append([]string{id}, p.unhit...)
-	for _, f := range supported(rt, agentFaults) {
-		if !f.kind.Liftable() {
+// testUnknownAgent lands each agent fault the runtime lands on an agent it
+// does not have, and each DAG fault on a node or edge it does not have.
+func (s *suite) testUnknownAgent(t *testing.T) {
+	rt := s.factory(t)
+	in := injectorFor(rt)
+	for _, spec := range arena.FaultSpecs() {
+		if !in.Supports(spec.Type) || spec.Target == arena.TargetRole || spec.Target == arena.TargetSystem {
 			continue
 		}
-		rt, id := p.next(ctx)
-		lifter := rt.(arena.FaultLifter)
-		t.Run(f.name, func(t *testing.T) {
-			if err := f.call(ctx, rt, id); err != nil {
-				t.Fatalf("%s(%q): %v", f.name, id, err)
+		ctx, cancel := callTimeout()
+		defer cancel()
+		a := arena.Action{Type: spec.Type, TargetID: noSuchAgent}
+		if spec.Target == arena.TargetEdge {
+			a.SourceID = noSuchAgent
+		}
+		a, p, err := in.Prepare(ctx, a, nil)
+		if err != nil {
+			t.Errorf("preparing %s on %s: %v", spec.Type, target(a), err)
+			continue
+		}
+		lift, err := in.Inject(ctx, a, p)
+		switch {
+		case err == nil:
+			t.Errorf("%s on %s = nil, want an error for an unknown target", spec.Type, target(a))
+			if lift != nil {
+				_ = lift(ctx)
 			}
-			if err := lifter.LiftFault(ctx, f.kind, id); err != nil {
-				t.Fatalf("LiftFault(%s, %q): %v", f.kind, id, err)
-			}
-			if a, _ := find(list(t, ctx, rt), id); f.kind == arena.ActionPauseAgent && a.Status != arena.StatusRunning {
-				t.Errorf("after LiftFault(%s, %q): status %q, want %q", f.kind, id, a.Status, arena.StatusRunning)
-			}
-			if err := lifter.LiftFault(ctx, f.kind, id); err != nil {
-				t.Errorf("LiftFault(%s, %q) of a fault lifted already: %v, want nil", f.kind, id, err)
-			}
-		})
+		case spec.Target == arena.TargetAgent && !errors.Is(err, arena.ErrNoAgent):
+			t.Errorf("%s on %s = %v, want an error wrapping arena.ErrNoAgent", spec.Type, target(a), err)
+		}
 	}
 }
 
-func testConcurrency(t *testing.T, factory factory) {
-	rt := factory(t)
+func (s *suite) testConcurrency(t *testing.T) {
+	rt := s.factory(t)
+	in := injectorFor(rt)
 	ctx := callContext(t)
 	agents := list(t, ctx, rt)
 	var ids []string
 	for _, a := range agents {
 		ids = append(ids, a.ID)
 	}
-	faults := supported(rt, agentFaults)
+	var types []arena.ActionType
+	for _, spec := range arena.FaultSpecs() {
+		if spec.Target == arena.TargetAgent && in.Supports(spec.Type) {
+			types = append(types, spec.Type)
+		}
+	}
 	const workers, rounds = 8, 20
 	errs := make(chan error, workers*rounds)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for r := range rounds {
+				ctx, cancel := callTimeout()
+				defer cancel()
 				if _, err := rt.ListAgents(ctx); err != nil {
 					errs <- fmt.Errorf("ListAgents: %v", err)
 				}
-				if len(faults) == 0 {
+				if len(types) == 0 {
 					continue
 				}
 				// Faults may fail to land (a stopped agent cannot be
 				// paused); only their safety is tested here.
-				f := faults[(w+r)%len(faults)]
-				id := ids[(w*rounds+r)%len(ids)]
-				if p := safeCall(func() error { return f.call(ctx, rt, id) }); p != nil {
-					errs <- fmt.Errorf("%s(%q) panicked: %v", f.name, id, p)
+				a := arena.Action{Type: types[(w+r)%len(types)], TargetID: ids[(w*rounds+r)%len(ids)]}
+				a, p, err := in.Prepare(ctx, a, nil)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				lift, err := in.Inject(ctx, a, p)
+				if errors.Is(err, arena.ErrProviderPanic) {
+					errs <- fmt.Errorf("%s on %q: %v", a.Type, a.TargetID, err)
+				}
+				if lift != nil && r%2 == 0 {
+					if p := safeCall(func() error { return lift(ctx) }); p != nil {
+						errs <- fmt.Errorf("lifting %s on %q panicked: %v", a.Type, a.TargetID, p)
+					}
 				}
 			}
 		})
@@ -392,6 +622,8 @@ func testConcurrency(t *testing.T, factory factory) {
 	for err := range errs {
 		t.Error(err)
 	}
+	ctx, cancel := callTimeout()
+	defer cancel()
 	after := list(t, ctx, rt)
 	var idsAfter []string
 	for _, a := range after {
@@ -404,57 +636,82 @@ func testConcurrency(t *testing.T, factory factory) {
 	}
 }
 
-func testNoPanics(t *testing.T, factory factory) {
-	rt := factory(t)
+func (s *suite) testNoPanics(t *testing.T) {
+	rt := s.factory(t)
+	in := injectorFor(rt)
 	ctx := callContext(t)
 	id := list(t, ctx, rt)[0].ID
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	type call struct {
-		kind arena.ActionType // what the runtime needs for it; "" for ListAgents
-		fn   func() error
+	calls := map[string]func() error{
+		`ListAgents(cancelled)`: func() error { _, err := rt.ListAgents(cancelled); return err },
 	}
-	stop := func(ctx context.Context, id string) error { return rt.(arena.AgentStopper).StopAgent(ctx, id) }
-	pause := func(ctx context.Context, id string) error { return rt.(arena.Pauser).PauseAgent(ctx, id) }
-	slow := func(id string, d time.Duration) error { return rt.(arena.Slower).SlowAgent(ctx, id, d) }
-	tool := func(d time.Duration) error { return rt.(arena.ToolTimeouter).ToolTimeout(ctx, id, d) }
-	llm := func(ctx context.Context, id string, e arena.LLMErrorType) error {
-		return rt.(arena.LLMFailer).InjectLLMFailure(ctx, id, e)
-	}
-	all := map[string]call{
-		`StopAgent(ctx, "")`:              {arena.ActionKillAgent, func() error { return stop(ctx, "") }},
-		`PauseAgent(ctx, "")`:             {arena.ActionPauseAgent, func() error { return pause(ctx, "") }},
-		`ResumeAgent(ctx, "")`:            {arena.ActionResumeAgent, func() error { return rt.(arena.Pauser).ResumeAgent(ctx, "") }},
-		`SlowAgent(ctx, "", 1s)`:          {arena.ActionSlowAgent, func() error { return slow("", time.Second) }},
-		`SlowAgent(ctx, id, 0)`:           {arena.ActionSlowAgent, func() error { return slow(id, 0) }},
-		`SlowAgent(ctx, id, -1s)`:         {arena.ActionSlowAgent, func() error { return slow(id, -time.Second) }},
-		`PartitionNetwork(ctx, "")`:       {arena.ActionNetworkPartition, func() error { return rt.(arena.Partitioner).PartitionNetwork(ctx, "") }},
-		`ToolTimeout(ctx, id, 0)`:         {arena.ActionToolTimeout, func() error { return tool(0) }},
-		`ToolTimeout(ctx, id, -1s)`:       {arena.ActionToolTimeout, func() error { return tool(-time.Second) }},
-		`CorruptMemory(ctx, "")`:          {arena.ActionMemoryCorrupt, func() error { return rt.(arena.MemoryCorrupter).CorruptMemory(ctx, "") }},
-		`DisconnectMCP(ctx, "")`:          {arena.ActionMCPDisconnect, func() error { return rt.(arena.MCPDisconnecter).DisconnectMCP(ctx, "") }},
-		`InjectLLMFailure(ctx, id, "?")`:  {arena.ActionLLMFailure, func() error { return llm(ctx, id, "nonsense") }},
-		`InjectLLMFailure(ctx, "", "")`:   {arena.ActionLLMFailure, func() error { return llm(ctx, "", "") }},
-		`ListAgents(cancelled)`:           {"", func() error { _, err := rt.ListAgents(cancelled); return err }},
-		`StopAgent(cancelled, id)`:        {arena.ActionKillAgent, func() error { return stop(cancelled, id) }},
-		`PauseAgent(cancelled, id)`:       {arena.ActionPauseAgent, func() error { return pause(cancelled, id) }},
-		`InjectLLMFailure(cancelled, id)`: {arena.ActionLLMFailure, func() error { return llm(cancelled, id, arena.LLMTimeout) }},
-	}
-	in := arena.NewInjectorFor(rt)
-	calls := map[string]func() error{}
-	for name, c := range all {
-		if c.kind == "" || in.Supports(c.kind) {
-			calls[name] = c.fn
+	// Every agent fault on an empty ID, through the injector (which does
+	// not validate Inject's action: Prepare does).
+	var lifts []arena.Lift
+	for _, spec := range arena.FaultSpecs() {
+		if spec.Target != arena.TargetAgent || !in.Supports(spec.Type) {
+			continue
+		}
+		calls[string(spec.Type)+` on ""`] = func() error {
+			lift, err := in.Inject(ctx, arena.Action{Type: spec.Type}, arena.Params{})
+			if lift != nil {
+				lifts = append(lifts, lift)
+			}
+			return err
 		}
 	}
-	if l, ok := rt.(arena.FaultLifter); ok {
-		calls[`LiftFault(ctx, "bogus", id)`] = func() error { return l.LiftFault(ctx, "bogus", id) }
-		calls[`LiftFault(ctx, kill_agent, id)`] = func() error { return l.LiftFault(ctx, arena.ActionKillAgent, id) }
-		calls[`LiftFault(ctx, pause_agent, "")`] = func() error { return l.LiftFault(ctx, arena.ActionPauseAgent, "") }
+	// Odd values the engine's validation never lets through, straight to
+	// the methods the runtime has.
+	keep := func(lift arena.Lift, err error) error {
+		if lift != nil {
+			lifts = append(lifts, lift)
+		}
+		return err
+	}
+	if r, ok := rt.(arena.AgentStopper); ok {
+		calls[`StopAgent(cancelled, id)`] = func() error { return r.StopAgent(cancelled, id) }
+	}
+	if r, ok := rt.(arena.Pauser); ok {
+		calls[`PauseAgent(cancelled, id)`] = func() error { return keep(r.PauseAgent(cancelled, id)) }
+	}
+	if r, ok := rt.(arena.Slower); ok {
+		calls[`SlowAgent(ctx, id, 0)`] = func() error { return keep(r.SlowAgent(ctx, id, 0)) }
+		calls[`SlowAgent(ctx, id, -1s)`] = func() error { return keep(r.SlowAgent(ctx, id, -time.Second)) }
+	}
+	if r, ok := rt.(arena.ToolTimeouter); ok {
+		calls[`ToolTimeout(ctx, id, 0)`] = func() error { return keep(r.ToolTimeout(ctx, id, 0)) }
+		calls[`ToolTimeout(ctx, id, -1s)`] = func() error { return keep(r.ToolTimeout(ctx, id, -time.Second)) }
+	}
+	if r, ok := rt.(arena.LLMFailer); ok {
+		calls[`InjectLLMFailure(ctx, id, "?")`] = func() error { return keep(r.InjectLLMFailure(ctx, id, "nonsense")) }
+		calls[`InjectLLMFailure(ctx, id, "")`] = func() error { return keep(r.InjectLLMFailure(ctx, id, "")) }
+		calls[`InjectLLMFailure(cancelled, id)`] = func() error { return keep(r.InjectLLMFailure(cancelled, id, arena.LLMTimeout)) }
+	}
+	if r, ok := rt.(arena.LatencyInjector); ok {
+		calls[`InjectLatency(ctx, id, 0)`] = func() error { return keep(r.InjectLatency(ctx, id, arena.Latency{})) }
+		calls[`InjectLatency(ctx, id, -1s±-1s)`] = func() error {
+			return keep(r.InjectLatency(ctx, id, arena.Latency{Latency: -time.Second, Jitter: -time.Second}))
+		}
+		calls[`InjectLatency(ctx, id, peer unknown)`] = func() error {
+			return keep(r.InjectLatency(ctx, id, arena.Latency{Latency: time.Second, Peer: noSuchAgent}))
+		}
+	}
+	if r, ok := rt.(arena.BandwidthLimiter); ok {
+		calls[`LimitBandwidth(ctx, id, 0)`] = func() error { return keep(r.LimitBandwidth(ctx, id, 0)) }
+		calls[`LimitBandwidth(ctx, id, -1)`] = func() error { return keep(r.LimitBandwidth(ctx, id, -1)) }
+	}
+	if r, ok := rt.(arena.ConnectionResetter); ok {
+		calls[`ResetConnections(ctx, id, -1s)`] = func() error { return keep(r.ResetConnections(ctx, id, -time.Second)) }
 	}
 	for _, name := range slices.Sorted(maps.Keys(calls)) {
 		if p := safeCall(calls[name]); p != nil {
 			t.Errorf("%s panicked: %v", name, p)
+		}
+	}
+	for i, lift := range lifts {
+		if p := safeCall(func() error { return lift(cancelled) }); p != nil {
+			t.Errorf("lift %d, with a cancelled context, panicked: %v", i, p)
 		}
 	}
 	if _, err := rt.ListAgents(ctx); err != nil {
@@ -463,9 +720,33 @@ func testNoPanics(t *testing.T, factory factory) {
 }
 
 // safeCall runs fn, whose error may be anything, and returns what it
-// panicked with (nil if it did not).
+// panicked with (nil if it did not). A panic the injector caught counts.
 func safeCall(fn func() error) (panicked any) {
-	defer func() { panicked = recover() }()
-	_ = fn()
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = r
+		}
+	}()
+	if err := fn(); errors.Is(err, arena.ErrProviderPanic) {
+		return err
+	}
 	return nil
+}
+
+// TestRuntimeDoc checks that file, a runtime's package documentation,
+// names every built-in fault type ("kill_*" names the kills): how the
+// runtime lands it, or why it refuses it. A type added to arena then asks
+// for its line there, as TestRuntime asks for the runtime's decision.
+func TestRuntimeDoc(t *testing.T, file string) {
+	t.Helper()
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range arena.FaultSpecs() {
+		name := string(s.Type)
+		if !strings.Contains(string(doc), name) && !(strings.HasPrefix(name, "kill_") && strings.Contains(string(doc), "kill_*")) {
+			t.Errorf("%s: %s does not say how the runtime lands it or why it refuses it", name, file)
+		}
+	}
 }

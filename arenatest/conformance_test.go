@@ -3,8 +3,10 @@ package arenatest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,32 +16,40 @@ import (
 	"github.com/ares-arena/arena/fakes"
 )
 
-// The fake cluster passes the conformance suite, on the wall clock and on
-// a virtual one, and as a bare RuntimeProvider (no FaultLifter).
-func TestRuntimeFakes(t *testing.T) {
-	t.Run("real clock", func(t *testing.T) {
-		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return fakes.NewCluster() })
-	})
-	t.Run("virtual clock", func(t *testing.T) {
-		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider {
-			return fakes.NewCluster(fakes.WithClock(arena.NewVirtualClock(time.Time{})), fakes.WithWorkers(1))
-		})
-	})
-	t.Run("bare", func(t *testing.T) {
-		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return bare{fakes.NewCluster()} })
-	})
-}
+// The fake cluster's own conformance test, with an effect for every type,
+// is in package fakes; these are the suite's tests.
 
-// killPause is a runtime that can only list, kill, pause and resume: the
-// suite checks those and skips the rest, saying so.
+// killPause is a runtime that can only list, kill, pause and resume, and
+// says why it refuses the rest: the suite checks those and skips the rest,
+// saying so.
 type killPause struct{ c *fakes.Cluster }
 
 func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	return k.c.ListAgents(ctx)
 }
-func (k killPause) StopAgent(ctx context.Context, id string) error   { return k.c.StopAgent(ctx, id) }
-func (k killPause) PauseAgent(ctx context.Context, id string) error  { return k.c.PauseAgent(ctx, id) }
+func (k killPause) StopAgent(ctx context.Context, id string) error { return k.c.StopAgent(ctx, id) }
+func (k killPause) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	return k.c.PauseAgent(ctx, id)
+}
 func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
+
+// Refusals refuses every type but the kills, pause and resume: derived
+// from the specs here (a runtime would list the types it refuses), so that
+// this test does not break when arena adds a type.
+func (k killPause) Refusals() map[arena.ActionType]string {
+	lands := arena.NewInjectorFor(struct {
+		arena.AgentLister
+		arena.AgentStopper
+		arena.Pauser
+	}{k, k, k})
+	out := map[arena.ActionType]string{}
+	for _, s := range arena.FaultSpecs() {
+		if !lands.Supports(s.Type) {
+			out[s.Type] = "this runtime only kills and pauses"
+		}
+	}
+	return out
+}
 
 // TestPartialRuntimeDemo is run by TestRuntimePartial, in a child process,
 // so that its verbose output can be read.
@@ -53,27 +63,74 @@ func TestPartialRuntimeDemo(t *testing.T) {
 // TestRuntimePartial: a runtime with only some capabilities passes the
 // checks of those, and the suite says which it skipped and why.
 func TestRuntimePartial(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPartialRuntimeDemo$", "-test.v")
-	cmd.Env = append(os.Environ(), "ARENATEST_PARTIAL_DEMO=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the kill-and-pause runtime failed: %v\n%s", err, out)
-	}
+	out := runDemo(t, "TestPartialRuntimeDemo", "ARENATEST_PARTIAL_DEMO", true)
 	for _, want := range []string{
-		"skipping the checks of the faults the runtime cannot land: slow_agent is not supported by this runtime (it does not implement arena.Slower)",
-		"mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)",
-		"--- PASS: TestPartialRuntimeDemo/Faults/StopAgent",
-		"--- PASS: TestPartialRuntimeDemo/Faults/PauseAgent",
-		"--- SKIP: TestPartialRuntimeDemo/Faults/SlowAgent",
-		"--- SKIP: TestPartialRuntimeDemo/Faults/InjectLLMFailure",
+		"the runtime refuses: slow_agent (this runtime only kills and pauses)",
+		"--- PASS: TestPartialRuntimeDemo/Declared",
+		"--- PASS: TestPartialRuntimeDemo/Faults/kill_leader",
+		"--- PASS: TestPartialRuntimeDemo/Faults/pause_agent",
+		"--- PASS: TestPartialRuntimeDemo/Faults/resume_agent",
+		"--- SKIP: TestPartialRuntimeDemo/Faults/slow_agent",
+		"not landed: slow_agent is not supported by this runtime: this runtime only kills and pauses",
+		"--- SKIP: TestPartialRuntimeDemo/Faults/llm_failure",
+		"--- SKIP: TestPartialRuntimeDemo/Faults/remove_node",
 		"--- PASS: TestPartialRuntimeDemo/UnknownAgent",
-		"--- PASS: TestPartialRuntimeDemo/StopAgent",
-		"--- PASS: TestPartialRuntimeDemo/PauseResume",
-		"--- SKIP: TestPartialRuntimeDemo/FaultLifter",
 		"--- PASS: TestPartialRuntimeDemo/Concurrency",
 		"--- PASS: TestPartialRuntimeDemo/NoPanics",
 	} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, s := range arena.FaultSpecs() { // every type has its subtest
+		if name := "TestPartialRuntimeDemo/Faults/" + string(s.Type); !strings.Contains(out, name) {
+			t.Errorf("output lacks a subtest %s", name)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}
+
+// runDemo runs test name of this binary in a child process with env set,
+// and returns its verbose output; pass says whether it must pass.
+func runDemo(t *testing.T, name, env string, pass bool) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	if pass && err != nil {
+		t.Fatalf("%s failed: %v\n%s", name, err, out)
+	}
+	if !pass && err == nil {
+		t.Fatalf("%s passed, want it to fail:\n%s", name, out)
+	}
+	return string(out)
+}
+
+// undeclared is a fake cluster seen as a bare RuntimeProvider: it does not
+// say what it does with the network and DAG types.
+type undeclared struct{ arena.RuntimeProvider }
+
+// TestUndeclaredRuntimeDemo is run by TestRuntimeAsksForEveryType.
+func TestUndeclaredRuntimeDemo(t *testing.T) {
+	if os.Getenv("ARENATEST_UNDECLARED_DEMO") == "" {
+		t.Skip("run by TestRuntimeAsksForEveryType")
+	}
+	arenatest.TestRuntime(t, func(t *testing.T) undeclared { return undeclared{fakes.NewCluster()} })
+}
+
+// TestRuntimeAsksForEveryType: a runtime that neither lands nor refuses a
+// built-in type fails, naming the type and what to do.
+func TestRuntimeAsksForEveryType(t *testing.T) {
+	out := runDemo(t, "TestUndeclaredRuntimeDemo", "ARENATEST_UNDECLARED_DEMO", false)
+	for _, want := range []string{
+		"--- FAIL: TestUndeclaredRuntimeDemo/Declared",
+		"network_latency: neither landed nor refused: implement arena.LatencyInjector, or give the reason the runtime refuses it in its Refusals (arena.Refuser)",
+		"remove_node: neither landed nor refused: implement arena.DAGProvider",
+		"--- PASS: TestUndeclaredRuntimeDemo/Faults/slow_agent",
+	} {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
@@ -86,20 +143,53 @@ func TestRuntimePartial(t *testing.T) {
 type broken struct{ *fakes.Cluster }
 
 func (b broken) ResumeAgent(ctx context.Context, id string) error {
-	if err := b.Cluster.ResumeAgent(ctx, id); errors.Is(err, fakes.ErrNoAgent) {
+	if err := b.Cluster.ResumeAgent(ctx, id); errors.Is(err, arena.ErrNoAgent) {
 		return nil // an unknown agent is silently ignored
 	} else {
 		return err
 	}
 }
 
-func (b broken) PauseAgent(ctx context.Context, id string) error { return nil } // lands nothing
+// PauseAgent lands nothing, and says it did.
+func (b broken) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	return func(context.Context) error { return nil }, nil
+}
 
-func (b broken) SlowAgent(ctx context.Context, id string, d time.Duration) error {
+func (b broken) SlowAgent(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
 	if d < 0 {
 		panic("negative delay")
 	}
 	return b.Cluster.SlowAgent(ctx, id, d)
+}
+
+// ToolTimeout lands, but its lift fails once the fault is gone.
+func (b broken) ToolTimeout(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
+	lift, err := b.Cluster.ToolTimeout(ctx, id, d)
+	if err != nil {
+		return nil, err
+	}
+	lifted := false
+	return func(ctx context.Context) error {
+		if lifted {
+			return fmt.Errorf("tool timeout on %s: not active", id)
+		}
+		lifted = true
+		return lift(ctx)
+	}, nil
+}
+
+// DisconnectMCP hands back no lift.
+func (b broken) DisconnectMCP(ctx context.Context, id string) (arena.Lift, error) {
+	_, err := b.Cluster.DisconnectMCP(ctx, id)
+	return nil, err
+}
+
+// InjectLLMFailure names an unknown agent in its own words.
+func (b broken) InjectLLMFailure(ctx context.Context, id string, e arena.LLMErrorType) (arena.Lift, error) {
+	if _, ok := b.Cluster.Agent(id); !ok {
+		return nil, fmt.Errorf("who is %s?", id)
+	}
+	return b.Cluster.InjectLLMFailure(ctx, id, e)
 }
 
 func (b broken) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
@@ -114,28 +204,30 @@ func TestBrokenRuntimeDemo(t *testing.T) {
 	if os.Getenv("ARENATEST_BROKEN_DEMO") == "" {
 		t.Skip("run by TestRuntimeFindsBugs")
 	}
-	arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return broken{fakes.NewCluster()} })
+	arenatest.TestRuntime(t, func(t *testing.T) broken { return broken{fakes.NewCluster()} },
+		arenatest.Observe(arena.ActionToolTimeout, func(_ context.Context, b broken, a arena.Action) (bool, error) {
+			st, _ := b.Agent(a.TargetID)
+			return st.ToolTimeout > 0, nil
+		}))
 }
 
 // TestRuntimeFindsBugs: the suite fails a runtime with bugs, naming each.
 func TestRuntimeFindsBugs(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenRuntimeDemo$", "-test.v")
-	cmd.Env = append(os.Environ(), "ARENATEST_BROKEN_DEMO=1")
-	out, err := cmd.CombinedOutput()
-	if err == nil {
-		t.Fatalf("the broken runtime passed:\n%s", out)
-	}
+	out := runDemo(t, "TestBrokenRuntimeDemo", "ARENATEST_BROKEN_DEMO", false)
 	for _, want := range []string{
 		`ListAgents: agent "leader-0" has no type`,
-		`PauseAgent("arena-conformance-no-such-agent") = nil, want an error for an unknown agent`,
-		`ResumeAgent("arena-conformance-no-such-agent") = nil, want an error for an unknown agent`,
-		`after PauseAgent("worker-1"): status "running", want "paused"`,
-		`SlowAgent(ctx, id, -1s) panicked: negative delay`,
-		`--- PASS: TestBrokenRuntimeDemo/Faults `,
-		`--- PASS: TestBrokenRuntimeDemo/StopAgent`,
+		`resume_agent on "arena-conformance-no-such-agent" = nil, want an error for an unknown target`,
+		`llm_failure on "arena-conformance-no-such-agent" = who is arena-conformance-no-such-agent\?, want an error wrapping arena.ErrNoAgent`,
+		`pause_agent on "[a-z0-9-]+" landed without error, but its effect did not show within 10s`,
+		`lifting tool_timeout on "([a-z0-9-]+)" a second time: tool timeout on [a-z0-9-]+: not active, want nil`,
+		`lifting mcp_disconnect on "([a-z0-9-]+)": mcp_disconnect on "[a-z0-9-]+": the runtime landed it but handed back no Lift`,
+		`SlowAgent\(ctx, id, -1s\) panicked: negative delay`,
+		`--- PASS: TestBrokenRuntimeDemo/Declared`,
+		`--- PASS: TestBrokenRuntimeDemo/Faults/kill_agent`,
+		`--- PASS: TestBrokenRuntimeDemo/Faults/slow_agent`,
 		`--- PASS: TestBrokenRuntimeDemo/Concurrency`,
 	} {
-		if !strings.Contains(string(out), want) {
+		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("output lacks %q", want)
 		}
 	}

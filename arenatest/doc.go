@@ -106,17 +106,24 @@
 //
 // # Conformance
 //
-// TestRuntime checks that a runtime keeps the engine's contract; the fakes
-// pass it, and so should your runtime:
+// TestRuntime checks that a runtime keeps the engine's contract; the fakes,
+// containers, kube and netfault runtimes pass it, and so should yours:
 //
 //	func TestMyRuntime(t *testing.T) {
-//		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider { return myruntime.New(t) })
+//		arenatest.TestRuntime(t, func(t *testing.T) *myruntime.Runtime { return myruntime.New(t) },
+//			arenatest.Observe(arena.ActionSlowAgent, func(ctx context.Context, rt *myruntime.Runtime, a arena.Action) (bool, error) {
+//				return rt.Slowed(a.TargetID), nil
+//			}))
 //	}
 //
-// A runtime with only some capabilities (an arena.AgentLister that is,
-// say, an arena.AgentStopper and an arena.Pauser) is checked for those:
-// the factory returns its own type, and the checks of the faults it cannot
-// land are skipped, with a log line that names them.
+// It lands every built-in type the runtime lands, through arena's
+// injector, and checks the fault's effect (through arena's interfaces, or
+// the Observe given for its type), its lift and a second lift; it fails a
+// runtime that neither lands nor refuses (arena.Refuser) some built-in
+// type, so a type added to arena asks each runtime to decide. A runtime
+// with only some capabilities (an arena.AgentLister that is, say, an
+// arena.AgentStopper and an arena.Pauser) refuses the rest, and their
+// checks are skipped with its reason.
 //
 // # Simulated time
 //
@@ -143,7 +150,8 @@
 //
 // # Index
 //
-//   - Helpers: Run, Survive, Compare, Simulate, Sweep, TestRuntime, RuntimeFactory, TB.
+//   - Helpers: Run, Survive, Compare, Simulate, Sweep, TestRuntime (Effect, Observe),
+//     TestRuntimeDoc, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithFreshRuntime, WithDAG, WithFaults, WithCluster,
 //     Virtual, RealTime, WithSeed, WithWatchdog, WithReportDir, WithProbe, WithChecks, WithGate,
 //     WithAbortWhen, AllowUnhealthyStart, WithShrinkOnFailure, WithScorer,

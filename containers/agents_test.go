@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/ares-arena/arena/containers/agentapi"
 	"github.com/testcontainers/testcontainers-go"
 )
 
@@ -92,10 +92,11 @@ func TestUserAgents(t *testing.T) {
 	})
 
 	t.Run("hook", func(t *testing.T) {
-		if err := rt.InjectLLMFailure(ctx, "solver", arena.LLMOverloaded); err != nil {
+		lift, err := rt.InjectLLMFailure(ctx, "solver", arena.LLMOverloaded)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rt.LiftFault(ctx, arena.ActionLLMFailure, "solver"); err != nil {
+		if err := lift(ctx); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
@@ -115,7 +116,7 @@ func TestUserAgents(t *testing.T) {
 			{"planner", "planner unavailable: planner: no answer within 100ms"},
 			{"solver", "quorum lost: 0 of 1 workers available"},
 		} {
-			if err := rt.PauseAgent(ctx, tt.id); err != nil {
+			if _, err := rt.PauseAgent(ctx, tt.id); err != nil {
 				t.Fatal(err)
 			}
 			if err := rt.Probe(ctx); err == nil || err.Error() != tt.want {

@@ -2,6 +2,7 @@ package containers_test
 
 import (
 	"context"
+	"github.com/ares-arena/arena"
 	"os/exec"
 	"testing"
 	"time"
@@ -74,6 +75,7 @@ func BenchmarkInjection(b *testing.B) {
 		waitRunning(b)
 	}
 
+	var lift arena.Lift // of partition/runtime
 	for _, bc := range []struct {
 		name   string
 		inject func(b *testing.B)
@@ -81,7 +83,7 @@ func BenchmarkInjection(b *testing.B) {
 	}{
 		{"pause/api", func(b *testing.B) { must(b)(cli.ContainerPause(ctx, id, client.ContainerPauseOptions{})) }, unpause},
 		{"pause/cli", func(b *testing.B) { run(b, "pause", id) }, unpause},
-		{"pause/runtime", func(b *testing.B) { must(b)(nil, rt.PauseAgent(ctx, "worker-1")) }, unpause},
+		{"pause/runtime", func(b *testing.B) { must(b)(rt.PauseAgent(ctx, "worker-1")) }, unpause},
 		{"kill/api", func(b *testing.B) { must(b)(cli.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "KILL"})) }, start},
 		{"kill/cli", func(b *testing.B) { run(b, "kill", id) }, start},
 		// The restart policy resurrects the agent; stop and start it
@@ -95,9 +97,11 @@ func BenchmarkInjection(b *testing.B) {
 			must(b)(cli.NetworkDisconnect(ctx, net, client.NetworkDisconnectOptions{Container: id}))
 		}, reconnect},
 		{"partition/cli", func(b *testing.B) { run(b, "network", "disconnect", net, id) }, reconnect},
-		{"partition/runtime", func(b *testing.B) { must(b)(nil, rt.PartitionNetwork(ctx, "worker-1")) }, func(b *testing.B) {
-			must(b)(nil, rt.LiftFault(ctx, "network_partition", "worker-1"))
-		}},
+		{"partition/runtime", func(b *testing.B) {
+			var err error
+			lift, err = rt.PartitionNetwork(ctx, "worker-1")
+			must(b)(nil, err)
+		}, func(b *testing.B) { must(b)(nil, lift(ctx)) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.StopTimer()

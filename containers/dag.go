@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // The task DAG of a container system is its agents (the nodes) and their

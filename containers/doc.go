@@ -2,8 +2,7 @@
 // with testcontainers-go, and lands arena's faults on them for real: a kill
 // is a SIGKILL, a pause freezes the processes, a slowdown throttles the CPU,
 // a partition takes the container off its network. A Runtime is an
-// arena.RuntimeProvider, arena.FaultLifter and arena.DAGProvider with a
-// Probe and Checks, so scenarios, survival runs and A/B tests score real
+// arena.RuntimeProvider and arena.DAGProvider with a Probe and Checks, so scenarios, survival runs and A/B tests score real
 // containers in real time, with the same engine as the fakes.
 //
 // # Quick start
@@ -38,7 +37,7 @@
 //
 // # Faults
 //
-//	fault              how it lands                                  lifted by LiftFault
+//	fault              how it lands                                  lifted by its Lift
 //	kill_*             SIGKILL (see KillMode); the restart policy    never: resurrection is the
 //	                   or the runtime's supervisor resurrects it     system's job
 //	pause_agent        docker pause (cgroup freezer)                 docker unpause
@@ -54,6 +53,14 @@
 //	                   checkpoint within a second
 //	remove_node,       POST /faults to the node, or to the edge's    never: agentd repairs the
 //	remove_edge        source                                        DAG after 1s
+//	clock_jump         POST /faults: the agent's clock runs offset   DELETE /faults/clock_jump
+//	                   ahead
+//
+// The network faults (network_latency, network_bandwidth,
+// connection_reset) are Proxied's: a Runtime refuses them (Refusals), naming
+// NewProxied. The agent-level faults and the DAG faults go through
+// agentapi.Client; an agent that answers 404 or 501 does not implement the
+// kind: arena.ErrUnsupported, as on every runtime.
 //
 // Docker does not apply a restart policy to a container killed through its
 // API: it counts as a deliberate stop (Docker 20.10: exited, RestartCount 0).
@@ -142,7 +149,9 @@
 //
 //   - Runtime: NewRuntime, ForTest, Runtime (Close, Agents, Agent, State,
 //     Probe, Checks, Partitioned, Docker, RunID, Project, Network, and the
-//     RuntimeProvider, FaultLifter and DAGProvider methods), Agent.
+//     RuntimeProvider, DAGProvider and Refuser methods; ToolTimeout,
+//     DisconnectMCP, InjectLLMFailure, CorruptMemory and JumpClock come
+//     from agentfault.Faults, shared with package kube), Agent.
 //   - Network faults: NewProxied, Proxied (ProxyEndpoint, Toxics,
 //     ProxyToxics, LimitLinkBandwidth, ResetLinkConnections),
 //     Runtime.LinkEndpoint, WithLink (LinkOption: LinkPort), LinkEnv,
@@ -157,8 +166,8 @@
 //   - Docker: BuildAgentImage, Ping, Sweep, SweepStale, Leftovers,
 //     RequireDocker, TB,
 //     the Label* constants.
-//   - Errors: ErrNoDocker, ErrNoAgent, ErrNoEdge, ErrCannotLand,
-//     ErrNotLiftable, ErrUnsupported.
+//   - Errors: ErrNoDocker, ErrNoEdge, ErrPeerNotProxied; and arena's
+//     ErrNoAgent, ErrCannotLand, ErrUnsupported, which the runtime wraps.
 //
 // The fault-control contract is in package agentapi and in
 // docs/fault-control.md.

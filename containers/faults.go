@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
@@ -151,23 +152,33 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 }
 
 // PauseAgent freezes the agent's processes (Docker pause, the cgroup
-// freezer) until ResumeAgent or LiftFault.
-func (r *Runtime) PauseAgent(ctx context.Context, agentID string) error {
+// freezer) until ResumeAgent or its lift, which unpauses it if it is still
+// paused.
+func (r *Runtime) PauseAgent(ctx context.Context, agentID string) (arena.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ins, err := r.inspect(ctx, a)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if st := status(ins.State); st != arena.StatusRunning {
-		return cannotLand(a.ID, "agent is "+string(st))
+		return nil, cannotLand(a.ID, "agent is "+string(st))
 	}
 	if _, err := r.docker.ContainerPause(ctx, ins.ID, client.ContainerPauseOptions{}); err != nil {
-		return fmt.Errorf("containers: agent %s: pause: %w", a.ID, err)
+		return nil, fmt.Errorf("containers: agent %s: pause: %w", a.ID, err)
 	}
-	return nil
+	return func(ctx context.Context) error {
+		ins, err := r.inspect(ctx, a)
+		if err != nil {
+			return err
+		}
+		if ins.State != nil && ins.State.Paused {
+			return r.unpause(ctx, a)
+		}
+		return nil
+	}, nil
 }
 
 // ResumeAgent thaws a paused agent.
@@ -204,22 +215,22 @@ const cfsPeriod = 100_000 // µs
 const minQuota = 1000 // µs
 
 // SlowAgent throttles the agent's CPU (a container update of its CFS quota)
-// until LiftFault restores its limits. The delay is read as "a work unit
+// until its lift restores its limits. The delay is read as "a work unit
 // that needs the reference CPU time (WithSlowReference, 100ms) takes delay
 // longer": the agent gets ref/(ref+delay) of one CPU, or of its own limit
 // when it has a lower one, at least 1ms per 100ms period. Slowing a slowed
 // agent changes the throttle; the limits restored are the original ones.
-func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Duration) error {
+func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (arena.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if delay <= 0 {
-		return cannotLand(a.ID, "delay must be positive, got "+delay.String())
+		return nil, cannotLand(a.ID, "delay must be positive, got "+delay.String())
 	}
 	ins, err := r.inspect(ctx, a)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.mu.Lock()
 	orig := r.live[a.ID].slowed
@@ -241,12 +252,12 @@ func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Dura
 		res.CPUQuota = max(int64(cpus*share*cfsPeriod), minQuota)
 	}
 	if _, err := r.docker.ContainerUpdate(ctx, ins.ID, client.ContainerUpdateOptions{Resources: &res}); err != nil {
-		return fmt.Errorf("containers: agent %s: throttle CPU: %w", a.ID, err)
+		return nil, fmt.Errorf("containers: agent %s: throttle CPU: %w", a.ID, err)
 	}
 	r.mu.Lock()
 	r.live[a.ID].slowed = orig
 	r.mu.Unlock()
-	return nil
+	return func(ctx context.Context) error { return r.unslow(ctx, a) }, nil
 }
 
 // unslow restores the limits the agent had before slow_agent.
@@ -282,19 +293,20 @@ func cmpOr(v, def int64) int64 {
 
 // PartitionNetwork disconnects the agent from the agents' network: its
 // peers cannot reach it, nor can the probe (its published ports go with the
-// network). It lasts until LiftFault reconnects it (arena does when the
+// network). It lasts until its lift reconnects it (arena does when the
 // fault's duration is up) or until partition healing (WithPartitionHealing,
-// 3s) reconnects it first, which the report then says.
-func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
+// 3s) reconnects it first, which the report then says. The lift ends this
+// partition only: not a later one of the same agent.
+func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.mu.Lock()
 	l := r.live[a.ID]
 	if l.partitioned {
 		r.mu.Unlock()
-		return cannotLand(a.ID, "already partitioned")
+		return nil, cannotLand(a.ID, "already partitioned")
 	}
 	l.partitioned = true // claimed: a concurrent partition of the same agent cannot land
 	l.partGen++
@@ -304,7 +316,7 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 		r.mu.Lock()
 		l.partitioned = false
 		r.mu.Unlock()
-		return fmt.Errorf("containers: agent %s: disconnect: %w", a.ID, err)
+		return nil, fmt.Errorf("containers: agent %s: disconnect: %w", a.ID, err)
 	}
 	if heal := r.opts.partitionHeal; heal > 0 {
 		r.goUnlessClosed(func() {
@@ -322,7 +334,13 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) error {
 			}
 		})
 	}
-	return nil
+	return func(ctx context.Context) error {
+		if err := r.reconnect(ctx, a, gen, 10); err != nil {
+			r.healLater(a, gen) // the engine lifts once; the network must still come back
+			return err
+		}
+		return nil
+	}, nil
 }
 
 // goUnlessClosed runs f in the background unless the runtime is closed
@@ -421,27 +439,19 @@ func hookable(kind arena.ActionType) bool {
 	return false
 }
 
-// ToolTimeout makes the agent's tool calls hang for timeout, then fail,
-// until LiftFault.
-func (r *Runtime) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error {
-	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(timeout)})
-}
+// agentFaults are the agent-level faults of every runtime of agentapi
+// agents: ToolTimeout, DisconnectMCP, InjectLLMFailure and CorruptMemory
+// (agentfault.Faults), landed by landAgentFault.
+type agentFaults = agentfault.Faults
 
-// CorruptMemory corrupts the agent's memory; the agent heals it from its
-// checkpoint.
-func (r *Runtime) CorruptMemory(ctx context.Context, agentID string) error {
-	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindMemoryCorrupt})
-}
-
-// DisconnectMCP drops the agent's MCP session (agentd reconnects after 1s).
-func (r *Runtime) DisconnectMCP(ctx context.Context, agentID string) error {
-	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindMCPDisconnect})
-}
-
-// InjectLLMFailure makes the agent's LLM calls fail with errType until
-// LiftFault.
-func (r *Runtime) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) error {
-	return r.agentFault(ctx, agentID, agentapi.Fault{Kind: agentapi.KindLLMFailure, ErrorType: string(errType)})
+// landAgentFault lands an agent-level fault (agentFault), and hands back
+// its lift (liftAgentFault).
+func (r *Runtime) landAgentFault(ctx context.Context, agentID string, f agentapi.Fault) (arena.Lift, error) {
+	if err := r.agentFault(ctx, agentID, f); err != nil {
+		return nil, err
+	}
+	a, _ := r.agent(agentID)
+	return func(ctx context.Context) error { return r.liftAgentFault(ctx, a, arena.ActionType(f.Kind)) }, nil
 }
 
 // agentFault lands an agent-level fault through the hook for its kind, or
@@ -476,60 +486,25 @@ func (r *Runtime) unreachable(ctx context.Context, a *Agent) string {
 	return ""
 }
 
-// LiftFault ends a timed fault: pause_agent (unpause), slow_agent (restore
-// the CPU limits), network_partition (reconnect), tool_timeout,
-// mcp_disconnect and llm_failure (DELETE /faults/{kind}, or the hook's Lift).
-// Lifting a fault that is not active does nothing. An agent-level fault of
-// an agent that is partitioned or paused cannot be lifted now: LiftFault
-// says so and lifts it when the runtime reconnects or resumes the agent.
-// Other kinds are ErrNotLiftable.
-func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	a, err := r.agent(agentID)
-	if err != nil {
-		return err
+// liftAgentFault lifts an agent-level fault of kind: DELETE /faults/{kind},
+// or the hook's Lift. Lifting a fault that is not active does nothing. An
+// agent that is partitioned or paused cannot be lifted now: the lift says
+// so, and lifts it when the runtime reconnects or resumes the agent.
+func (r *Runtime) liftAgentFault(ctx context.Context, a *Agent, kind arena.ActionType) error {
+	if h, ok := r.opts.hooks[kind]; ok {
+		if h.Lift == nil {
+			return fmt.Errorf("containers: agent %s: %s: the hook has no Lift", a.ID, kind)
+		}
+		return h.Lift(ctx, a)
 	}
-	switch kind {
-	case arena.ActionPauseAgent:
-		ins, err := r.inspect(ctx, a)
-		if err != nil {
-			return err
+	if why := r.unreachable(ctx, a); why != "" {
+		if why == "agent is stopped" {
+			return r.deleteFault(ctx, a, string(kind))
 		}
-		if ins.State != nil && ins.State.Paused {
-			return r.unpause(ctx, a)
-		}
-		return nil
-	case arena.ActionSlowAgent:
-		return r.unslow(ctx, a)
-	case arena.ActionNetworkPartition:
-		r.mu.Lock()
-		l := r.live[a.ID]
-		part, gen := l.partitioned, l.partGen
-		r.mu.Unlock()
-		if !part {
-			return nil
-		}
-		if err := r.reconnect(ctx, a, gen, 10); err != nil {
-			r.healLater(a, gen) // the engine lifts once; the network must still come back
-			return err
-		}
-		return nil
-	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
-		if h, ok := r.opts.hooks[kind]; ok {
-			if h.Lift == nil {
-				return fmt.Errorf("containers: agent %s: %s hook: %w", a.ID, kind, ErrNotLiftable)
-			}
-			return h.Lift(ctx, a)
-		}
-		if why := r.unreachable(ctx, a); why != "" {
-			if why == "agent is stopped" {
-				return r.deleteFault(ctx, a, string(kind))
-			}
-			r.deferLift(a, kind)
-			return fmt.Errorf("containers: agent %s: %s: lifting %s when the runtime reconnects or resumes it", a.ID, why, kind)
-		}
-		return r.deleteFault(ctx, a, string(kind))
+		r.deferLift(a, kind)
+		return fmt.Errorf("containers: agent %s: %s: lifting %s when the runtime reconnects or resumes it", a.ID, why, kind)
 	}
-	return fmt.Errorf("containers: agent %s: %s: %w", a.ID, kind, ErrNotLiftable)
+	return r.deleteFault(ctx, a, string(kind))
 }
 
 // deferLift notes a lift to apply when the agent is in reach again.
@@ -558,5 +533,16 @@ func (r *Runtime) applyDeferredLifts(ctx context.Context, a *Agent) {
 			continue
 		}
 		r.deleteFault(ctx, a, string(k))
+	}
+}
+
+// Refusals says why the runtime refuses the built-in types it does not
+// land (arena.Refuser).
+func (r *Runtime) Refusals() map[arena.ActionType]string {
+	const proxies = "the agents' links go through no proxy: wrap the runtime with containers.NewProxied"
+	return map[arena.ActionType]string{
+		arena.ActionNetworkLatency:   proxies,
+		arena.ActionNetworkBandwidth: proxies,
+		arena.ActionConnectionReset:  proxies,
 	}
 }

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/ares-arena/arena/containers/agentapi"
 	"github.com/moby/moby/client"
 )
 
-// TestFaults lands each of the thirteen original faults on a reference cluster
-// through an arena service, and observes its effect from outside: through
+// TestFaults lands each agent and DAG fault on a reference cluster through
+// an arena service (the network faults are Proxied's: links_test.go), and
+// observes its effect from outside: through
 // the Docker API, the agents' mapped ports, and what the agents report.
 // The subtests share the cluster and run in order; each leaves it healthy.
 func TestFaults(t *testing.T) {
@@ -114,7 +115,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("pause_agent", func(t *testing.T) {
-		execute(t, svc, arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-2"})
+		pause := execute(t, svc, arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-2"})
 		if !inspect(t, rt, "worker-2").State.Paused {
 			t.Fatal("docker inspect: worker-2 not paused")
 		}
@@ -126,7 +127,7 @@ func TestFaults(t *testing.T) {
 		if info, _ := rt.ListAgents(ctx); info[3].ID != "worker-2" || info[3].Status != arena.StatusPaused {
 			t.Errorf("ListAgents: %+v, want worker-2 paused", info[3])
 		}
-		if err := rt.LiftFault(ctx, arena.ActionPauseAgent, "worker-2"); err != nil {
+		if err := svc.LiftFault(ctx, pause.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if code, err := healthFromOutside(rt, "worker-2", time.Second); err != nil || code != 200 {
@@ -135,7 +136,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("resume_agent", func(t *testing.T) {
-		if err := rt.PauseAgent(ctx, "worker-3"); err != nil {
+		if _, err := rt.PauseAgent(ctx, "worker-3"); err != nil {
 			t.Fatal(err)
 		}
 		res := svc.Execute(ctx, arena.Action{Type: arena.ActionResumeAgent, TargetID: "worker-1"})
@@ -154,7 +155,7 @@ func TestFaults(t *testing.T) {
 	t.Run("slow_agent", func(t *testing.T) {
 		base := state(t, rt, "worker-3").Attempts.LastWork.D()
 		throttledBefore := throttledPeriods(t, rt, "worker-3")
-		execute(t, svc, arena.Action{Type: arena.ActionSlowAgent, TargetID: "worker-3",
+		slow := execute(t, svc, arena.Action{Type: arena.ActionSlowAgent, TargetID: "worker-3",
 			Metadata: map[string]any{"delay": "2s"}})
 		hc := inspect(t, rt, "worker-3").HostConfig
 		// 100ms of work made 2s longer: 100/2100 of a CPU.
@@ -169,7 +170,7 @@ func TestFaults(t *testing.T) {
 			w := state(t, rt, "worker-3").Attempts.LastWork.D()
 			return w > 3*base, fmt.Sprintf("%s, unthrottled %s", w, base)
 		})
-		if err := rt.LiftFault(ctx, arena.ActionSlowAgent, "worker-3"); err != nil {
+		if err := svc.LiftFault(ctx, slow.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if hc := inspect(t, rt, "worker-3").HostConfig; hc.CPUQuota > 0 {
@@ -178,14 +179,14 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("network_partition", func(t *testing.T) {
-		execute(t, svc, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-1"})
+		part := execute(t, svc, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-1"})
 		if nets := inspect(t, rt, "worker-1").NetworkSettings.Networks; nets[rt.Network()] != nil {
 			t.Errorf("docker inspect: worker-1 still on %s", rt.Network())
 		}
 		if code, err := healthFromOutside(rt, "worker-1", 500*time.Millisecond); err == nil {
 			t.Errorf("health of a partitioned agent = %d, want no answer", code)
 		}
-		if err := rt.LiftFault(ctx, arena.ActionNetworkPartition, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, part.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if nets := inspect(t, rt, "worker-1").NetworkSettings.Networks; nets[rt.Network()] == nil {
@@ -220,8 +221,8 @@ func TestFaults(t *testing.T) {
 		eventually(t, time.Second, "the runtime to know", func() (bool, string) { return !rt.Partitioned("worker-2"), "partitioned" })
 	})
 
-	agentFault := func(t *testing.T, a arena.Action, kind, failure string) {
-		execute(t, svc, a)
+	agentFault := func(t *testing.T, a arena.Action, kind, failure string) arena.Result {
+		res := execute(t, svc, a)
 		st := state(t, rt, a.TargetID)
 		if !slices.ContainsFunc(st.Faults, func(f agentapi.ActiveFault) bool { return f.Kind == kind }) {
 			t.Fatalf("%s reports faults %+v, want %s", a.TargetID, st.Faults, kind)
@@ -231,12 +232,13 @@ func TestFaults(t *testing.T) {
 			n := state(t, rt, a.TargetID).Attempts.Failed[failure]
 			return n > before, fmt.Sprint(n)
 		})
+		return res
 	}
 
 	t.Run("tool_timeout", func(t *testing.T) {
-		agentFault(t, arena.Action{Type: arena.ActionToolTimeout, TargetID: "worker-2",
+		res := agentFault(t, arena.Action{Type: arena.ActionToolTimeout, TargetID: "worker-2",
 			Metadata: map[string]any{"timeout": "300ms"}}, agentapi.KindToolTimeout, "tool_timeout")
-		if err := rt.LiftFault(ctx, arena.ActionToolTimeout, "worker-2"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if f := state(t, rt, "worker-2").Faults; len(f) != 0 {
@@ -255,12 +257,12 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("llm_failure", func(t *testing.T) {
-		agentFault(t, arena.Action{Type: arena.ActionLLMFailure, TargetID: "worker-1",
+		res := agentFault(t, arena.Action{Type: arena.ActionLLMFailure, TargetID: "worker-1",
 			Metadata: map[string]any{"error_type": "overloaded"}}, agentapi.KindLLMFailure, "llm_failure:overloaded")
 		if f := state(t, rt, "worker-1").Faults; f[0].ErrorType != "overloaded" {
 			t.Errorf("fault = %+v, want error type overloaded", f[0])
 		}
-		if err := rt.LiftFault(ctx, arena.ActionLLMFailure, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -314,26 +316,24 @@ func TestFaults(t *testing.T) {
 			a    arena.Action
 			want error
 		}{
-			{arena.Action{Type: arena.ActionKillAgent, TargetID: "nobody"}, containers.ErrNoAgent},
+			{arena.Action{Type: arena.ActionKillAgent, TargetID: "nobody"}, arena.ErrNoAgent},
 			{arena.Action{Type: arena.ActionRemoveEdge, SourceID: "worker-1", TargetID: "leader-0"}, containers.ErrNoEdge},
 		} {
 			if res := svc.Execute(ctx, tt.a); res.Success || !errors.Is(res.Err, tt.want) {
 				t.Errorf("Execute(%s %s) = %v, want %v", tt.a.Type, tt.a.TargetID, res.Err, tt.want)
 			}
 		}
-		if err := rt.LiftFault(ctx, arena.ActionKillAgent, "worker-1"); !errors.Is(err, containers.ErrNotLiftable) {
-			t.Errorf("LiftFault(kill_agent) = %v, want ErrNotLiftable", err)
-		}
-		if err := rt.PartitionNetwork(ctx, "worker-1"); err != nil {
+		lift, err := rt.PartitionNetwork(ctx, "worker-1")
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, containers.ErrCannotLand) {
-			t.Errorf("second partition = %v, want ErrCannotLand", err)
+		if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+			t.Errorf("second partition = %v, want arena.ErrCannotLand", err)
 		}
-		if err := rt.ToolTimeout(ctx, "worker-1", time.Second); !errors.Is(err, containers.ErrCannotLand) {
-			t.Errorf("tool_timeout of a partitioned agent = %v, want ErrCannotLand", err)
+		if _, err := rt.ToolTimeout(ctx, "worker-1", time.Second); !errors.Is(err, arena.ErrCannotLand) {
+			t.Errorf("tool_timeout of a partitioned agent = %v, want arena.ErrCannotLand", err)
 		}
-		if err := rt.LiftFault(ctx, arena.ActionNetworkPartition, "worker-1"); err != nil {
+		if err := lift(ctx); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/arenahttp"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/containers"
-	"github.com/ares-arena/arena/containers/agentapi"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 )

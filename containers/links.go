@@ -3,6 +3,7 @@ package containers
 import (
 	"context"
 	"fmt"
+	"github.com/ares-arena/arena"
 	"maps"
 	"net"
 	"net/netip"
@@ -186,9 +187,9 @@ func checkLinks(specs []agentSpec, links []linkSpec) error {
 		case l.from == l.to:
 			return fmt.Errorf("containers: WithLink(%s, %s): an agent links to another agent", l.from, l.to)
 		case !ids[l.from]:
-			return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, ErrNoAgent)
+			return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, arena.ErrNoAgent)
 		case !ids[l.to]:
-			return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, ErrNoAgent)
+			return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, arena.ErrNoAgent)
 		}
 		key := l.from + " " + LinkEnv(l.to)
 		if other, ok := names[key]; ok && other != l.to {

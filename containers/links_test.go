@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/ares-arena/arena/containers/agentapi"
 	"github.com/testcontainers/testcontainers-go"
 )
 
@@ -88,7 +88,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		if _, err := p.LinkEndpoint("worker-1", "leader-0"); !errors.Is(err, containers.ErrPeerNotProxied) {
 			t.Errorf("LinkEndpoint(worker-1, leader-0) = %v, want ErrPeerNotProxied", err)
 		}
-		err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"})
+		_, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"})
 		if !errors.Is(err, containers.ErrPeerNotProxied) {
 			t.Errorf("latency between worker-1 and leader-0 (no link) = %v, want ErrPeerNotProxied", err)
 		}
@@ -103,16 +103,17 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 				"orchestrator-0->worker-1/network_latency_upstream", "orchestrator-0->worker-2/network_latency_upstream",
 				"orchestrator-0/network_latency_downstream"},
 		} {
-			if err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Millisecond, Direction: dir}); err != nil {
+			lift, err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Millisecond, Direction: dir})
+			if err != nil {
 				t.Fatal(err)
 			}
 			slices.Sort(want)
 			if got := p.Toxics("orchestrator-0"); !slices.Equal(got, want) {
 				t.Errorf("%s latency on orchestrator-0: toxics %v, want %v", dir, got, want)
 			}
-		}
-		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
-			t.Fatal(err)
+			if err := lift(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if left := p.ProxyToxics(); len(left) != 0 {
 			t.Errorf("toxics left after the lift: %v", left)
@@ -126,14 +127,15 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		// 1s on the link leader-0 → orchestrator-0: a hand-off takes longer
 		// than agentd's 300ms route timeout, so leader-0 hands nothing on,
 		// while orchestrator-0 keeps handing on what it already holds.
-		if err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Second, Peer: "leader-0"}); err != nil {
+		lift, err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Second, Peer: "leader-0"})
+		if err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond) // a hand-off under way when it landed ends
 		l0, o0 := handed(t, p, "leader-0"), handed(t, p, "orchestrator-0")
 		time.Sleep(2 * time.Second)
 		l1, o1 := handed(t, p, "leader-0"), handed(t, p, "orchestrator-0")
-		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
+		if err := lift(ctx); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("in 2s under 1s latency on leader-0 → orchestrator-0: leader-0 handed %d, orchestrator-0 %d", l1-l0, o1-o0)
@@ -171,7 +173,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 				t.Errorf("%s: network_latency 200ms on leader-0 → orchestrator-0 added %s, want %s ± 20ms", l, added, want)
 			}
 		}
-		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "orchestrator-0"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if after := roundTrip(t, leaderOrch, 9); after > before["leader-0→orchestrator-0"]+20*time.Millisecond {
@@ -199,7 +201,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		if other > freeOther+200*time.Millisecond {
 			t.Errorf("orchestrator-0 → worker-2 upload took %s under worker-1's cap, want about %s", other, freeOther)
 		}
-		if err := p.LiftFault(ctx, arena.ActionNetworkBandwidth, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if again, _ := upload(t, orchW1, size); again > free+200*time.Millisecond {
@@ -223,7 +225,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		} else {
 			resp.Body.Close()
 		}
-		if err := p.LiftFault(ctx, arena.ActionConnectionReset, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		resp, err := c.Get(orchW1 + agentapi.PathHealth)
@@ -239,7 +241,8 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		for _, u := range []string{orchW1, orchW2, leaderOrch, orchHost} {
 			free[u] = fastestUpload(t, u, size)
 		}
-		if err := p.LimitLinkBandwidth(ctx, "orchestrator-0", "worker-1", 50_000); err != nil {
+		liftRate, err := p.LimitLinkBandwidth(ctx, "orchestrator-0", "worker-1", 50_000)
+		if err != nil {
 			t.Fatal(err)
 		}
 		rate, took := throughput(t, orchW1, size, free[orchW1])
@@ -252,7 +255,8 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 				t.Errorf("upload through %s (another path of orchestrator-0) = %s, %v; want about %s", u, d, err, free[u])
 			}
 		}
-		if err := p.ResetLinkConnections(ctx, "orchestrator-0", "worker-2", 0); err != nil {
+		liftReset, err := p.ResetLinkConnections(ctx, "orchestrator-0", "worker-2", 0)
+		if err != nil {
 			t.Fatal(err)
 		}
 		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
@@ -266,8 +270,8 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 				resp.Body.Close()
 			}
 		}
-		for _, k := range []arena.ActionType{arena.ActionNetworkBandwidth, arena.ActionConnectionReset} {
-			if err := p.LiftFault(ctx, k, "orchestrator-0"); err != nil {
+		for _, lift := range []arena.Lift{liftRate, liftReset} {
+			if err := lift(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -291,11 +295,12 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 			st, err := p.State(ctx, "worker-1")
 			return err == nil && st.Started.After(st0), "not restarted yet"
 		})
-		if err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "orchestrator-0"}); err != nil {
+		lift, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "orchestrator-0"})
+		if err != nil {
 			t.Fatal(err)
 		}
 		d := roundTrip(t, orchW1, 5)
-		if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
+		if err := lift(ctx); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("orchestrator-0 → worker-1 after the restart, under 200ms: %s", d)
@@ -521,7 +526,8 @@ func TestWithLinkFromInsideAContainer(t *testing.T) {
 		return time.Duration(ns)
 	}
 	before := map[string]time.Duration{"worker-1": rtt("worker-1"), "orchestrator-0": rtt("orchestrator-0")}
-	if err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "prober"}); err != nil {
+	lift, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "prober"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	for to, want := range map[string]time.Duration{"worker-1": 200 * time.Millisecond, "orchestrator-0": 0} {
@@ -532,10 +538,16 @@ func TestWithLinkFromInsideAContainer(t *testing.T) {
 			t.Errorf("prober → %s: added %s, want %s ± 20ms", to, added, want)
 		}
 	}
-	if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
+	if err := lift(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if d := rtt("worker-1"); d > before["worker-1"]+100*time.Millisecond {
 		t.Errorf("prober → worker-1 after the lift: %s, want back near %s", d, before["worker-1"])
+	}
+	// The prober does not serve the fault-control contract: its 404 is
+	// arena.ErrUnsupported, as the same answer is on every runtime.
+	if _, err := p.ToolTimeout(ctx, "prober", time.Second); !errors.Is(err, arena.ErrUnsupported) ||
+		!strings.Contains(err.Error(), "prober") || !strings.Contains(err.Error(), "tool_timeout") {
+		t.Errorf("tool_timeout on an agent without the contract = %v, want arena.ErrUnsupported naming prober and tool_timeout", err)
 	}
 }

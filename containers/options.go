@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -209,7 +209,7 @@ func (d partitionHealing) apply(o *options) { o.partitionHeal = time.Duration(d)
 // transient network failure would, even when the fault's duration is
 // longer; the report then says the partition was healed by the runtime, and
 // when (arena.HealReporter). 0 turns healing off: a partition lasts its
-// duration, or until LiftFault. Default 3s.
+// duration, or until its lift. Default 3s.
 func WithPartitionHealing(d time.Duration) Option { return partitionHealing(d) }
 
 type killMode KillMode

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers/agentcheck"
 )
 
@@ -125,41 +125,17 @@ func (r *Runtime) Checks() []arena.Check {
 	}
 }
 
-// states reads the state of every agent that can answer. When none could
-// (no agent serves GET /state, or every one that does is out of reach), the
-// error wraps arena.ErrNotApplicable: the check had nothing to look at.
+// states reads the state of every agent that can answer
+// (agentcheck.States).
 func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error) {
-	out := map[string]agentapi.State{}
-	var mu sync.Mutex
-	var errs []error
-	unsupported, skipped := 0, 0
-	var wg sync.WaitGroup
-	for _, a := range r.agents {
-		wg.Go(func() {
-			st, err := r.readState(ctx, a)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case errors.Is(err, errSkip):
-				skipped++
-			case errors.Is(err, ErrUnsupported):
-				unsupported++
-			case err != nil:
-				errs = append(errs, err)
-			default:
-				out[a.ID] = st
-			}
-		})
+	ids := make([]string, len(r.agents))
+	for i, a := range r.agents {
+		ids[i] = a.ID
 	}
-	wg.Wait()
-	if len(errs) == 0 && len(out) == 0 {
-		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
-			arena.ErrNotApplicable, unsupported, len(r.agents), agentapi.PathState, skipped)
-	}
-	return out, errors.Join(errs...)
+	return agentcheck.States(ctx, ids, func(ctx context.Context, id string) (agentapi.State, error) {
+		return r.readState(ctx, r.byID[id])
+	})
 }
-
-var errSkip = errors.New("agent out of reach by design")
 
 // readState reads a's state, retrying a few times: an agent that has just
 // restarted may need a moment to listen again.
@@ -167,11 +143,11 @@ func (r *Runtime) readState(ctx context.Context, a *Agent) (agentapi.State, erro
 	var err error
 	for try := 0; try < 4; try++ {
 		if r.unreachable(ctx, a) != "" {
-			return agentapi.State{}, errSkip
+			return agentapi.State{}, agentcheck.ErrSkip
 		}
 		var st agentapi.State
-		if err = r.call(ctx, r.ctlC, a, "GET", agentapi.PathState, nil, &st); err == nil || errors.Is(err, ErrUnsupported) {
-			return st, err
+		if st, err = r.client(a).State(ctx); err == nil || errors.Is(err, arena.ErrUnsupported) {
+			return st, wrap(err)
 		}
 		if !sleepCtx(ctx, 250*time.Millisecond) {
 			break

@@ -19,7 +19,8 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
@@ -32,34 +33,29 @@ import (
 // Compile-time checks: a Runtime is a complete system for the engine.
 var (
 	_ arena.RuntimeProvider = (*Runtime)(nil)
-	_ arena.FaultLifter     = (*Runtime)(nil)
+	_ arena.Refuser         = (*Runtime)(nil)
 	_ arena.HealReporter    = (*Runtime)(nil)
 	_ arena.DAGProvider     = (*Runtime)(nil)
 )
 
-// Errors of fault injection, wrapped with the agent's ID.
-var (
-	// ErrNoAgent: the runtime has no agent with this ID.
-	ErrNoAgent = errors.New("no such agent")
-	// ErrNoEdge: the agent has no such outgoing edge (AgentRoutes).
-	ErrNoEdge = errors.New("no such edge")
-	// ErrCannotLand: the agent's state rules the fault out (pause a paused
-	// agent, kill a stopped one, partition a partitioned one, reach a
-	// partitioned agent's fault-control endpoint).
-	ErrCannotLand = errors.New("fault cannot land")
-	// ErrNotLiftable: LiftFault was given a kind that is never lifted.
-	ErrNotLiftable = errors.New("fault cannot be lifted")
-	// ErrUnsupported: the agent does not implement this fault (its
-	// fault-control endpoint answered 404 or 501).
-	ErrUnsupported = errors.New("fault not supported by the agent")
-)
+// ErrNoEdge: the agent has no such outgoing edge (AgentRoutes). The other
+// errors of fault injection are arena's, wrapped with the agent's ID:
+// arena.ErrNoAgent for an unknown agent, arena.ErrCannotLand when the
+// agent's state rules the fault out (pause a paused agent, kill a stopped
+// one, partition a partitioned one, reach a partitioned agent's
+// fault-control endpoint), arena.ErrUnsupported when the agent does not
+// implement the fault (its fault-control endpoint answered 404 or 501).
+var ErrNoEdge = errors.New("no such edge")
 
 // Runtime is a system of agents running in Docker containers, started with
-// testcontainers-go. It implements arena.RuntimeProvider, arena.FaultLifter
-// and arena.DAGProvider, and offers a Probe and Checks: everything a Service
-// needs to score real containers. It is safe for concurrent use. Close
-// removes everything it created.
+// testcontainers-go. It implements arena.RuntimeProvider and
+// arena.DAGProvider (each fault arena lifts hands back its lift), and
+// offers a Probe and Checks: everything a Service needs to score real
+// containers. It is safe for concurrent use. Close removes everything it
+// created.
 type Runtime struct {
+	agentFaults // tool_timeout, mcp_disconnect, llm_failure, memory_corrupt (landAgentFault)
+
 	opts    options
 	docker  *client.Client
 	runID   string
@@ -134,6 +130,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (rt *Runtime, err error) {
 		return nil, err
 	}
 	r := &Runtime{opts: o, docker: cli, runID: newRunID(), byID: map[string]*Agent{}, live: map[string]*agentLive{}}
+	r.agentFaults = agentfault.Faults{Land: r.landAgentFault}
 	r.bgCtx, r.bgCancel = context.WithCancel(context.Background())
 	r.labels = maps.Clone(o.labels)
 	if r.labels == nil {
@@ -467,7 +464,7 @@ func (r *Runtime) agent(id string) (*Agent, error) {
 	if a, ok := r.byID[id]; ok {
 		return a, nil
 	}
-	return nil, fmt.Errorf("containers: agent %q: %w", id, ErrNoAgent)
+	return nil, fmt.Errorf("containers: agent %q: %w", id, arena.ErrNoAgent)
 }
 
 // markClosed marks the runtime closed, stops its heal timers and returns
@@ -596,5 +593,5 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 }
 
 func cannotLand(id, why string) error {
-	return fmt.Errorf("containers: agent %q: %w: %s", id, ErrCannotLand, why)
+	return fmt.Errorf("containers: agent %q: %w: %s", id, arena.ErrCannotLand, why)
 }

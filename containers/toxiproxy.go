@@ -28,7 +28,7 @@ var (
 	_ arena.LatencyInjector    = (*Proxied)(nil)
 	_ arena.BandwidthLimiter   = (*Proxied)(nil)
 	_ arena.ConnectionResetter = (*Proxied)(nil)
-	_ arena.FaultLifter        = (*Proxied)(nil)
+	_ arena.Refuser            = (*Proxied)(nil)
 )
 
 // ErrPeerNotProxied: no link between the two agents runs through a proxy
@@ -136,7 +136,7 @@ func (p *Proxied) ProxyEndpoint(agentID string) (string, error) {
 	defer p.mu.Unlock()
 	px, ok := p.proxies[agentID]
 	if !ok {
-		return "", fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+		return "", fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
 	}
 	return "http://" + px.Listen, nil
 }
@@ -171,11 +171,11 @@ func (p *Proxied) sides(agentID, peer string) ([]side, error) {
 	if peer == "" {
 		px, ok := p.proxies[agentID]
 		if !ok || p.closed {
-			return nil, fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+			return nil, fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
 		}
 		out = append(out, side{px, true})
 	} else if _, ok := p.proxies[agentID]; !ok || p.closed {
-		return nil, fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
+		return nil, fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
 	}
 	for _, l := range p.links {
 		switch {
@@ -200,15 +200,15 @@ type toxic struct {
 
 // land replaces the agent's toxics of kind with those tox makes for each
 // of its sides (for the peer, if any).
-func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.ActionType, tox func(side) []toxic) error {
+func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.ActionType, tox func(side) []toxic) (arena.Lift, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sides, err := p.sides(agentID, peer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p.removeLocked(ctx, agentID, kind)
 	for _, sd := range sides {
@@ -219,7 +219,7 @@ func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.Act
 			body := fmt.Sprintf(`{"name":%q,"type":%q,"stream":%q,"toxicity":1,"attributes":%s}`, name, t.typ, t.stream, t.attrs)
 			if _, err := t.px.Toxics.AddToxicJson(strings.NewReader(body)); err != nil {
 				p.removeLocked(ctx, agentID, kind)
-				return fmt.Errorf("containers: agent %s: %s: toxic %s on %s: %w", agentID, kind, t.typ, t.px.Name, err)
+				return nil, fmt.Errorf("containers: agent %s: %s: toxic %s on %s: %w", agentID, kind, t.typ, t.px.Name, err)
 			}
 			if p.toxics[agentID] == nil {
 				p.toxics[agentID] = map[arena.ActionType][]placed{}
@@ -227,7 +227,12 @@ func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.Act
 			p.toxics[agentID][kind] = append(p.toxics[agentID][kind], placed{t.px, name})
 		}
 	}
-	return nil
+	return func(ctx context.Context) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.removeLocked(ctx, agentID, kind) // the agent's toxics of this kind: the last landing's
+		return nil
+	}, nil
 }
 
 func (p *Proxied) removeLocked(ctx context.Context, agentID string, kind arena.ActionType) {
@@ -242,7 +247,7 @@ func ms(d time.Duration) int64 { return d.Milliseconds() }
 // InjectLatency adds latency toxics to the agent's proxies (those of its
 // links with l.Peer only, when it is set): inbound is what the agent
 // receives, outbound what it sends.
-func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
+func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
 	lat := func(px *toxiproxy.Proxy, stream string, d, j time.Duration) toxic {
 		return toxic{px, "latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
 	}
@@ -261,14 +266,15 @@ func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 
 // LimitBandwidth adds bandwidth toxics on both streams of each of the
 // agent's proxies.
-func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
+func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
 	return p.LimitLinkBandwidth(ctx, agentID, "", bytesPerSecond)
 }
 
 // LimitLinkBandwidth is LimitBandwidth on the links between the agent and
 // peer only (every proxy of the agent when peer is ""). network_bandwidth
-// has no peer key: this is for Go tests, and lifted as network_bandwidth.
-func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) error {
+// has no peer key: this is for Go tests; its lift removes the agent's
+// network_bandwidth toxics.
+func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) (arena.Lift, error) {
 	kb := max(bytesPerSecond/1000, 1)
 	return p.land(ctx, agentID, peer, arena.ActionNetworkBandwidth, func(s side) []toxic {
 		return []toxic{
@@ -281,34 +287,28 @@ func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, 
 // ResetConnections adds a reset_peer toxic to each of the agent's proxies:
 // each connection through it is reset once its client has sent something
 // and after has passed.
-func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
+func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
 	return p.ResetLinkConnections(ctx, agentID, "", after)
 }
 
 // ResetLinkConnections is ResetConnections on the links between the agent
 // and peer only (every proxy of the agent when peer is "").
-// connection_reset has no peer key: this is for Go tests, and lifted as
-// connection_reset.
-func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) error {
+// connection_reset has no peer key: this is for Go tests; its lift removes
+// the agent's connection_reset toxics.
+func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) (arena.Lift, error) {
 	return p.land(ctx, agentID, peer, arena.ActionConnectionReset, func(s side) []toxic {
 		return []toxic{{s.px, "reset_peer", "upstream", fmt.Sprintf(`{"timeout":%d}`, ms(after))}}
 	})
 }
 
-// LiftFault removes the toxics of a network fault; other kinds are the
-// Runtime's.
-func (p *Proxied) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	switch kind {
-	case arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset:
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if _, ok := p.proxies[agentID]; !ok {
-			return fmt.Errorf("containers: agent %q: %w", agentID, ErrNoAgent)
-		}
-		p.removeLocked(ctx, agentID, kind)
-		return nil
-	}
-	return p.Runtime.LiftFault(ctx, kind, agentID)
+// Refusals are the Runtime's but for the network faults, which the
+// proxies land.
+func (p *Proxied) Refusals() map[arena.ActionType]string {
+	out := p.Runtime.Refusals()
+	delete(out, arena.ActionNetworkLatency)
+	delete(out, arena.ActionNetworkBandwidth)
+	delete(out, arena.ActionConnectionReset)
+	return out
 }
 
 // Toxics lists the toxics of the agent's network faults that are still

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/ares-arena/arena/containers/agentapi"
 )
 
 // roundTrip is the fastest of n GET /health round trips to base, from the
@@ -149,7 +149,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 		if rate < 45_000 || rate > 55_000 {
 			t.Errorf("throughput %.0f B/s under a cap of 50000, want within 10%%", rate)
 		}
-		if err := p.LiftFault(ctx, arena.ActionNetworkBandwidth, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		if again, _ := upload(t, base, size); again > free+200*time.Millisecond {
@@ -171,7 +171,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 		if perr := p.Probe(ctx); perr == nil {
 			t.Error("probe healthy under connection_reset of worker-1, want it to see the reset")
 		}
-		if err := p.LiftFault(ctx, arena.ActionConnectionReset, "worker-1"); err != nil {
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
 		}
 		resp, err := c.Get(base + agentapi.PathHealth)
@@ -182,23 +182,23 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 	})
 
 	t.Run("injection latency: a toxic vs a docker pause", func(t *testing.T) {
+		// timeIt lands a, then lifts it.
 		timeIt := func(a arena.Action) time.Duration {
 			start := time.Now()
-			if res := svc.Execute(ctx, a); !res.Success {
+			res := svc.Execute(ctx, a)
+			if !res.Success {
 				t.Fatalf("%s did not land: %s", a.Type, res.Error)
 			}
-			return time.Since(start)
+			took := time.Since(start)
+			if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
+				t.Fatal(err)
+			}
+			return took
 		}
 		var toxic, pause []time.Duration
 		for range 5 {
 			toxic = append(toxic, timeIt(arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1"}))
-			if err := p.LiftFault(ctx, arena.ActionNetworkLatency, "worker-1"); err != nil {
-				t.Fatal(err)
-			}
 			pause = append(pause, timeIt(arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}))
-			if err := p.LiftFault(ctx, arena.ActionPauseAgent, "worker-1"); err != nil {
-				t.Fatal(err)
-			}
 		}
 		slices.Sort(toxic)
 		slices.Sort(pause)

@@ -1,7 +1,8 @@
 // Package fakes provides [Cluster], an in-memory agent cluster with real
 // self-healing behaviour: the system under test of a virtual arena run.
 // [NewCluster] returns one. It implements [arena.RuntimeProvider],
-// [arena.DAGProvider] and [arena.FaultLifter], and offers a probe
+// [arena.DAGProvider] and every other capability of arena's built-in fault
+// types, and offers a probe
 // ([Cluster.Probe], [Cluster.ProbeFunc]) and consistency checks
 // ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
 // [Cluster.Leader] and [Cluster.Orchestrator] show its state to tests and
@@ -71,7 +72,8 @@
 // # Health
 //
 // An agent is available when it is running, not partitioned, and neither
-// slowed nor behind a network latency of more than ElectionTimeout. The probe is healthy when the leader and the
+// slowed, behind a network latency, nor with its clock ahead (clock_jump)
+// by more than ElectionTimeout. The probe is healthy when the leader and the
 // orchestrator are available, a quorum (⌊N/2⌋+1) of the N workers is
 // available, the DAG is intact and the error rate (terminal failures over
 // finished tasks within [WithErrorWindow], 2s; 0 when none finished; lost
@@ -79,7 +81,8 @@
 // its error names the first reason found, in that order:
 //
 //	leader unavailable: leader-0 stopped        (or paused, partitioned, slowed by 5s,
-//	                                             behind a latency of 2s)
+//	                                             behind a latency of 2s, with its clock
+//	                                             1m0s ahead)
 //	orchestrator unavailable: worker-1 paused
 //	quorum lost: 1 of 3 workers available
 //	dag broken: missing node worker-2           (nodes before edges, in canonical order)
@@ -92,8 +95,8 @@
 //
 // # Faults
 //
-// A fault lands at once or returns an error: [ErrNoAgent], [ErrNoNode] or
-// [ErrNoEdge] for an unknown target, [ErrCannotLand] when the target's state
+// A fault lands at once or returns an error: [arena.ErrNoAgent], [ErrNoNode]
+// or [ErrNoEdge] for an unknown target, [arena.ErrCannotLand] when the target's state
 // rules it out (stop a stopped agent, pause one that is not running, resume
 // one that is not paused, partition a partitioned one, disconnect a
 // disconnected MCP, corrupt a stopped agent's memory, remove a missing node
@@ -109,37 +112,40 @@
 //	kill_agent         stopped; its tasks requeued from the ledger   restart (Resurrection, 2s); requeue
 //	                   (LOST without checkpoints); "quorum lost"     (Checkpoints)
 //	                   when too few workers remain
-//	pause_agent        paused: unavailable, no tasks, its tasks      ResumeAgent, LiftFault; election for a
+//	pause_agent        paused: unavailable, no tasks, its tasks      ResumeAgent, its lift; election for a
 //	                   requeued (LOST without checkpoints)           role holder (Failover)
 //	resume_agent       a paused agent runs again                     (it is a healing)
 //	slow_agent         attempts take longer, fail past TaskTimeout;  retries, reroutes (Retries); election
-//	                   unavailable beyond ElectionTimeout            (Failover); LiftFault
+//	                   unavailable beyond ElectionTimeout            (Failover); its lift
 //	network_partition  unavailable, no tasks, its attempts fail      heal (PartitionHealing, 3s); reroutes
-//	                                                                 (Retries); election (Failover); LiftFault
-//	tool_timeout       attempts fail after the timeout               retries, reroutes (Retries); LiftFault
+//	                                                                 (Retries); election (Failover); its lift
+//	tool_timeout       attempts fail after the timeout               retries, reroutes (Retries); its lift
 //	memory_corrupt     checksum mismatch: its attempts fail,         next checkpoint tick (Checkpoints, 1s);
 //	                   "memory" check fails                          restart; retries, reroutes (Retries)
 //	mcp_disconnect     attempts fail                                 reconnect (MCPReconnect, 1s); retries,
-//	                                                                 reroutes (Retries); LiftFault
-//	llm_failure        attempts fail; invalid_response is only       retries, reroutes (Retries); LiftFault
+//	                                                                 reroutes (Retries); its lift
+//	llm_failure        attempts fail; invalid_response is only       retries, reroutes (Retries); its lift
 //	                   rerouted, never retried
 //	remove_node        "dag broken"; the node's worker, or every     repair (DAGRepair, 1s)
 //	                   worker below a role node, gets no tasks
 //	remove_edge        "dag broken"; the edge's target gets no tasks repair (DAGRepair, 1s)
 //	network_latency    attempts over its links take latency ± jitter retries, reroutes (Retries); election
-//	                   longer, fail past TaskTimeout; unavailable    (Failover); LiftFault
+//	                   longer, fail past TaskTimeout; unavailable    (Failover); its lift
 //	                   beyond ElectionTimeout
-//	network_bandwidth  attempts over its links take 32 kB / rate     retries, reroutes (Retries); LiftFault
+//	network_bandwidth  attempts over its links take 32 kB / rate     retries, reroutes (Retries); its lift
 //	                   longer, fail past TaskTimeout
 //	connection_reset   attempts over its links fail at once, or      retries (a fresh connection may get
-//	                   when they have run for after                  through), reroutes (Retries); LiftFault
+//	                   when they have run for after                  through), reroutes (Retries); its lift
+//	clock_jump         its clock is offset ahead: beyond             election (Failover); its lift
+//	                   ElectionTimeout the others reject its
+//	                   heartbeats as from the future: unavailable
 //
-// [Cluster.LiftFault] ends pause_agent, slow_agent, network_partition,
-// tool_timeout, mcp_disconnect, llm_failure and the network faults; lifting
-// a fault that is not active does nothing, other kinds are
-// [ErrNotLiftable]. Pause, slowness, tool timeouts, LLM failures and the
-// network faults stay until lifted: a healthy cluster heals them by routing
-// around them, which keeps its error rate low.
+// The methods of pause_agent, slow_agent, network_partition, tool_timeout,
+// mcp_disconnect, llm_failure and the network faults hand back the fault's
+// [arena.Lift], which ends that fault on the agent; lifting a fault that is
+// no longer active does nothing. Pause, slowness, tool timeouts, LLM
+// failures and the network faults stay until lifted: a healthy cluster
+// heals them by routing around them, which keeps its error rate low.
 //
 // # Network faults
 //
@@ -174,25 +180,20 @@ import (
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
-// Errors of fault injection. They are wrapped with the target's ID.
+// Errors of fault injection of the DAG, wrapped with the target's ID; an
+// unknown agent is arena.ErrNoAgent, and a fault the target's state rules
+// out (stop a stopped agent, resume a running one, remove a removed edge,
+// …) arena.ErrCannotLand.
 var (
-	// ErrNoAgent: no agent has this ID.
-	ErrNoAgent = errors.New("no such agent")
 	// ErrNoNode: the canonical DAG has no such node.
 	ErrNoNode = errors.New("no such node")
 	// ErrNoEdge: the canonical DAG has no such edge.
 	ErrNoEdge = errors.New("no such edge")
-	// ErrCannotLand: the target's state does not allow the fault (stop a
-	// stopped agent, resume a running one, remove a removed edge, …).
-	ErrCannotLand = errors.New("fault cannot land")
-	// ErrNotLiftable: LiftFault was given a kind that cannot be lifted.
-	ErrNotLiftable = errors.New("fault cannot be lifted")
 )
 
 var (
 	_ arena.RuntimeProvider = (*Cluster)(nil)
 	_ arena.DAGProvider     = (*Cluster)(nil)
-	_ arena.FaultLifter     = (*Cluster)(nil)
 )
 
 // Cluster is an in-memory, clock-driven agent cluster. It is safe for
@@ -243,6 +244,7 @@ type AgentState struct {
 	Latency         arena.Latency // Latency.Latency 0: none
 	Bandwidth       int64         // bytes per second; 0: no cap
 	Resetting       bool          // connection_reset is active
+	ClockOffset     time.Duration // how far clock_jump put its clock ahead; 0: none
 }
 
 type agent struct {
@@ -256,6 +258,7 @@ type agent struct {
 	mcpDown     bool
 	llm         arena.LLMErrorType
 	net         netrules.Faults // the network faults on its links (not its partition: partitioned)
+	clock       time.Duration   // clock_jump's offset
 
 	mem     uint64 // memory contents
 	ckpt    uint64 // contents at the last good checkpoint
@@ -350,7 +353,7 @@ func checksum(x uint64) uint64 {
 func (c *Cluster) lookup(id string) (int, error) {
 	i, ok := c.index[id]
 	if !ok {
-		return 0, fmt.Errorf("fakes: agent %q: %w", id, ErrNoAgent)
+		return 0, fmt.Errorf("fakes: agent %q: %w", id, arena.ErrNoAgent)
 	}
 	return i, nil
 }
@@ -360,7 +363,7 @@ func (c *Cluster) lookup(id string) (int, error) {
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
 	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
-		a.net.Latency.Latency <= c.opts.healing.ElectionTimeout
+		a.net.Latency.Latency <= c.opts.healing.ElectionTimeout && a.clock <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
@@ -378,6 +381,8 @@ func (c *Cluster) unavailableReason(i int) string {
 		return a.id + " partitioned"
 	case a.net.Latency.Latency > c.opts.healing.ElectionTimeout:
 		return a.id + " behind a latency of " + a.net.Latency.Latency.String()
+	case a.clock > c.opts.healing.ElectionTimeout:
+		return a.id + " with its clock " + a.clock.String() + " ahead"
 	default:
 		return a.id + " slowed by " + a.slow.String()
 	}
@@ -427,7 +432,7 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 		ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts,
 		SlowDelay: a.slow, Partitioned: a.partitioned, ToolTimeout: a.toolTimeout,
 		MCPDisconnected: a.mcpDown, LLMFailure: a.llm, MemoryCorrupted: a.corrupted(),
-		Latency: a.net.Latency, Bandwidth: a.net.Rate, Resetting: a.net.Reset,
+		Latency: a.net.Latency, Bandwidth: a.net.Rate, Resetting: a.net.Reset, ClockOffset: a.clock,
 	}, true
 }
 

@@ -31,16 +31,23 @@ func BenchmarkProbeVirtual(b *testing.B) {
 func BenchmarkProbeVirtualChaos(b *testing.B) {
 	clock := arena.NewVirtualClock(time.Time{})
 	c := NewCluster(WithWorkers(8), WithClock(clock))
+	var book liftBook
 	faults := []func(){
 		func() { c.StopAgent(bgCtx, c.Leader()) },
-		func() { c.InjectLLMFailure(bgCtx, "worker-3", arena.LLMRateLimit) },
+		func() {
+			lift, err := c.InjectLLMFailure(bgCtx, "worker-3", arena.LLMRateLimit)
+			book.keep(arena.ActionLLMFailure, "worker-3", lift, err)
+		},
 		func() { c.PartitionNetwork(bgCtx, "worker-4") },
-		func() { c.LiftFault(bgCtx, arena.ActionLLMFailure, "worker-3") },
+		func() { book.lift(bgCtx, arena.ActionLLMFailure, "worker-3") },
 		func() { c.CorruptMemory(bgCtx, "worker-5") },
 		func() { c.StopAgent(bgCtx, c.Orchestrator()) },
 		func() { c.RemoveEdge(bgCtx, "orchestrator-0", "worker-6") },
-		func() { c.ToolTimeout(bgCtx, "worker-7", time.Second) },
-		func() { c.LiftFault(bgCtx, arena.ActionToolTimeout, "worker-7") },
+		func() {
+			lift, err := c.ToolTimeout(bgCtx, "worker-7", time.Second)
+			book.keep(arena.ActionToolTimeout, "worker-7", lift, err)
+		},
+		func() { book.lift(bgCtx, arena.ActionToolTimeout, "worker-7") },
 	}
 	b.ReportAllocs()
 	n := 0

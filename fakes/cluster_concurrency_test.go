@@ -19,6 +19,7 @@ func TestConcurrentFaultsAndProbes(t *testing.T) {
 		ids[i] = a.ID
 	}
 	var wg sync.WaitGroup
+	var book liftBook
 	done := make(chan struct{})
 	wg.Go(func() {
 		defer close(done)
@@ -35,8 +36,8 @@ func TestConcurrentFaultsAndProbes(t *testing.T) {
 					return
 				default:
 				}
-				_ = randomFault(s.c, r, ids)
-				_ = s.c.LiftFault(bgCtx, arena.ActionPauseAgent, ids[r.IntN(len(ids))])
+				_ = randomFault(s.c, &book, r, ids)
+				_ = book.lift(bgCtx, arena.ActionPauseAgent, ids[r.IntN(len(ids))])
 			}
 		})
 	}

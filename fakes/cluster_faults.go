@@ -31,8 +31,24 @@ func (c *Cluster) inject(ctx context.Context, id string, land func(i int, a *age
 	return nil
 }
 
+// injectLift is inject for a fault arena can lift: it hands back the
+// fault's Lift, which runs undo on the agent (and lets the cluster react).
+// undo ends the fault whatever happened since, so lifting a fault the
+// cluster healed already, or lifting twice, changes nothing.
+func (c *Cluster) injectLift(ctx context.Context, id string, land func(i int, a *agent) error, undo func(a *agent)) (arena.Lift, error) {
+	if err := c.inject(ctx, id, land); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		return c.inject(ctx, id, func(_ int, a *agent) error {
+			undo(a)
+			return nil
+		})
+	}, nil
+}
+
 func cannotLand(id, why string) error {
-	return fmt.Errorf("fakes: agent %q: %w: %s", id, ErrCannotLand, why)
+	return fmt.Errorf("fakes: agent %q: %w: %s", id, arena.ErrCannotLand, why)
 }
 
 // StopAgent kills an agent. Its tasks are requeued from the ledger (lost
@@ -52,16 +68,21 @@ func (c *Cluster) StopAgent(ctx context.Context, agentID string) error {
 	})
 }
 
-// PauseAgent freezes a running agent until ResumeAgent or LiftFault. Its
-// tasks are requeued from the ledger (lost without checkpoints).
-func (c *Cluster) PauseAgent(ctx context.Context, agentID string) error {
-	return c.inject(ctx, agentID, func(i int, a *agent) error {
+// PauseAgent freezes a running agent until ResumeAgent or its lift (which
+// resumes it if it is still paused). Its tasks are requeued from the ledger
+// (lost without checkpoints).
+func (c *Cluster) PauseAgent(ctx context.Context, agentID string) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
 		if a.status != arena.StatusRunning {
 			return cannotLand(a.id, "agent is "+string(a.status))
 		}
 		a.status = arena.StatusPaused
 		c.evacuate(i)
 		return nil
+	}, func(a *agent) {
+		if a.status == arena.StatusPaused {
+			a.status = arena.StatusRunning
+		}
 	})
 }
 
@@ -76,23 +97,23 @@ func (c *Cluster) ResumeAgent(ctx context.Context, agentID string) error {
 	})
 }
 
-// SlowAgent adds delay to every attempt the agent starts, until LiftFault.
+// SlowAgent adds delay to every attempt the agent starts, until lifted.
 // A delay beyond the election timeout makes the agent unavailable.
-func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Duration) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if delay <= 0 {
 			return fmt.Errorf("fakes: agent %q: slow delay %s is not positive", a.id, delay)
 		}
 		a.slow = delay
 		return nil
-	})
+	}, func(a *agent) { a.slow = 0 })
 }
 
 // PartitionNetwork cuts the agent off the network: it is unavailable, gets
 // no tasks, and its running attempts fail. Partition healing heals it after
-// the delay.
-func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) error {
-	return c.inject(ctx, agentID, func(i int, a *agent) error {
+// the delay, the lift at once.
+func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
 		if a.partitioned {
 			return cannotLand(a.id, "already partitioned")
 		}
@@ -103,20 +124,38 @@ func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) error {
 			c.schedule(h.PartitionHealDelay, evPartitionHeal, i, a.partGen)
 		}
 		return nil
+	}, func(a *agent) {
+		if a.partitioned {
+			a.partitioned = false
+			a.partGen++
+		}
 	})
 }
 
 // ToolTimeout makes the agent's tool calls hang for timeout and fail, until
-// LiftFault.
-func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// lifted.
+func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if timeout <= 0 {
 			return fmt.Errorf("fakes: agent %q: tool timeout %s is not positive", a.id, timeout)
 		}
 		a.toolTimeout = timeout
 		a.faultEpoch++
 		return nil
-	})
+	}, func(a *agent) { a.toolTimeout = 0 })
+}
+
+// JumpClock puts the agent's clock offset ahead, until lifted: past
+// ElectionTimeout the others reject its heartbeats, as stamped in the
+// future, and it is unavailable (election replaces a role holder).
+func (c *Cluster) JumpClock(ctx context.Context, agentID string, offset time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
+		if offset <= 0 {
+			return fmt.Errorf("fakes: agent %q: clock offset %s is not positive", a.id, offset)
+		}
+		a.clock = offset
+		return nil
+	}, func(a *agent) { a.clock = 0 })
 }
 
 // CorruptMemory flips the memory of a running or paused agent, so that it no
@@ -140,9 +179,9 @@ func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {
 }
 
 // DisconnectMCP drops the agent's MCP session; MCP reconnect restores it
-// after the delay.
-func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) error {
-	return c.inject(ctx, agentID, func(i int, a *agent) error {
+// after the delay, the lift at once.
+func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
 		if a.mcpDown {
 			return cannotLand(a.id, "MCP already disconnected")
 		}
@@ -153,58 +192,23 @@ func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) error {
 			c.schedule(h.MCPReconnectDelay, evMCPReconnect, i, a.mcpGen)
 		}
 		return nil
+	}, func(a *agent) {
+		if a.mcpDown {
+			a.mcpDown = false
+			a.mcpGen++
+		}
 	})
 }
 
 // InjectLLMFailure makes the agent's LLM calls fail with errType until
-// LiftFault.
-func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// lifted.
+func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if !slices.Contains(arena.LLMErrorTypes(), errType) {
 			return fmt.Errorf("fakes: agent %q: unknown LLM error type %q", a.id, errType)
 		}
 		a.llm = errType
 		a.faultEpoch++
 		return nil
-	})
-}
-
-// LiftFault ends a timed fault: pause_agent (resume), slow_agent,
-// network_partition, tool_timeout, mcp_disconnect, llm_failure. Lifting a
-// fault that is not active does nothing; other kinds are ErrNotLiftable.
-func (c *Cluster) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	switch kind {
-	case arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
-		arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
-		arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset:
-	default:
-		return fmt.Errorf("fakes: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
-	}
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
-		switch kind {
-		case arena.ActionPauseAgent:
-			if a.status == arena.StatusPaused {
-				a.status = arena.StatusRunning
-			}
-		case arena.ActionSlowAgent:
-			a.slow = 0
-		case arena.ActionNetworkPartition:
-			if a.partitioned {
-				a.partitioned = false
-				a.partGen++
-			}
-		case arena.ActionToolTimeout:
-			a.toolTimeout = 0
-		case arena.ActionMCPDisconnect:
-			if a.mcpDown {
-				a.mcpDown = false
-				a.mcpGen++
-			}
-		case arena.ActionLLMFailure:
-			a.llm = ""
-		default:
-			a.liftNet(kind)
-		}
-		return nil
-	})
+	}, func(a *agent) { a.llm = "" })
 }

@@ -60,7 +60,7 @@ func TestRemoveNode(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.RemoveNode(bgCtx, "worker-2"))
-		if err := s.c.RemoveNode(bgCtx, "worker-2"); !errors.Is(err, ErrCannotLand) {
+		if err := s.c.RemoveNode(bgCtx, "worker-2"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("RemoveNode(removed) = %v, want ErrCannotLand", err)
 		}
 		err := s.c.RemoveNode(bgCtx, "nope")
@@ -95,7 +95,7 @@ func TestRemoveEdge(t *testing.T) {
 		s.must(s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"))
 		s.advance(500 * time.Millisecond)
 		s.must(s.c.RemoveNode(bgCtx, "worker-3"))
-		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"); !errors.Is(err, ErrCannotLand) {
+		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("RemoveEdge(edge of a removed node) = %v, want ErrCannotLand", err)
 		}
 		// The edge comes back at +0.5s, hidden by its missing node until +1s.
@@ -114,29 +114,27 @@ func TestRemoveEdge(t *testing.T) {
 			t.Errorf("RemoveEdge(non-canonical) = %v, want ErrNoEdge", err)
 		}
 		s.must(s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"))
-		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"); !errors.Is(err, ErrCannotLand) {
+		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("RemoveEdge(removed) = %v, want ErrCannotLand", err)
 		}
 	})
 }
 
+// TestUnknownAgent: every agent fault on an unknown agent is
+// arena.ErrNoAgent, and says which agent.
 func TestUnknownAgent(t *testing.T) {
 	s := newClusterSim(t)
-	for name, call := range map[string]func() error{
-		"StopAgent":        func() error { return s.c.StopAgent(bgCtx, "x") },
-		"PauseAgent":       func() error { return s.c.PauseAgent(bgCtx, "x") },
-		"ResumeAgent":      func() error { return s.c.ResumeAgent(bgCtx, "x") },
-		"SlowAgent":        func() error { return s.c.SlowAgent(bgCtx, "x", time.Second) },
-		"PartitionNetwork": func() error { return s.c.PartitionNetwork(bgCtx, "x") },
-		"ToolTimeout":      func() error { return s.c.ToolTimeout(bgCtx, "x", time.Second) },
-		"CorruptMemory":    func() error { return s.c.CorruptMemory(bgCtx, "x") },
-		"DisconnectMCP":    func() error { return s.c.DisconnectMCP(bgCtx, "x") },
-		"InjectLLMFailure": func() error { return s.c.InjectLLMFailure(bgCtx, "x", arena.LLMTimeout) },
-		"LiftFault":        func() error { return s.c.LiftFault(bgCtx, arena.ActionSlowAgent, "x") },
-	} {
-		err := call()
-		if !errors.Is(err, ErrNoAgent) || err.Error() != `fakes: agent "x": no such agent` {
-			t.Errorf("%s(unknown) = %v, want ErrNoAgent", name, err)
+	in := arena.NewInjectorFor(s.c)
+	for _, spec := range arena.FaultSpecs() {
+		if spec.Target != arena.TargetAgent {
+			continue
+		}
+		a, p, err := in.Prepare(bgCtx, arena.Action{Type: spec.Type, TargetID: "x"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.Inject(bgCtx, a, p); !errors.Is(err, arena.ErrNoAgent) || err.Error() != `fakes: agent "x": no such agent` {
+			t.Errorf("%s on an unknown agent = %v, want arena.ErrNoAgent", spec.Type, err)
 		}
 	}
 	if _, ok := s.c.Agent("x"); ok {
@@ -144,26 +142,29 @@ func TestUnknownAgent(t *testing.T) {
 	}
 }
 
-func TestLiftFault(t *testing.T) {
-	s := newClusterSim(t)
-	for _, kind := range []arena.ActionType{
-		arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
-		arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
-	} {
-		if err := s.c.LiftFault(bgCtx, kind, "worker-1"); err != nil {
-			t.Errorf("LiftFault(%s) with nothing to lift = %v, want nil", kind, err)
+// TestLiftTwice: each liftable fault's lift restores the agent, and
+// lifting it again changes nothing.
+func TestLiftTwice(t *testing.T) {
+	for _, spec := range arena.FaultSpecs() {
+		if !spec.Lifts {
+			continue
 		}
-	}
-	for _, kind := range []arena.ActionType{
-		arena.ActionKillLeader, arena.ActionKillOrchestrator, arena.ActionKillAgent,
-		arena.ActionResumeAgent, arena.ActionMemoryCorrupt, arena.ActionRemoveNode,
-		arena.ActionRemoveEdge, "bogus",
-	} {
-		if err := s.c.LiftFault(bgCtx, kind, "worker-1"); !errors.Is(err, ErrNotLiftable) {
-			t.Errorf("LiftFault(%s) = %v, want ErrNotLiftable", kind, err)
+		s := newClusterSim(t)
+		in := arena.NewInjectorFor(s.c)
+		before := s.agent("worker-1")
+		a, p, err := in.Prepare(bgCtx, arena.Action{Type: spec.Type, TargetID: "worker-1"}, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if a := s.agent("worker-1"); a != (AgentState{ID: "worker-1", Type: arena.TypeWorker, Status: arena.StatusRunning}) {
-		t.Errorf("after lifting nothing: %+v", a)
+		lift := s.land(in.Inject(bgCtx, a, p))
+		if s.agent("worker-1") == before {
+			t.Errorf("%s landed and changed nothing", spec.Type)
+		}
+		for i := range 2 {
+			s.must(lift(bgCtx))
+			if a := s.agent("worker-1"); a != before {
+				t.Errorf("%s lifted %d times: %+v, want %+v", spec.Type, i+1, a, before)
+			}
+		}
 	}
 }

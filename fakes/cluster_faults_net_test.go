@@ -13,7 +13,7 @@ func TestSlowAgent(t *testing.T) {
 	t.Run("slow leader fails over", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0))
 		s.advance(faultAt)
-		s.must(s.c.SlowAgent(bgCtx, "leader-0", 5*time.Second))
+		lift := s.land(s.c.SlowAgent(bgCtx, "leader-0", 5*time.Second))
 		if a := s.agent("leader-0"); a.SlowDelay != 5*time.Second {
 			t.Errorf("SlowDelay = %v, want 5s", a.SlowDelay)
 		}
@@ -21,21 +21,21 @@ func TestSlowAgent(t *testing.T) {
 			{0, "leader unavailable: leader-0 slowed by 5s"},
 			{time.Second, ""},
 		})
-		s.must(s.c.LiftFault(bgCtx, arena.ActionSlowAgent, "leader-0"))
+		s.must(lift(bgCtx))
 		if a := s.agent("leader-0"); a.SlowDelay != 0 || a.Type != arena.TypeWorker {
-			t.Errorf("after LiftFault: %+v, want an un-slowed worker", a)
+			t.Errorf("after its lift: %+v, want an un-slowed worker", a)
 		}
 	})
 	t.Run("slightly slow leader", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.SlowAgent(bgCtx, "leader-0", time.Second))
+		s.land(s.c.SlowAgent(bgCtx, "leader-0", time.Second))
 		wantTimeline(t, s, 5*time.Second, []probeChange{{0, ""}})
 	})
 	t.Run("slow worker routed around", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.SlowAgent(bgCtx, "worker-1", 5*time.Second))
+		s.land(s.c.SlowAgent(bgCtx, "worker-1", 5*time.Second))
 		wantTimeline(t, s, 30*time.Second, []probeChange{{0, ""}})
 		st := s.c.Tasks()
 		if st.Failed != 0 || st.Retries == 0 || st.Reroutes == 0 {
@@ -45,7 +45,7 @@ func TestSlowAgent(t *testing.T) {
 	t.Run("slow worker without retries", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.SlowAgent(bgCtx, "worker-1", 5*time.Second))
+		s.land(s.c.SlowAgent(bgCtx, "worker-1", 5*time.Second))
 		tl := s.timeline(30 * time.Second)
 		if !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
@@ -53,7 +53,7 @@ func TestSlowAgent(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.SlowAgent(bgCtx, "worker-1", 0); err == nil {
+		if _, err := s.c.SlowAgent(bgCtx, "worker-1", 0); err == nil {
 			t.Error("SlowAgent(0) = nil, want an error")
 		}
 	})
@@ -63,7 +63,7 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("healed after 3s", func(t *testing.T) {
 		s := newClusterSim(t, WithoutFailover())
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "leader-0"))
+		s.land(s.c.PartitionNetwork(bgCtx, "leader-0"))
 		if a := s.agent("leader-0"); !a.Partitioned {
 			t.Errorf("after the partition: %+v, want partitioned", a)
 		}
@@ -75,22 +75,22 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("lifted", func(t *testing.T) {
 		s := newClusterSim(t, WithoutFailover())
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-1"))
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-2"))
+		lift := s.land(s.c.PartitionNetwork(bgCtx, "worker-1"))
+		s.land(s.c.PartitionNetwork(bgCtx, "worker-2"))
 		s.advance(time.Second)
-		s.must(s.c.LiftFault(bgCtx, arena.ActionNetworkPartition, "worker-1"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-1"); a.Partitioned {
-			t.Errorf("after LiftFault: %+v, want healed", a)
+			t.Errorf("after its lift: %+v, want healed", a)
 		}
 		wantTimeline(t, s, 10*time.Second, []probeChange{{0, ""}})
 	})
 	t.Run("second partition lasts its own delay", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-2"))
+		lift := s.land(s.c.PartitionNetwork(bgCtx, "worker-2"))
 		s.advance(time.Second)
-		s.must(s.c.LiftFault(bgCtx, arena.ActionNetworkPartition, "worker-2"))
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-2"))
+		s.must(lift(bgCtx))
+		s.land(s.c.PartitionNetwork(bgCtx, "worker-2"))
 		at := s.until(10*time.Second, func() bool { return !s.agent("worker-2").Partitioned })
 		if at != 3*time.Second {
 			t.Errorf("second partition healed after %v, want 3s", at)
@@ -99,8 +99,8 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("quorum", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-1"))
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-3"))
+		s.land(s.c.PartitionNetwork(bgCtx, "worker-1"))
+		s.land(s.c.PartitionNetwork(bgCtx, "worker-3"))
 		wantTimeline(t, s, 10*time.Second, []probeChange{
 			{0, "quorum lost: 1 of 3 workers available"},
 			{3 * time.Second, ""},
@@ -112,7 +112,7 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("failover", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0))
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "orchestrator-0"))
+		s.land(s.c.PartitionNetwork(bgCtx, "orchestrator-0"))
 		wantTimeline(t, s, 10*time.Second, []probeChange{
 			{0, "orchestrator unavailable: orchestrator-0 partitioned"},
 			{time.Second, ""},
@@ -124,17 +124,17 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("without healing", func(t *testing.T) {
 		s := newClusterSim(t, WithoutFailover(), WithoutPartitionHealing())
 		s.advance(faultAt)
-		s.must(s.c.PartitionNetwork(bgCtx, "leader-0"))
+		lift := s.land(s.c.PartitionNetwork(bgCtx, "leader-0"))
 		wantTimeline(t, s, time.Minute, []probeChange{{0, "leader unavailable: leader-0 partitioned"}})
-		s.must(s.c.LiftFault(bgCtx, arena.ActionNetworkPartition, "leader-0"))
+		s.must(lift(bgCtx))
 		if p := s.probe(); p != "" {
-			t.Errorf("probe after LiftFault = %q, want healthy", p)
+			t.Errorf("probe after its lift = %q, want healthy", p)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.must(s.c.PartitionNetwork(bgCtx, "worker-1"))
-		if err := s.c.PartitionNetwork(bgCtx, "worker-1"); !errors.Is(err, ErrCannotLand) {
+		s.land(s.c.PartitionNetwork(bgCtx, "worker-1"))
+		if _, err := s.c.PartitionNetwork(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("PartitionNetwork(partitioned) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -144,7 +144,7 @@ func TestToolTimeout(t *testing.T) {
 	t.Run("with retries", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.ToolTimeout(bgCtx, "worker-1", 5*time.Second))
+		lift := s.land(s.c.ToolTimeout(bgCtx, "worker-1", 5*time.Second))
 		if a := s.agent("worker-1"); a.ToolTimeout != 5*time.Second {
 			t.Errorf("ToolTimeout = %v, want 5s", a.ToolTimeout)
 		}
@@ -153,14 +153,14 @@ func TestToolTimeout(t *testing.T) {
 		if st.Failed != 0 || st.Retries == 0 || st.Reroutes == 0 {
 			t.Errorf("Tasks() = %+v, want retries, reroutes and no failure", st)
 		}
-		s.must(s.c.LiftFault(bgCtx, arena.ActionToolTimeout, "worker-1"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-1"); a.ToolTimeout != 0 {
-			t.Errorf("after LiftFault: %+v", a)
+			t.Errorf("after its lift: %+v", a)
 		}
 	})
 	t.Run("fails after the timeout", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries(), WithWorkers(1), WithTaskInterval(10*time.Second))
-		s.must(s.c.ToolTimeout(bgCtx, "worker-1", 1500*time.Millisecond))
+		s.land(s.c.ToolTimeout(bgCtx, "worker-1", 1500*time.Millisecond))
 		var arrived time.Duration
 		s.until(time.Minute, func() bool {
 			if st := s.c.Tasks(); st.Created == 1 && arrived == 0 {
@@ -178,14 +178,14 @@ func TestToolTimeout(t *testing.T) {
 	t.Run("without retries", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.ToolTimeout(bgCtx, "worker-1", 100*time.Millisecond))
+		s.land(s.c.ToolTimeout(bgCtx, "worker-1", 100*time.Millisecond))
 		if tl := s.timeline(30 * time.Second); !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.ToolTimeout(bgCtx, "worker-1", -time.Second); err == nil {
+		if _, err := s.c.ToolTimeout(bgCtx, "worker-1", -time.Second); err == nil {
 			t.Error("ToolTimeout(-1s) = nil, want an error")
 		}
 	})
@@ -195,7 +195,7 @@ func TestMCPDisconnect(t *testing.T) {
 	t.Run("reconnects after 1s", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.DisconnectMCP(bgCtx, "worker-1"))
+		s.land(s.c.DisconnectMCP(bgCtx, "worker-1"))
 		at := s.until(10*time.Second, func() bool { return !s.agent("worker-1").MCPDisconnected })
 		if at != time.Second {
 			t.Errorf("MCP reconnected after %v, want 1s", at)
@@ -204,7 +204,7 @@ func TestMCPDisconnect(t *testing.T) {
 	t.Run("attempts fail and are retried", func(t *testing.T) {
 		s := newClusterSim(t, WithoutMCPReconnect())
 		s.advance(faultAt)
-		s.must(s.c.DisconnectMCP(bgCtx, "worker-1"))
+		lift := s.land(s.c.DisconnectMCP(bgCtx, "worker-1"))
 		wantTimeline(t, s, 30*time.Second, []probeChange{{0, ""}})
 		if st := s.c.Tasks(); st.Failed != 0 || st.Retries == 0 || st.Reroutes == 0 {
 			t.Errorf("Tasks() = %+v, want retries and reroutes and no failure", st)
@@ -212,15 +212,15 @@ func TestMCPDisconnect(t *testing.T) {
 		if a := s.agent("worker-1"); !a.MCPDisconnected {
 			t.Errorf("without reconnect: %+v, want disconnected", a)
 		}
-		s.must(s.c.LiftFault(bgCtx, arena.ActionMCPDisconnect, "worker-1"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-1"); a.MCPDisconnected {
-			t.Errorf("after LiftFault: %+v", a)
+			t.Errorf("after its lift: %+v", a)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.must(s.c.DisconnectMCP(bgCtx, "worker-1"))
-		if err := s.c.DisconnectMCP(bgCtx, "worker-1"); !errors.Is(err, ErrCannotLand) {
+		s.land(s.c.DisconnectMCP(bgCtx, "worker-1"))
+		if _, err := s.c.DisconnectMCP(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("DisconnectMCP(disconnected) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -230,7 +230,7 @@ func TestLLMFailure(t *testing.T) {
 	t.Run("retries keep the error rate low", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+		lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
 		if a := s.agent("worker-1"); a.LLMFailure != arena.LLMRateLimit {
 			t.Errorf("LLMFailure = %q, want rate_limit", a.LLMFailure)
 		}
@@ -243,15 +243,15 @@ func TestLLMFailure(t *testing.T) {
 		if st := s.c.Tasks(); st.Failed != 0 || st.Retries == 0 || st.Reroutes == 0 {
 			t.Errorf("Tasks() = %+v, want retries and reroutes and no failure", st)
 		}
-		s.must(s.c.LiftFault(bgCtx, arena.ActionLLMFailure, "worker-1"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-1"); a.LLMFailure != "" {
-			t.Errorf("after LiftFault: %+v", a)
+			t.Errorf("after its lift: %+v", a)
 		}
 	})
 	t.Run("without retries the error rate exceeds the threshold", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
 		tl := s.timeline(30 * time.Second)
 		if !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
@@ -263,7 +263,7 @@ func TestLLMFailure(t *testing.T) {
 	t.Run("invalid_response is rerouted, not retried", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMInvalidResponse))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMInvalidResponse))
 		wantTimeline(t, s, 30*time.Second, []probeChange{{0, ""}})
 		if st := s.c.Tasks(); st.Failed != 0 || st.Retries != 0 || st.Reroutes == 0 {
 			t.Errorf("Tasks() = %+v, want reroutes only", st)
@@ -273,7 +273,7 @@ func TestLLMFailure(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
 		for _, w := range []string{"worker-1", "worker-2", "worker-3"} {
-			s.must(s.c.InjectLLMFailure(bgCtx, w, arena.LLMServerError))
+			s.land(s.c.InjectLLMFailure(bgCtx, w, arena.LLMServerError))
 		}
 		s.advance(10 * time.Second)
 		if got, want := s.probe(), "error rate 1.00 above 0.20"; got != want {
@@ -282,7 +282,7 @@ func TestLLMFailure(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.InjectLLMFailure(bgCtx, "worker-1", "garbage"); err == nil {
+		if _, err := s.c.InjectLLMFailure(bgCtx, "worker-1", "garbage"); err == nil {
 			t.Error(`InjectLLMFailure("garbage") = nil, want an error`)
 		}
 	})
@@ -336,7 +336,7 @@ func TestMemoryCorrupt(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.StopAgent(bgCtx, "worker-1"))
-		if err := s.c.CorruptMemory(bgCtx, "worker-1"); !errors.Is(err, ErrCannotLand) {
+		if err := s.c.CorruptMemory(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
 			t.Errorf("CorruptMemory(stopped) = %v, want ErrCannotLand", err)
 		}
 	})

@@ -100,7 +100,7 @@ func TestKillLeader(t *testing.T) {
 	t.Run("election retried without workers", func(t *testing.T) {
 		s := newClusterSim(t, WithWorkers(1), WithFailover(time.Second, 0), WithoutResurrection())
 		s.advance(faultAt)
-		s.must(s.c.PauseAgent(bgCtx, "worker-1"))
+		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
 		s.must(s.c.StopAgent(bgCtx, "leader-0"))
 		s.advance(1500 * time.Millisecond)
 		s.must(s.c.ResumeAgent(bgCtx, "worker-1"))
@@ -230,7 +230,7 @@ func TestKillAgent(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.StopAgent(bgCtx, "worker-1"))
 		err := s.c.StopAgent(bgCtx, "worker-1")
-		if !errors.Is(err, ErrCannotLand) || err.Error() != `fakes: agent "worker-1": fault cannot land: already stopped` {
+		if !errors.Is(err, arena.ErrCannotLand) || err.Error() != `fakes: agent "worker-1": fault cannot land: already stopped` {
 			t.Errorf("StopAgent(stopped) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -240,8 +240,8 @@ func TestPauseAndResumeAgent(t *testing.T) {
 	t.Run("stays paused", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.PauseAgent(bgCtx, "worker-1"))
-		s.must(s.c.PauseAgent(bgCtx, "worker-2"))
+		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
+		lift := s.land(s.c.PauseAgent(bgCtx, "worker-2"))
 		wantTimeline(t, s, time.Minute, []probeChange{{0, "quorum lost: 1 of 3 workers available"}})
 		if a := s.agent("worker-1"); a.Status != arena.StatusPaused {
 			t.Errorf("after a minute: %+v, want paused", a)
@@ -250,9 +250,9 @@ func TestPauseAndResumeAgent(t *testing.T) {
 		if p := s.probe(); p != "" {
 			t.Errorf("probe after ResumeAgent = %q, want healthy", p)
 		}
-		s.must(s.c.LiftFault(bgCtx, arena.ActionPauseAgent, "worker-2"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-2"); a.Status != arena.StatusRunning {
-			t.Errorf("after LiftFault(pause_agent): %+v, want running", a)
+			t.Errorf("after its lift(pause_agent): %+v, want running", a)
 		}
 		if got := s.checks(); len(got) != 0 {
 			t.Errorf("checks: %v", got)
@@ -261,7 +261,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 	t.Run("paused orchestrator fails over", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0), WithTaskDuration(time.Second))
 		s.advance(faultAt)
-		s.must(s.c.PauseAgent(bgCtx, "orchestrator-0"))
+		s.land(s.c.PauseAgent(bgCtx, "orchestrator-0"))
 		wantTimeline(t, s, 5*time.Second, []probeChange{
 			{0, "orchestrator unavailable: orchestrator-0 paused"},
 			{time.Second, ""},
@@ -278,7 +278,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 	t.Run("resumed before the election", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0))
 		s.advance(faultAt)
-		s.must(s.c.PauseAgent(bgCtx, "leader-0"))
+		s.land(s.c.PauseAgent(bgCtx, "leader-0"))
 		s.advance(500 * time.Millisecond)
 		s.must(s.c.ResumeAgent(bgCtx, "leader-0"))
 		s.advance(5 * time.Second)
@@ -292,7 +292,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 		if inFlightOn(s.c, "worker-1") == 0 {
 			t.Fatal("worker-1 has no task in flight; the test needs one")
 		}
-		s.must(s.c.PauseAgent(bgCtx, "worker-1"))
+		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
 		if got, st := inFlightOn(s.c, "worker-1"), s.c.Tasks(); got != 0 || st.Lost != 0 {
 			t.Errorf("after the pause: %d tasks on worker-1, %+v; want 0 and nothing lost", got, st)
 		}
@@ -301,26 +301,27 @@ func TestPauseAndResumeAgent(t *testing.T) {
 		s := newClusterSim(t, WithTaskDuration(time.Second), WithoutCheckpoints())
 		s.advance(faultAt)
 		n := inFlightOn(s.c, "worker-1")
-		s.must(s.c.PauseAgent(bgCtx, "worker-1"))
+		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
 		if st := s.c.Tasks(); st.Lost != n || n == 0 {
 			t.Errorf("Tasks().Lost = %d, want %d (> 0)", st.Lost, n)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t, WithoutResurrection())
-		s.must(s.c.PauseAgent(bgCtx, "worker-1"))
+		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
 		s.must(s.c.StopAgent(bgCtx, "worker-2"))
+		pause := func(id string) error { _, err := s.c.PauseAgent(bgCtx, id); return err }
 		for _, tt := range []struct {
 			name string
 			err  error
 			want string
 		}{
-			{"pause paused", s.c.PauseAgent(bgCtx, "worker-1"), `fakes: agent "worker-1": fault cannot land: agent is paused`},
-			{"pause stopped", s.c.PauseAgent(bgCtx, "worker-2"), `fakes: agent "worker-2": fault cannot land: agent is stopped`},
+			{"pause paused", pause("worker-1"), `fakes: agent "worker-1": fault cannot land: agent is paused`},
+			{"pause stopped", pause("worker-2"), `fakes: agent "worker-2": fault cannot land: agent is stopped`},
 			{"resume running", s.c.ResumeAgent(bgCtx, "worker-3"), `fakes: agent "worker-3": fault cannot land: agent is running, not paused`},
 			{"resume stopped", s.c.ResumeAgent(bgCtx, "worker-2"), `fakes: agent "worker-2": fault cannot land: agent is stopped, not paused`},
 		} {
-			if !errors.Is(tt.err, ErrCannotLand) || tt.err.Error() != tt.want {
+			if !errors.Is(tt.err, arena.ErrCannotLand) || tt.err.Error() != tt.want {
 				t.Errorf("%s = %v, want %s", tt.name, tt.err, tt.want)
 			}
 		}

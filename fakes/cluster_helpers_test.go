@@ -2,6 +2,10 @@ package fakes
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,6 +100,16 @@ func (s *clusterSim) must(err error) {
 	}
 }
 
+// land fails the test on a fault that did not land, and returns its lift.
+func (s *clusterSim) land(lift arena.Lift, err error) arena.Lift {
+	s.t.Helper()
+	s.must(err)
+	if lift == nil {
+		s.t.Fatal("the fault landed without a lift")
+	}
+	return lift
+}
+
 func (s *clusterSim) agent(id string) AgentState {
 	s.t.Helper()
 	a, ok := s.c.Agent(id)
@@ -145,36 +159,95 @@ func contextWithCancel() (context.Context, context.CancelFunc) {
 	return context.WithCancel(context.Background())
 }
 
-// liftable are the faults LiftFault ends.
+// liftBook keeps the lift of the latest fault of each kind on each agent
+// that a test landed, so that the test can lift it later by kind and agent.
+// It is safe for concurrent use.
+type liftBook struct {
+	mu sync.Mutex
+	m  map[liftKey]arena.Lift
+}
+
+type liftKey struct {
+	kind arena.ActionType
+	id   string
+}
+
+// keep keeps the lift of a fault of kind on id that landed (err nil), and
+// returns err.
+func (b *liftBook) keep(kind arena.ActionType, id string, lift arena.Lift, err error) error {
+	if err != nil || lift == nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[liftKey]arena.Lift{}
+	}
+	b.m[liftKey{kind, id}] = lift
+	return nil
+}
+
+// lift lifts the fault of kind on id kept last (nil when none is kept).
+func (b *liftBook) lift(ctx context.Context, kind arena.ActionType, id string) error {
+	b.mu.Lock()
+	lift := b.m[liftKey{kind, id}]
+	delete(b.m, liftKey{kind, id})
+	b.mu.Unlock()
+	if lift == nil {
+		return nil
+	}
+	return lift(ctx)
+}
+
+// liftAll lifts every fault kept.
+func (b *liftBook) liftAll(ctx context.Context) error {
+	b.mu.Lock()
+	lifts := slices.Collect(maps.Values(b.m))
+	clear(b.m)
+	b.mu.Unlock()
+	var errs []error
+	for _, lift := range lifts {
+		errs = append(errs, lift(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// liftable are kinds chaosOp lifts.
 var liftable = []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
 	arena.ActionMCPDisconnect, arena.ActionNetworkLatency}
 
 // chaosOps is how many faults chaosOp knows; ops from chaosOps on lift.
 const chaosOps = 10
 
-// chaosOp lands fault op (0 to chaosOps-1) on agent id, node or edge, or
-// lifts lift from id (op >= chaosOps), for the randomised tests; size (1
-// to 3) scales a slowdown (seconds) and a latency (700ms steps). Errors are
+// chaosOp lands fault op (0 to chaosOps-1) on agent id, node or edge,
+// keeping its lift in book, or lifts the fault of kind lift on id that
+// book holds (op >= chaosOps), for the randomised tests; size (1 to 3)
+// scales a slowdown (seconds) and a latency (700ms steps). Errors are
 // expected (a fault that cannot land now) and ignored.
-func chaosOp(c *Cluster, op, size int, id, node string, edge arena.Edge, lift arena.ActionType) {
+func chaosOp(c *Cluster, book *liftBook, op, size int, id, node string, edge arena.Edge, lift arena.ActionType) {
 	ctx := context.Background()
 	switch op {
 	case 0:
 		_ = c.StopAgent(ctx, id)
 	case 1:
-		_ = c.PauseAgent(ctx, id)
+		l, err := c.PauseAgent(ctx, id)
+		_ = book.keep(arena.ActionPauseAgent, id, l, err)
 	case 2:
 		_ = c.ResumeAgent(ctx, id)
 	case 3:
-		_ = c.SlowAgent(ctx, id, time.Duration(size)*time.Second)
+		l, err := c.SlowAgent(ctx, id, time.Duration(size)*time.Second)
+		_ = book.keep(arena.ActionSlowAgent, id, l, err)
 	case 4:
-		_ = c.PartitionNetwork(ctx, id)
+		l, err := c.PartitionNetwork(ctx, id)
+		_ = book.keep(arena.ActionNetworkPartition, id, l, err)
 	case 5:
 		_ = c.CorruptMemory(ctx, id)
 	case 6:
-		_ = c.InjectLatency(ctx, id, arena.Latency{Latency: time.Duration(size) * 700 * time.Millisecond})
+		l, err := c.InjectLatency(ctx, id, arena.Latency{Latency: time.Duration(size) * 700 * time.Millisecond})
+		_ = book.keep(arena.ActionNetworkLatency, id, l, err)
 	case 7:
-		_ = c.DisconnectMCP(ctx, id)
+		l, err := c.DisconnectMCP(ctx, id)
+		_ = book.keep(arena.ActionMCPDisconnect, id, l, err)
 	case 8:
 		if node != "" {
 			_ = c.RemoveNode(ctx, node)
@@ -184,6 +257,6 @@ func chaosOp(c *Cluster, op, size int, id, node string, edge arena.Edge, lift ar
 			_ = c.RemoveEdge(ctx, edge.Source, edge.Target)
 		}
 	default:
-		_ = c.LiftFault(ctx, lift, id)
+		_ = book.lift(ctx, lift, id)
 	}
 }

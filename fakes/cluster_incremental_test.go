@@ -32,9 +32,10 @@ func TestIncrementalState(t *testing.T) {
 				ids[i] = c.agents[i].id
 			}
 			downs, corrupted := 0, 0
+			var book liftBook
 			for step := range 3000 {
 				id := ids[rng.IntN(len(ids))]
-				chaosOp(c, rng.IntN(chaosOps+2), 1+rng.IntN(3), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
+				chaosOp(c, &book, rng.IntN(chaosOps+2), 1+rng.IntN(3), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
 				s.clock.Advance(time.Duration(rng.IntN(8)) * probeStep)
 				_ = c.Probe(ctx)
 
@@ -80,7 +81,7 @@ func TestAppendMatchesList(t *testing.T) {
 	c, ctx := s.c, context.Background()
 	s.must(c.RemoveNode(ctx, "worker-2"))
 	s.must(c.RemoveEdge(ctx, "orchestrator-0", "worker-3"))
-	s.must(c.PauseAgent(ctx, "worker-1"))
+	s.land(c.PauseAgent(ctx, "worker-1"))
 
 	agents, _ := c.ListAgents(ctx)
 	gotAgents, err := c.AppendAgents(ctx, []arena.AgentInfo{{ID: "x"}})

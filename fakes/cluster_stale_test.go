@@ -34,11 +34,12 @@ func TestDroppingStaleDeadlinesChangesNothing(t *testing.T) {
 			edges, _ := a.c.ListEdges(context.Background())
 			rng := rand.New(rand.NewPCG(7, 8))
 			dropped := 0
+			books := map[*clusterSim]*liftBook{a: {}, b: {}}
 			for step := range 4000 {
 				id, op, size, d := ids[rng.IntN(len(ids))], rng.IntN(chaosOps+2), 1+rng.IntN(3), time.Duration(rng.IntN(8))*probeStep
 				node, edge := nodes[rng.IntN(len(nodes))], edges[rng.IntN(len(edges))]
 				for _, s := range []*clusterSim{a, b} {
-					chaosOp(s.c, op, size, id, node, edge, liftable[step%len(liftable)])
+					chaosOp(s.c, books[s], op, size, id, node, edge, liftable[step%len(liftable)])
 					s.clock.Advance(d)
 				}
 				b.c.mu.Lock()
@@ -98,8 +99,8 @@ func TestStaleDeadlinesDoNotPileUp(t *testing.T) {
 	s := newClusterSim(t, WithWorkers(4))
 	ctx := context.Background()
 	for range 100_000 {
-		s.must(s.c.PartitionNetwork(ctx, "worker-2"))
-		s.must(s.c.LiftFault(ctx, arena.ActionNetworkPartition, "worker-2"))
+		lift := s.land(s.c.PartitionNetwork(ctx, "worker-2"))
+		s.must(lift(ctx))
 	}
 	s.c.mu.Lock()
 	n := len(s.c.events)

@@ -20,22 +20,28 @@ type chaosSample struct {
 // every probe.
 func runChaos(t testing.TB, d time.Duration, opts ...Option) []chaosSample {
 	s := newClusterSim(t, opts...)
+	var book liftBook
+	keep := func(kind arena.ActionType, id string) func(arena.Lift, error) {
+		return func(lift arena.Lift, err error) { book.keep(kind, id, lift, err) }
+	}
 	script := map[time.Duration]func(){
-		2 * time.Second:  func() { s.c.StopAgent(bgCtx, s.c.Leader()) },
-		3 * time.Second:  func() { s.c.InjectLLMFailure(bgCtx, "worker-2", arena.LLMOverloaded) },
+		2 * time.Second: func() { s.c.StopAgent(bgCtx, s.c.Leader()) },
+		3 * time.Second: func() {
+			keep(arena.ActionLLMFailure, "worker-2")(s.c.InjectLLMFailure(bgCtx, "worker-2", arena.LLMOverloaded))
+		},
 		5 * time.Second:  func() { s.c.PartitionNetwork(bgCtx, "worker-3") },
 		6 * time.Second:  func() { s.c.CorruptMemory(bgCtx, "worker-1") },
 		7 * time.Second:  func() { s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1") },
 		9 * time.Second:  func() { s.c.StopAgent(bgCtx, s.c.Orchestrator()) },
-		10 * time.Second: func() { s.c.LiftFault(bgCtx, arena.ActionLLMFailure, "worker-2") },
+		10 * time.Second: func() { book.lift(bgCtx, arena.ActionLLMFailure, "worker-2") },
 		12 * time.Second: func() { s.c.PauseAgent(bgCtx, "worker-2") },
 		14 * time.Second: func() { s.c.ResumeAgent(bgCtx, "worker-2") },
-		15 * time.Second: func() { s.c.ToolTimeout(bgCtx, "worker-3", 5*time.Second) },
-		16 * time.Second: func() { s.c.SlowAgent(bgCtx, "worker-1", 2*time.Second) },
+		15 * time.Second: func() { keep(arena.ActionToolTimeout, "worker-3")(s.c.ToolTimeout(bgCtx, "worker-3", 5*time.Second)) },
+		16 * time.Second: func() { keep(arena.ActionSlowAgent, "worker-1")(s.c.SlowAgent(bgCtx, "worker-1", 2*time.Second)) },
 		17 * time.Second: func() { s.c.DisconnectMCP(bgCtx, "worker-2") },
 		20 * time.Second: func() { s.c.RemoveNode(bgCtx, "worker-2") },
-		25 * time.Second: func() { s.c.LiftFault(bgCtx, arena.ActionToolTimeout, "worker-3") },
-		26 * time.Second: func() { s.c.LiftFault(bgCtx, arena.ActionSlowAgent, "worker-1") },
+		25 * time.Second: func() { book.lift(bgCtx, arena.ActionToolTimeout, "worker-3") },
+		26 * time.Second: func() { book.lift(bgCtx, arena.ActionSlowAgent, "worker-1") },
 	}
 	var out []chaosSample
 	for s.elapsed() < d {
@@ -89,7 +95,7 @@ func TestIndependentOfProbeRate(t *testing.T) {
 			switch s.elapsed() {
 			case 3 * time.Second:
 				s.must(s.c.StopAgent(bgCtx, "leader-0"))
-				s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
+				s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
 			case 6 * time.Second:
 				s.must(s.c.StopAgent(bgCtx, "worker-2"))
 			}
@@ -111,7 +117,7 @@ func TestIndependentOfProbeRate(t *testing.T) {
 func availability(t testing.TB, d time.Duration, opts ...Option) float64 {
 	s := newClusterSim(t, opts...)
 	s.advance(faultAt)
-	s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+	s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
 	healthy, n := 0, 0
 	for range int(d / probeStep) {
 		s.clock.Advance(probeStep)
@@ -140,15 +146,16 @@ func TestErrorWindowAndThreshold(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
 		workers := []string{"worker-1", "worker-2", "worker-3"}
+		var lifts []arena.Lift
 		for _, w := range workers {
-			s.must(s.c.InjectLLMFailure(bgCtx, w, arena.LLMRateLimit))
+			lifts = append(lifts, s.land(s.c.InjectLLMFailure(bgCtx, w, arena.LLMRateLimit)))
 		}
 		s.advance(5 * time.Second)
 		if r := s.c.ErrorRate(); r != 1 {
 			t.Errorf("ErrorRate() = %v with every worker failing, want 1", r)
 		}
-		for _, w := range workers {
-			s.must(s.c.LiftFault(bgCtx, arena.ActionLLMFailure, w))
+		for _, lift := range lifts {
+			s.must(lift(bgCtx))
 		}
 		s.advance(time.Second)
 		if r := s.c.ErrorRate(); r == 0 || r == 1 {
@@ -167,7 +174,7 @@ func TestErrorWindowAndThreshold(t *testing.T) {
 	t.Run("threshold", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries(), WithErrorThreshold(0.5), WithErrorWindow(10*time.Second))
 		s.advance(faultAt)
-		s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
 		wantTimeline(t, s, time.Minute, []probeChange{{0, ""}})
 		if r := s.c.ErrorRate(); r < 0.2 || r > 0.5 {
 			t.Errorf("ErrorRate() = %.2f, want about a third", r)
@@ -194,10 +201,11 @@ func TestLedgerUnderChaos(t *testing.T) {
 		ids[i] = a.ID
 	}
 	landed := 0
+	var book liftBook
 	for range 3000 {
 		s.clock.Advance(probeStep)
 		if r.IntN(5) == 0 {
-			if err := randomFault(s.c, r, ids); err == nil {
+			if err := randomFault(s.c, &book, r, ids); err == nil {
 				landed++
 			}
 		}
@@ -207,14 +215,7 @@ func TestLedgerUnderChaos(t *testing.T) {
 	if landed < 300 {
 		t.Errorf("only %d faults landed", landed)
 	}
-	for _, id := range ids {
-		for _, kind := range []arena.ActionType{
-			arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
-			arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
-		} {
-			s.must(s.c.LiftFault(bgCtx, kind, id))
-		}
-	}
+	s.must(book.liftAll(bgCtx))
 	s.advance(30 * time.Second)
 	if p := s.probe(); p != "" {
 		t.Errorf("probe 30s after the chaos = %q, want healthy", p)
@@ -230,7 +231,9 @@ func TestLedgerUnderChaos(t *testing.T) {
 	}
 }
 
-func randomFault(c *Cluster, r *rand.Rand, ids []string) error {
+// randomFault lands a fault drawn with r on the cluster, keeping its lift
+// in book.
+func randomFault(c *Cluster, book *liftBook, r *rand.Rand, ids []string) error {
 	id := ids[r.IntN(len(ids))]
 	switch r.IntN(13) {
 	case 0:
@@ -240,22 +243,28 @@ func randomFault(c *Cluster, r *rand.Rand, ids []string) error {
 	case 2:
 		return c.StopAgent(bgCtx, id)
 	case 3:
-		return c.PauseAgent(bgCtx, id)
+		lift, err := c.PauseAgent(bgCtx, id)
+		return book.keep(arena.ActionPauseAgent, id, lift, err)
 	case 4:
 		return c.ResumeAgent(bgCtx, id)
 	case 5:
-		return c.SlowAgent(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
+		lift, err := c.SlowAgent(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
+		return book.keep(arena.ActionSlowAgent, id, lift, err)
 	case 6:
-		return c.PartitionNetwork(bgCtx, id)
+		lift, err := c.PartitionNetwork(bgCtx, id)
+		return book.keep(arena.ActionNetworkPartition, id, lift, err)
 	case 7:
-		return c.ToolTimeout(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
+		lift, err := c.ToolTimeout(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
+		return book.keep(arena.ActionToolTimeout, id, lift, err)
 	case 8:
 		return c.CorruptMemory(bgCtx, id)
 	case 9:
-		return c.DisconnectMCP(bgCtx, id)
+		lift, err := c.DisconnectMCP(bgCtx, id)
+		return book.keep(arena.ActionMCPDisconnect, id, lift, err)
 	case 10:
 		types := arena.LLMErrorTypes()
-		return c.InjectLLMFailure(bgCtx, id, types[r.IntN(len(types))])
+		lift, err := c.InjectLLMFailure(bgCtx, id, types[r.IntN(len(types))])
+		return book.keep(arena.ActionLLMFailure, id, lift, err)
 	case 11:
 		return c.RemoveNode(bgCtx, id)
 	default:
@@ -320,8 +329,8 @@ func TestFaultDuringAttempt(t *testing.T) {
 	if s.until(time.Minute, func() bool { return s.c.Tasks().InFlight == 1 }) < 0 {
 		t.Fatal("no task started")
 	}
-	s.must(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
-	s.must(s.c.LiftFault(bgCtx, arena.ActionLLMFailure, "worker-1"))
+	lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
+	s.must(lift(bgCtx))
 	s.until(5*time.Second, func() bool { return s.c.Tasks().InFlight == 0 })
 	if st := s.c.Tasks(); st.Failed != 1 || st.Completed != 0 {
 		t.Errorf("Tasks() = %+v, want the attempt failed", st)
@@ -346,17 +355,17 @@ func TestVirtualDay(t *testing.T) {
 		ids[i] = a.ID
 	}
 	start := time.Now()
+	var book liftBook
 	for i := range 864_000 {
 		s.clock.Advance(probeStep)
 		if i%600 == 0 {
-			_ = randomFault(s.c, r, ids)
+			_ = randomFault(s.c, &book, r, ids)
 		}
 		if i%3000 == 0 { // lift what only lifting heals, now and then
 			for _, id := range ids {
-				_ = s.c.LiftFault(bgCtx, arena.ActionSlowAgent, id)
-				_ = s.c.LiftFault(bgCtx, arena.ActionToolTimeout, id)
-				_ = s.c.LiftFault(bgCtx, arena.ActionLLMFailure, id)
-				_ = s.c.LiftFault(bgCtx, arena.ActionPauseAgent, id)
+				for _, kind := range []arena.ActionType{arena.ActionSlowAgent, arena.ActionToolTimeout, arena.ActionLLMFailure, arena.ActionPauseAgent} {
+					_ = book.lift(bgCtx, kind, id)
+				}
 			}
 		}
 		s.probe()

@@ -173,7 +173,7 @@ func (c *Cluster) RemoveNode(ctx context.Context, nodeID string) error {
 	}
 	n := &c.dag.nodes[i]
 	if n.removed {
-		return fmt.Errorf("fakes: node %q: %w: already removed", nodeID, ErrCannotLand)
+		return fmt.Errorf("fakes: node %q: %w: already removed", nodeID, arena.ErrCannotLand)
 	}
 	n.removed = true
 	n.gen++
@@ -208,7 +208,7 @@ func (c *Cluster) RemoveEdge(ctx context.Context, sourceID, targetID string) err
 		return fmt.Errorf("fakes: edge %q->%q: %w", sourceID, targetID, ErrNoEdge)
 	}
 	if !c.dag.edgePresent(e) {
-		return fmt.Errorf("fakes: edge %q->%q: %w: already missing", sourceID, targetID, ErrCannotLand)
+		return fmt.Errorf("fakes: edge %q->%q: %w: already missing", sourceID, targetID, arena.ErrCannotLand)
 	}
 	x := &c.dag.edges[e]
 	x.removed = true

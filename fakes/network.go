@@ -22,9 +22,9 @@ var (
 // InjectLatency slows the agent's links: every attempt over them takes
 // l.Latency ± l.Jitter longer (one round trip, whatever the direction), and
 // an agent whose latency exceeds ElectionTimeout is unavailable (its
-// heartbeats are late), until LiftFault.
-func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// heartbeats are late), until lifted.
+func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if l.Latency <= 0 || l.Jitter < 0 {
 			return fmt.Errorf("fakes: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", a.id, l.Latency, l.Jitter)
 		}
@@ -35,27 +35,27 @@ func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 		}
 		a.net.Latency = l
 		return nil
-	})
+	}, func(a *agent) { a.net.Latency = arena.Latency{} })
 }
 
 // LimitBandwidth caps the agent's links at bytesPerSecond: every attempt
-// over them takes taskPayload (32 kB) / rate longer, until LiftFault.
-func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+// over them takes taskPayload (32 kB) / rate longer, until lifted.
+func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if bytesPerSecond <= 0 {
 			return fmt.Errorf("fakes: agent %q: rate %d bytes/s is not positive", a.id, bytesPerSecond)
 		}
 		a.net.Rate = bytesPerSecond
 		return nil
-	})
+	}, func(a *agent) { a.net.Rate = 0 })
 }
 
-// ResetConnections resets the agent's connections until LiftFault: an
+// ResetConnections resets the agent's connections until lifted: an
 // attempt over its links fails at once (after 0), or when it has run for
 // after; with after 0, the attempts running on the agent when it lands fail
 // too.
-func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
-	return c.inject(ctx, agentID, func(_ int, a *agent) error {
+func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if after < 0 {
 			return fmt.Errorf("fakes: agent %q: reset after %s is negative", a.id, after)
 		}
@@ -64,7 +64,7 @@ func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after ti
 			a.faultEpoch++
 		}
 		return nil
-	})
+	}, func(a *agent) { a.net.Reset, a.net.ResetAfter = false, 0 })
 }
 
 // link draws what the network faults on the link between the worker and
@@ -81,16 +81,4 @@ func (c *Cluster) link(worker int) netrules.Plan {
 		return netrules.End{ID: a.id, Faults: &f}
 	}
 	return netrules.PlanOf(end(worker), end(c.roles[roleOrchestrator].holder), c.rngNetwork)
-}
-
-// liftNet ends a network fault of kind on a.
-func (a *agent) liftNet(kind arena.ActionType) {
-	switch kind {
-	case arena.ActionNetworkLatency:
-		a.net.Latency = arena.Latency{}
-	case arena.ActionNetworkBandwidth:
-		a.net.Rate = 0
-	case arena.ActionConnectionReset:
-		a.net.Reset, a.net.ResetAfter = false, 0
-	}
 }

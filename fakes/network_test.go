@@ -22,7 +22,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("below the election timeout: attempts slower, cluster healthy", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 800 * time.Millisecond}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 800 * time.Millisecond}))
 		if extra, reset := linkOf(s, "worker-1"); extra != 800*time.Millisecond || reset >= 0 {
 			t.Errorf("link(worker-1) = %v, %v, want 800ms, no reset", extra, reset)
 		}
@@ -37,7 +37,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("past the task deadline: attempts time out, retries and reroutes help", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
 		if a := s.agent("worker-1"); a.Latency.Latency != 4*time.Second {
 			t.Errorf("Agent(worker-1).Latency = %+v, want 4s", a.Latency)
 		}
@@ -53,7 +53,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("past the task deadline without retries", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
 		if tl := s.timeline(30 * time.Second); !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
 		}
@@ -61,20 +61,20 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("a slow leader is replaced by election", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0))
 		s.advance(faultAt)
-		s.must(s.c.InjectLatency(bgCtx, "leader-0", arena.Latency{Latency: 2 * time.Second}))
+		lift := s.land(s.c.InjectLatency(bgCtx, "leader-0", arena.Latency{Latency: 2 * time.Second}))
 		wantTimeline(t, s, 5*time.Second, []probeChange{
 			{0, "leader unavailable: leader-0 behind a latency of 2s"},
 			{time.Second, ""},
 		})
-		s.must(s.c.LiftFault(bgCtx, arena.ActionNetworkLatency, "leader-0"))
+		s.must(lift(bgCtx))
 		if a := s.agent("leader-0"); a.Latency != (arena.Latency{}) {
-			t.Errorf("after LiftFault: Latency = %+v, want none", a.Latency)
+			t.Errorf("after its lift: Latency = %+v, want none", a.Latency)
 		}
 	})
 	t.Run("a slow orchestrator slows every attempt", func(t *testing.T) {
 		s := newClusterSim(t, WithoutHealing())
 		s.advance(faultAt)
-		s.must(s.c.InjectLatency(bgCtx, "orchestrator-0", arena.Latency{Latency: 500 * time.Millisecond}))
+		s.land(s.c.InjectLatency(bgCtx, "orchestrator-0", arena.Latency{Latency: 500 * time.Millisecond}))
 		for _, w := range []string{"worker-1", "worker-2", "worker-3"} {
 			if extra, _ := linkOf(s, w); extra != 500*time.Millisecond {
 				t.Errorf("link(%s) = %v, want 500ms", w, extra)
@@ -83,11 +83,11 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("peer: only the link to the peer", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.must(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"}))
 		if extra, _ := linkOf(s, "worker-1"); extra != 0 {
 			t.Errorf("link(worker-1) = %v, want 0: the attempt goes to the orchestrator, not the peer", extra)
 		}
-		s.must(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "orchestrator-0"}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "orchestrator-0"}))
 		if extra, _ := linkOf(s, "worker-1"); extra != time.Second {
 			t.Errorf("link(worker-1) = %v, want 1s", extra)
 		}
@@ -95,7 +95,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("jitter: seeded draws within latency ± jitter", func(t *testing.T) {
 		draws := func() []time.Duration {
 			s := newClusterSim(t, WithSeed(9))
-			s.must(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}))
+			s.land(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}))
 			var out []time.Duration
 			for range 200 {
 				d, _ := linkOf(s, "worker-2")
@@ -117,7 +117,7 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("jitter above the latency never goes below zero", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.must(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: time.Millisecond, Jitter: time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: time.Millisecond, Jitter: time.Second}))
 		for range 100 {
 			if d, _ := linkOf(s, "worker-2"); d < 0 {
 				t.Fatalf("link = %v, want ≥ 0", d)
@@ -126,13 +126,13 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{}); err == nil {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{}); err == nil {
 			t.Error("InjectLatency(0) = nil, want an error")
 		}
-		if err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "worker-9"}); !errors.Is(err, ErrNoAgent) {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "worker-9"}); !errors.Is(err, arena.ErrNoAgent) {
 			t.Errorf("InjectLatency(peer worker-9) = %v, want ErrNoAgent", err)
 		}
-		if err := s.c.InjectLatency(bgCtx, "worker-9", arena.Latency{Latency: time.Second}); !errors.Is(err, ErrNoAgent) {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-9", arena.Latency{Latency: time.Second}); !errors.Is(err, arena.ErrNoAgent) {
 			t.Errorf("InjectLatency(worker-9) = %v, want ErrNoAgent", err)
 		}
 	})
@@ -141,20 +141,20 @@ func TestNetworkLatency(t *testing.T) {
 func TestNetworkBandwidth(t *testing.T) {
 	t.Run("a transfer takes payload/rate longer", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.must(s.c.LimitBandwidth(bgCtx, "worker-1", 100_000))
+		lift := s.land(s.c.LimitBandwidth(bgCtx, "worker-1", 100_000))
 		if extra, _ := linkOf(s, "worker-1"); extra != 320*time.Millisecond {
 			t.Errorf("link(worker-1) = %v, want 320ms (32 kB at 100 kB/s)", extra)
 		}
-		s.must(s.c.LimitBandwidth(bgCtx, "orchestrator-0", 400_000))
+		s.land(s.c.LimitBandwidth(bgCtx, "orchestrator-0", 400_000))
 		if extra, _ := linkOf(s, "worker-1"); extra != 320*time.Millisecond {
 			t.Errorf("link(worker-1) = %v, want 320ms: the lower cap wins", extra)
 		}
 		if extra, _ := linkOf(s, "worker-2"); extra != 80*time.Millisecond {
 			t.Errorf("link(worker-2) = %v, want 80ms (the orchestrator's cap)", extra)
 		}
-		s.must(s.c.LiftFault(bgCtx, arena.ActionNetworkBandwidth, "worker-1"))
+		s.must(lift(bgCtx))
 		if a := s.agent("worker-1"); a.Bandwidth != 0 {
-			t.Errorf("after LiftFault: Bandwidth = %d, want 0", a.Bandwidth)
+			t.Errorf("after its lift: Bandwidth = %d, want 0", a.Bandwidth)
 		}
 	})
 	t.Run("a narrow link times out without retries, not with them", func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestNetworkBandwidth(t *testing.T) {
 			}
 			s := newClusterSim(t, opts...)
 			s.advance(faultAt)
-			s.must(s.c.LimitBandwidth(bgCtx, "worker-2", 5_000)) // 6.4s per attempt
+			s.land(s.c.LimitBandwidth(bgCtx, "worker-2", 5_000)) // 6.4s per attempt
 			if got := hasProbe(s.timeline(30*time.Second), "error rate "); got == retries {
 				t.Errorf("retries %v: error rate above the threshold = %v, want %v", retries, got, !retries)
 			}
@@ -173,7 +173,7 @@ func TestNetworkBandwidth(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.LimitBandwidth(bgCtx, "worker-1", 0); err == nil {
+		if _, err := s.c.LimitBandwidth(bgCtx, "worker-1", 0); err == nil {
 			t.Error("LimitBandwidth(0) = nil, want an error")
 		}
 	})
@@ -183,7 +183,7 @@ func TestConnectionReset(t *testing.T) {
 	t.Run("at once: attempts fail, retries and reroutes help", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.ResetConnections(bgCtx, "worker-1", 0))
+		s.land(s.c.ResetConnections(bgCtx, "worker-1", 0))
 		if a := s.agent("worker-1"); !a.Resetting {
 			t.Errorf("Agent(worker-1).Resetting = false, want true")
 		}
@@ -199,7 +199,7 @@ func TestConnectionReset(t *testing.T) {
 	t.Run("at once without retries", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.ResetConnections(bgCtx, "worker-1", 0))
+		s.land(s.c.ResetConnections(bgCtx, "worker-1", 0))
 		if tl := s.timeline(20 * time.Second); !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
 		}
@@ -207,7 +207,7 @@ func TestConnectionReset(t *testing.T) {
 	t.Run("after: only long attempts are reset; a retry may get through", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.must(s.c.ResetConnections(bgCtx, "worker-1", 200*time.Millisecond))
+		s.land(s.c.ResetConnections(bgCtx, "worker-1", 200*time.Millisecond))
 		s.advance(20 * time.Second)
 		st := s.c.Tasks()
 		if st.Failed != 0 || st.Retries == 0 {
@@ -220,7 +220,7 @@ func TestConnectionReset(t *testing.T) {
 	t.Run("long after: no effect", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.must(s.c.ResetConnections(bgCtx, "worker-1", 10*time.Second))
+		s.land(s.c.ResetConnections(bgCtx, "worker-1", 10*time.Second))
 		s.advance(20 * time.Second)
 		if st := s.c.Tasks(); st.Failed != 0 {
 			t.Errorf("Tasks() = %+v, want no failure: attempts end before the reset", st)
@@ -228,15 +228,15 @@ func TestConnectionReset(t *testing.T) {
 	})
 	t.Run("lift", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
-		s.must(s.c.ResetConnections(bgCtx, "worker-1", 0))
-		s.must(s.c.LiftFault(bgCtx, arena.ActionConnectionReset, "worker-1"))
+		lift := s.land(s.c.ResetConnections(bgCtx, "worker-1", 0))
+		s.must(lift(bgCtx))
 		if _, reset := linkOf(s, "worker-1"); reset >= 0 || s.agent("worker-1").Resetting {
-			t.Errorf("after LiftFault: reset at %v, want never", reset)
+			t.Errorf("after its lift: reset at %v, want never", reset)
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if err := s.c.ResetConnections(bgCtx, "worker-1", -time.Second); err == nil {
+		if _, err := s.c.ResetConnections(bgCtx, "worker-1", -time.Second); err == nil {
 			t.Error("ResetConnections(-1s) = nil, want an error")
 		}
 	})

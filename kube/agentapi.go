@@ -1,22 +1,21 @@
 package kube
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
 	"github.com/ares-arena/arena/containers/agentcheck"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,85 +29,47 @@ import (
 // answers 404 or 501 does not implement the fault: it fails with
 // arena.ErrUnsupported, naming the pod and the kind.
 
-// errOutOfReach: the API server could not reach the agent (its answer is
-// the API server's, not the agent's).
-var errOutOfReach = errors.New("control endpoint out of reach")
-
-// proxy sends one request to the agent's pod through the API server's pod
-// proxy and returns the answer as it came: the agent's, or the API
-// server's own (a v1 Status) when it could not reach the agent.
-func (r *Runtime) proxy(ctx context.Context, id, method, path string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(b)
+// client is the agent's fault-control endpoint through the API server's pod
+// proxy; an answer that is the API server's own (the pod is gone, or its
+// agent does not listen) is agentapi.ErrOutOfReach.
+func (r *Runtime) client(id string) agentapi.Client {
+	return agentapi.Client{
+		HTTP: r.proxyC,
+		URL: r.host + "/api/v1/namespaces/" + url.PathEscape(r.opts.namespace) + "/pods/" +
+			url.PathEscape(id+":"+strconv.Itoa(r.opts.controlPort)) + "/proxy",
+		Agent:   id,
+		Foreign: apiStatus,
 	}
-	u := r.host + "/api/v1/namespaces/" + url.PathEscape(r.opts.namespace) + "/pods/" +
-		url.PathEscape(id+":"+strconv.Itoa(r.opts.controlPort)) + "/proxy" + path
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	r.calls.Add(1)
-	resp, err := r.httpc.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	return resp.StatusCode, data, err
 }
 
 // apiStatus returns the message of an answer that is the API server's
 // own v1 Status rather than the agent's.
-func apiStatus(data []byte) (string, bool) {
+func apiStatus(code int, data []byte) (string, bool) {
 	var st struct{ Kind, APIVersion, Message string }
 	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.APIVersion == "v1" {
-		return st.Message, true
+		return strconv.Itoa(code) + " " + st.Message, true
 	}
 	return "", false
 }
 
-// call sends one request of the contract to the agent's pod and decodes a
-// 200 answer into out.
-func (r *Runtime) call(ctx context.Context, id, method, path string, body, out any) error {
+// withAPI is the error of a call to an agent when the runtime was told the
+// agents serve no contract (WithoutAgentAPI), nil otherwise.
+func (r *Runtime) withAPI(id, what string) error {
 	if r.opts.controlPort == 0 {
-		return fmt.Errorf("kube: agent %s: %s %s: %w (WithoutAgentAPI)", id, method, path, arena.ErrUnsupported)
+		return fmt.Errorf("kube: agent %s: %s %w (WithoutAgentAPI)", id, what, arena.ErrUnsupported)
 	}
-	code, data, err := r.proxy(ctx, id, method, path, body)
-	if err != nil {
-		return fmt.Errorf("kube: agent %s: %s %s: %w", id, method, path, err)
-	}
-	if code == http.StatusOK {
-		if out != nil {
-			if err := json.Unmarshal(data, out); err != nil {
-				return fmt.Errorf("kube: agent %s: %s %s: %w", id, method, path, err)
-			}
-		}
-		return nil
-	}
-	if msg, ok := apiStatus(data); ok {
-		// The pod is gone, or its agent does not listen.
-		return fmt.Errorf("kube: agent %s: %s %s: %w: %d %s", id, method, path, errOutOfReach, code, msg)
-	}
-	var e agentapi.Error
-	msg := strconv.Itoa(code) + " " + http.StatusText(code)
-	if json.Unmarshal(data, &e) == nil && e.Error != "" {
-		msg = e.Error
-	}
-	switch code {
-	case http.StatusNotFound, http.StatusNotImplemented, http.StatusMethodNotAllowed:
-		return fmt.Errorf("kube: agent %s: %s %s: %w: the agent answered %s", id, method, path, arena.ErrUnsupported, msg)
-	case http.StatusConflict:
-		return fmt.Errorf("kube: agent %s: %w: %s", id, ErrCannotLand, msg)
-	}
-	return fmt.Errorf("kube: agent %s: %s %s: %s", id, method, path, msg)
+	return nil
+}
+
+// counting counts the requests of a transport (Runtime.Calls).
+type counting struct {
+	base http.RoundTripper
+	n    *atomic.Int64
+}
+
+func (c counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.base.RoundTrip(req)
 }
 
 // reachable returns the agent's pod when its endpoint can answer: the pod
@@ -119,7 +80,7 @@ func (r *Runtime) reachable(id, what string) (*corev1.Pod, error) {
 		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil || !podReady(p) {
-		return nil, fmt.Errorf("kube: %s %s: %w: the pod is not running", what, id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: %s %s: %w: the pod is not running", what, id, arena.ErrCannotLand)
 	}
 	return p, nil
 }
@@ -136,21 +97,27 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 	}
 	track := arena.ActionType(f.Kind).Liftable() || f.Kind == agentapi.KindPause
 	if !r.claim(id, f.Kind, p) {
-		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, ErrCannotLand)
+		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, arena.ErrCannotLand)
 	}
-	if err := r.call(ctx, id, http.MethodPost, agentapi.PathFaults, f, nil); err != nil {
-		if track && !errors.Is(err, errOutOfReach) && !errors.Is(err, arena.ErrUnsupported) && !errors.Is(err, ErrCannotLand) {
+	err = r.withAPI(id, f.Kind)
+	if err == nil {
+		_, err = r.client(id).Land(ctx, f)
+	}
+	if err != nil {
+		var reach *agentapi.ReachError
+		lost := !errors.Is(err, arena.ErrUnsupported) && !errors.Is(err, arena.ErrCannotLand) && !(errors.As(err, &reach) && reach.Foreign)
+		if track && lost {
 			// The answer was lost (the caller gave up, the connection
 			// broke): the fault may have landed all the same, and no
 			// one would lift it. Lifting one that did not land is a no-op.
 			undo, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
-			_ = r.call(undo, id, http.MethodDelete, agentapi.PathFaults+"/"+url.PathEscape(f.Kind), nil, nil)
+			_, _ = r.client(id).Lift(undo, f.Kind)
 			cancel()
 		}
 		if f.Kind == agentapi.KindPause {
 			r.forget(id, f.Kind)
 		}
-		return fmt.Errorf("%w (fault %s)", err, f.Kind)
+		return fmt.Errorf("kube: %w", err)
 	}
 	if track {
 		r.record(id, f.Kind, p.UID)
@@ -219,10 +186,13 @@ func (r *Runtime) liftAgentFault(ctx context.Context, id, kind string) error {
 		return nil
 	}
 	if kind != agentapi.KindPause && r.deferIfPaused(id, kind, p) {
-		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, ErrCannotLand)
+		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, arena.ErrCannotLand)
 	}
-	if err := r.call(ctx, id, http.MethodDelete, agentapi.PathFaults+"/"+url.PathEscape(kind), nil, nil); err != nil {
-		return fmt.Errorf("%w (lift %s)", err, kind)
+	if err := r.withAPI(id, "lifting "+kind); err != nil {
+		return err
+	}
+	if _, err := r.client(id).Lift(ctx, kind); err != nil {
+		return fmt.Errorf("kube: %w", err)
 	}
 	r.forget(id, kind)
 	if kind != agentapi.KindPause {
@@ -268,41 +238,33 @@ func (r *Runtime) wasKilled(p *corev1.Pod) bool {
 	return r.killed[p.UID]
 }
 
-// ToolTimeout makes the agent's tool calls hang for timeout, then fail,
-// until LiftFault.
-func (r *Runtime) ToolTimeout(ctx context.Context, id string, timeout time.Duration) error {
-	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(timeout)})
-}
-
-// CorruptMemory corrupts the agent's memory; the agent heals it from its
-// checkpoint.
-func (r *Runtime) CorruptMemory(ctx context.Context, id string) error {
-	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindMemoryCorrupt})
-}
-
-// DisconnectMCP drops the agent's MCP session (agentd reconnects after 1s).
-func (r *Runtime) DisconnectMCP(ctx context.Context, id string) error {
-	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindMCPDisconnect})
-}
-
-// InjectLLMFailure makes the agent's LLM calls fail with errType until
-// LiftFault.
-func (r *Runtime) InjectLLMFailure(ctx context.Context, id string, errType arena.LLMErrorType) error {
-	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindLLMFailure, ErrorType: string(errType)})
-}
+// agentFaults are the agent-level faults of every runtime of agentapi
+// agents: ToolTimeout, DisconnectMCP, InjectLLMFailure and CorruptMemory
+// (agentfault.Faults), landed by landAgentFault.
+type agentFaults = agentfault.Faults
 
 // PauseAgent pauses the agent through its fault-control endpoint (the
 // agentapi kind pause: Kubernetes cannot freeze a pod): it stops working
-// and answering until ResumeAgent or LiftFault. ListAgents lists it paused.
-func (r *Runtime) PauseAgent(ctx context.Context, id string) error {
+// and answering until ResumeAgent or its lift. ListAgents lists it paused.
+func (r *Runtime) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
 	p, err := r.reachable(id, "pause")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if r.isPaused(p) {
-		return fmt.Errorf("kube: pause %s: %w: paused already", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: pause %s: %w: paused already", id, arena.ErrCannotLand)
 	}
-	return r.agentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindPause})
+	return r.landAgentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindPause})
+}
+
+// landAgentFault lands an agent-level fault (agentFault), and hands back
+// its lift: DELETE /faults/{kind}, if the fault is still on the pod it
+// landed on.
+func (r *Runtime) landAgentFault(ctx context.Context, id string, f agentapi.Fault) (arena.Lift, error) {
+	if err := r.agentFault(ctx, id, f); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return r.liftAgentFault(ctx, id, f.Kind) }, nil
 }
 
 // ResumeAgent lifts the agent's pause; an agent this runtime did not pause
@@ -313,7 +275,7 @@ func (r *Runtime) ResumeAgent(ctx context.Context, id string) error {
 		return err
 	}
 	if p == nil || !r.isPaused(p) {
-		return fmt.Errorf("kube: resume %s: %w: not paused", id, ErrCannotLand)
+		return fmt.Errorf("kube: resume %s: %w: not paused", id, arena.ErrCannotLand)
 	}
 	return r.liftAgentFault(ctx, id, agentapi.KindPause)
 }
@@ -369,7 +331,7 @@ func (r *Runtime) RemoveEdge(ctx context.Context, sourceID, targetID string) err
 	return r.agentFault(ctx, sourceID, agentapi.Fault{Kind: agentapi.KindRemoveEdge, Target: targetID})
 }
 
-// health asks the agent's GET /health within the probe timeout. ok false
+// health asks the agent's GET /health within the probe timeout. has false
 // with a nil error: the agent has no /health (404/501), readiness decides.
 func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.probeTimeout)
@@ -377,29 +339,17 @@ func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has
 	if r.opts.controlPort == 0 {
 		return agentapi.Health{}, false, nil
 	}
-	code, data, err := r.proxy(ctx, id, http.MethodGet, agentapi.PathHealth, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return h, true, fmt.Errorf("no answer within %v", r.opts.probeTimeout)
-		}
-		return h, true, err
-	}
-	if msg, ok := apiStatus(data); ok {
-		return h, true, errors.New(msg)
-	}
-	switch code {
-	case http.StatusOK:
-		return agentapi.Health{Healthy: true}, true, nil
-	case http.StatusServiceUnavailable:
-		if json.Unmarshal(data, &h) != nil || h.Reason == "" {
-			h = agentapi.Health{Reason: "503"}
-		}
-		h.Healthy = false
-		return h, true, nil
-	case http.StatusNotFound, http.StatusNotImplemented:
+	h, err = r.client(id).Health(ctx, "")
+	var reach *agentapi.ReachError
+	switch {
+	case errors.Is(err, arena.ErrUnsupported):
 		return h, false, nil
+	case errors.As(err, &reach) && ctx.Err() != nil:
+		return h, true, fmt.Errorf("no answer within %v", r.opts.probeTimeout)
+	case errors.As(err, &reach):
+		return h, true, errors.New(reach.Reason) // the probe names the agent
 	}
-	return h, true, fmt.Errorf("health answered %d", code)
+	return h, true, err
 }
 
 // Checks returns the consistency checks of package agentcheck over the
@@ -436,14 +386,17 @@ func (r *Runtime) Checks() []arena.Check {
 	}
 }
 
-var errSkip = errors.New("agent out of reach by design")
-
 // State reads the agent's GET /state through the pod proxy
 // (arena.ErrUnsupported when it has none).
 func (r *Runtime) State(ctx context.Context, id string) (agentapi.State, error) {
-	var st agentapi.State
-	err := r.call(ctx, id, http.MethodGet, agentapi.PathState, nil, &st)
-	return st, err
+	if err := r.withAPI(id, "GET "+agentapi.PathState); err != nil {
+		return agentapi.State{}, err
+	}
+	st, err := r.client(id).State(ctx)
+	if err != nil {
+		return st, fmt.Errorf("kube: %w", err)
+	}
+	return st, nil
 }
 
 // readState reads the state of an agent that can answer, retrying a few
@@ -453,10 +406,10 @@ func (r *Runtime) readState(ctx context.Context, id string) (agentapi.State, err
 	for try := 0; try < 4; try++ {
 		p, perr := r.pods.Get(id)
 		if perr != nil || p.DeletionTimestamp != nil || !podReady(p) {
-			return agentapi.State{}, errSkip
+			return agentapi.State{}, agentcheck.ErrSkip
 		}
 		if r.isPaused(p) || r.wasKilled(p) {
-			return agentapi.State{}, errSkip
+			return agentapi.State{}, agentcheck.ErrSkip
 		}
 		var st agentapi.State
 		if st, err = r.State(ctx, id); err == nil || errors.Is(err, arena.ErrUnsupported) {
@@ -473,39 +426,16 @@ func (r *Runtime) readState(ctx context.Context, id string) (agentapi.State, err
 	return agentapi.State{}, fmt.Errorf("state unreadable: %w", err)
 }
 
-// states reads the state of every agent that can answer, in parallel. When
-// none could, the error wraps arena.ErrNotApplicable.
+// states reads the state of every agent pod that can answer
+// (agentcheck.States).
 func (r *Runtime) states(ctx context.Context) (map[string]agentapi.State, error) {
 	pods, err := r.pods.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]agentapi.State{}
-	var mu sync.Mutex
-	var errs []error
-	unsupported, skipped := 0, 0
-	var wg sync.WaitGroup
-	for _, p := range pods {
-		wg.Go(func() {
-			st, err := r.readState(ctx, p.Name)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case errors.Is(err, errSkip):
-				skipped++
-			case errors.Is(err, arena.ErrUnsupported):
-				unsupported++
-			case err != nil:
-				errs = append(errs, err)
-			default:
-				out[p.Name] = st
-			}
-		})
+	ids := make([]string, len(pods))
+	for i, p := range pods {
+		ids[i] = p.Name
 	}
-	wg.Wait()
-	if len(errs) == 0 && len(out) == 0 {
-		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
-			arena.ErrNotApplicable, unsupported, len(pods), agentapi.PathState, skipped)
-	}
-	return out, errors.Join(errs...)
+	return agentcheck.States(ctx, ids, r.readState)
 }

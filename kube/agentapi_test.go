@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/kube"
 )
 
@@ -22,7 +22,8 @@ import (
 func TestPauseThroughThePodProxy(t *testing.T) {
 	rt := newRuntime(t, kube.WithReferenceAgents(1))
 	ctx := context.Background()
-	if err := rt.PauseAgent(ctx, "leader-0"); err != nil {
+	lift, err := rt.PauseAgent(ctx, "leader-0")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if a := agent(t, rt, "leader-0"); a.Status != arena.StatusPaused {
@@ -31,17 +32,20 @@ func TestPauseThroughThePodProxy(t *testing.T) {
 	if err := rt.Probe(ctx); err == nil || !strings.Contains(err.Error(), "leader-0") {
 		t.Errorf("probe with the leader paused: %v, want leader-0 unavailable", err)
 	}
-	if err := rt.ToolTimeout(ctx, "leader-0", time.Second); !errors.Is(err, kube.ErrCannotLand) {
-		t.Errorf("ToolTimeout on a paused agent: %v, want ErrCannotLand", err)
+	if _, err := rt.ToolTimeout(ctx, "leader-0", time.Second); !errors.Is(err, arena.ErrCannotLand) {
+		t.Errorf("ToolTimeout on a paused agent: %v, want arena.ErrCannotLand", err)
 	}
-	if err := rt.PauseAgent(ctx, "leader-0"); !errors.Is(err, kube.ErrCannotLand) {
-		t.Errorf("PauseAgent on a paused agent: %v, want ErrCannotLand", err)
+	if _, err := rt.PauseAgent(ctx, "leader-0"); !errors.Is(err, arena.ErrCannotLand) {
+		t.Errorf("PauseAgent on a paused agent: %v, want arena.ErrCannotLand", err)
 	}
 	if err := rt.ResumeAgent(ctx, "leader-0"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.ResumeAgent(ctx, "leader-0"); !errors.Is(err, kube.ErrCannotLand) {
-		t.Errorf("ResumeAgent on a running agent: %v, want ErrCannotLand", err)
+	if err := rt.ResumeAgent(ctx, "leader-0"); !errors.Is(err, arena.ErrCannotLand) {
+		t.Errorf("ResumeAgent on a running agent: %v, want arena.ErrCannotLand", err)
+	}
+	if err := lift(ctx); err != nil {
+		t.Errorf("lifting the pause after the resume: %v, want nil", err)
 	}
 	if err := rt.Probe(ctx); err != nil {
 		t.Errorf("probe after the resume: %v", err)
@@ -57,10 +61,12 @@ func TestPauseThroughThePodProxy(t *testing.T) {
 func TestAgentFaultsLandAndLift(t *testing.T) {
 	rt := newRuntime(t, kube.WithReferenceAgents(2))
 	ctx := context.Background()
-	if err := rt.ToolTimeout(ctx, "worker-1", time.Second); err != nil {
+	liftTool, err := rt.ToolTimeout(ctx, "worker-1", time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.InjectLLMFailure(ctx, "worker-2", arena.LLMOverloaded); err != nil {
+	liftLLM, err := rt.InjectLLMFailure(ctx, "worker-2", arena.LLMOverloaded)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rt.RemoveEdge(ctx, "orchestrator-0", "worker-2"); err != nil {
@@ -87,10 +93,10 @@ func TestAgentFaultsLandAndLift(t *testing.T) {
 	if slices.Contains(edges, arena.Edge{Source: "orchestrator-0", Target: "worker-2"}) || !slices.Contains(edges, arena.Edge{Source: "orchestrator-0", Target: "worker-1"}) {
 		t.Errorf("edges after removing orchestrator-0->worker-2: %v", edges)
 	}
-	if err := rt.LiftFault(ctx, arena.ActionToolTimeout, "worker-1"); err != nil {
+	if err := liftTool(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.LiftFault(ctx, arena.ActionLLMFailure, "worker-2"); err != nil {
+	if err := liftLLM(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if k := kinds("worker-1"); len(k) != 0 {
@@ -144,9 +150,9 @@ func TestAgentWithoutTheContract(t *testing.T) {
 		return errors.Is(last, arena.ErrUnsupported)
 	})
 	for kind, call := range map[string]func() error{
-		"tool_timeout":   func() error { return rt.ToolTimeout(ctx, "noapi-0", time.Second) },
+		"tool_timeout":   func() error { _, err := rt.ToolTimeout(ctx, "noapi-0", time.Second); return err },
 		"memory_corrupt": func() error { return rt.CorruptMemory(ctx, "noapi-0") },
-		"pause":          func() error { return rt.PauseAgent(ctx, "noapi-0") },
+		"pause":          func() error { _, err := rt.PauseAgent(ctx, "noapi-0"); return err },
 		"remove_node":    func() error { return rt.RemoveNode(ctx, "noapi-0") },
 	} {
 		err := call()
@@ -181,12 +187,13 @@ func TestAgentFaultLatency(t *testing.T) {
 	calls := rt.Calls()
 	for range n {
 		start := time.Now()
-		if err := rt.ToolTimeout(ctx, "worker-1", time.Second); err != nil {
+		undo, err := rt.ToolTimeout(ctx, "worker-1", time.Second)
+		if err != nil {
 			t.Fatal(err)
 		}
 		inject = append(inject, time.Since(start))
 		start = time.Now()
-		if err := rt.LiftFault(ctx, arena.ActionToolTimeout, "worker-1"); err != nil {
+		if err := undo(ctx); err != nil {
 			t.Fatal(err)
 		}
 		lift = append(lift, time.Since(start))

@@ -33,7 +33,7 @@
 //
 // # Faults
 //
-//	fault              how it lands                                  lifted by LiftFault
+//	fault              how it lands                                  lifted by its Lift
 //	kill_*             delete the pod, grace period 0: its           never: its controller
 //	                   controller resurrects it                      resurrects it
 //	network_partition  a deny-all NetworkPolicy selecting the pod    the policy deleted, the pod
@@ -43,6 +43,8 @@
 //	                   ref/(ref+delay), in place (pods/resize)
 //	pause_agent        POST /faults {"kind":"pause"} to the agent    DELETE /faults/pause
 //	                   (agentapi): it stops working and answering    (ResumeAgent too)
+//	resume_agent       DELETE /faults/pause to a pause this runtime  -
+//	                   landed
 //	tool_timeout,      POST /faults to the agent, through the        DELETE /faults/{kind}
 //	mcp_disconnect,    API server's pod proxy
 //	llm_failure
@@ -50,6 +52,8 @@
 //	                   checkpoint)
 //	remove_node,       POST /faults to the node, or to the edge's    never: the agent repairs
 //	remove_edge        source (DAGProvider)                          its DAG
+//	clock_jump         POST /faults: the agent's clock runs offset   DELETE /faults/clock_jump
+//	                   ahead
 //
 // The agent-level faults, pause and the DAG faults reach the agent's
 // fault-control endpoint (package agentapi, port WithControlPort, 8080)
@@ -70,6 +74,15 @@
 // (annotation kwok.x-k8s.io/node) nothing does, so there a partition fails
 // with ErrNotEnforced and creates nothing, unless
 // WithEnforcement(EnforcementAssumed).
+//
+// The network degradation faults (network_latency, network_bandwidth,
+// connection_reset) are refused (Refusals): Kubernetes has no API for them.
+// The other errors of fault injection are arena's: arena.ErrNoAgent for an
+// unknown pod, arena.ErrCannotLand when the pod's state rules the fault
+// out. The calls to the agents go through agentapi.Client, which the
+// containers runtime uses too, so an agent's answer means the same on both;
+// ToolTimeout, DisconnectMCP, InjectLLMFailure, CorruptMemory and JumpClock
+// are agentfault.Faults', shared with it as well.
 //
 // # Probe and checks
 //

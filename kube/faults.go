@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,7 +29,7 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 		return err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return fmt.Errorf("kube: kill %s: %w: the pod is already going", id, ErrCannotLand)
+		return fmt.Errorf("kube: kill %s: %w: the pod is already going", id, arena.ErrCannotLand)
 	}
 	r.calls.Add(1)
 	err = r.cs.CoreV1().Pods(r.opts.namespace).Delete(ctx, id, metav1.DeleteOptions{
@@ -37,7 +37,7 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 		Preconditions:      &metav1.Preconditions{UID: &p.UID},
 	})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return fmt.Errorf("kube: kill %s: %w: the pod is already gone", id, ErrCannotLand)
+		return fmt.Errorf("kube: kill %s: %w: the pod is already gone", id, arena.ErrCannotLand)
 	}
 	if err != nil {
 		return fmt.Errorf("kube: kill %s: %w", id, err)
@@ -63,31 +63,31 @@ func (r *Runtime) noteKill(p *corev1.Pod) {
 // in force where something enforces it: on a kwok node nothing does, so
 // (unless WithEnforcement(EnforcementAssumed)) the partition fails with
 // ErrNotEnforced and nothing is created.
-func (r *Runtime) PartitionNetwork(ctx context.Context, id string) error {
+func (r *Runtime) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
 	p, err := r.pod(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return fmt.Errorf("kube: partition %s: %w: the pod is not running", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: partition %s: %w: the pod is not running", id, arena.ErrCannotLand)
 	}
 	if r.opts.enforcement == EnforcementDetect {
 		sim, err := r.onSimulatedNode(ctx, p)
 		if err != nil {
-			return fmt.Errorf("kube: partition %s: %w", id, err)
+			return nil, fmt.Errorf("kube: partition %s: %w", id, err)
 		}
 		if sim {
-			return fmt.Errorf("kube: partition %s: %w: node %s is simulated by kwok (no CNI)", id, ErrNotEnforced, p.Spec.NodeName)
+			return nil, fmt.Errorf("kube: partition %s: %w: node %s is simulated by kwok (no CNI)", id, ErrNotEnforced, p.Spec.NodeName)
 		}
 	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return fmt.Errorf("kube: partition %s: runtime closed", id)
+		return nil, fmt.Errorf("kube: partition %s: runtime closed", id)
 	}
 	if _, ok := r.partitions[id]; ok {
 		r.mu.Unlock()
-		return fmt.Errorf("kube: partition %s: %w: partitioned already", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: partition %s: %w: partitioned already", id, arena.ErrCannotLand)
 	}
 	part := &partition{policy: "arena-partition-" + r.runID + "-" + id}
 	if len(part.policy) > 253 {
@@ -112,12 +112,12 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, id string) error {
 		r.mu.Lock()
 		delete(r.partitions, id)
 		r.mu.Unlock()
-		return errors.Join(fmt.Errorf("kube: partition %s: %w", id, err), r.deletePolicy(ctx, part.policy))
+		return nil, errors.Join(fmt.Errorf("kube: partition %s: %w", id, err), r.deletePolicy(ctx, part.policy))
 	}
 	if d := r.opts.partitionHeal; d > 0 {
 		r.healAfter(d, id, part)
 	}
-	return nil
+	return func(ctx context.Context) error { return r.healPart(ctx, id, part) }, nil
 }
 
 // healAfter heals the partition after d, unless it was lifted or the
@@ -140,7 +140,7 @@ func (r *Runtime) healAfter(d time.Duration, id string, part *partition) {
 // onSimulatedNode reports whether the pod runs on a kwok node.
 func (r *Runtime) onSimulatedNode(ctx context.Context, p *corev1.Pod) (bool, error) {
 	if p.Spec.NodeName == "" {
-		return false, fmt.Errorf("%w: the pod is not scheduled", ErrCannotLand)
+		return false, fmt.Errorf("%w: the pod is not scheduled", arena.ErrCannotLand)
 	}
 	r.mu.Lock()
 	sim, ok := r.simulated[p.Spec.NodeName]
@@ -247,22 +247,22 @@ func unlabelPods(ctx context.Context, cs kubernetes.Interface, ns, policy string
 
 // SlowAgent lowers the CPU limit of each of the pod's containers that has
 // one to limit·ref/(ref+delay) (ref: WithSlowReference), not below its
-// request, in place, through the pods/resize subresource; LiftFault and
+// request, in place, through the pods/resize subresource; its lift and
 // Close restore the limits it had. Landed means the API server accepted
 // the resize: the kubelet applies it (a kwok node only records it).
-func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration) error {
+func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration) (arena.Lift, error) {
 	if delay <= 0 {
-		return fmt.Errorf("kube: slow %s: delay %v, want > 0", id, delay)
+		return nil, fmt.Errorf("kube: slow %s: delay %v, want > 0", id, delay)
 	}
 	p, err := r.pod(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return fmt.Errorf("kube: slow %s: %w: the pod is not running", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: the pod is not running", id, arena.ErrCannotLand)
 	}
 	if r.isSlowed(id) {
-		return fmt.Errorf("kube: slow %s: %w: slowed already", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, arena.ErrCannotLand)
 	}
 	var orig, slow []cpuLimit
 	ratio := float64(r.opts.slowRef) / float64(r.opts.slowRef+delay)
@@ -280,18 +280,18 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 		slow = append(slow, cpuLimit{c.Name, resource.NewMilliQuantity(m, resource.DecimalSI).String()})
 	}
 	if len(orig) == 0 {
-		return fmt.Errorf("kube: slow %s: %w: no container has a CPU limit", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: no container has a CPU limit", id, arena.ErrCannotLand)
 	}
 	if !r.claimSlow(id, orig) {
-		return fmt.Errorf("kube: slow %s: %w: slowed already", id, ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, arena.ErrCannotLand)
 	}
 	if err := r.resize(ctx, id, slow); err != nil {
 		r.mu.Lock()
 		delete(r.slowed, id)
 		r.mu.Unlock()
-		return fmt.Errorf("kube: slow %s: %w", id, err)
+		return nil, fmt.Errorf("kube: slow %s: %w", id, err)
 	}
-	return nil
+	return func(ctx context.Context) error { return r.unslow(ctx, id) }, nil
 }
 
 // isSlowed reports whether the agent is slowed.
@@ -353,23 +353,15 @@ func (r *Runtime) resize(ctx context.Context, id string, limits []cpuLimit) erro
 	return err
 }
 
-// LiftFault lifts a partition (deletes its policy, unlabels the pod), a
-// slowdown (restores the CPU limits), a pause (DELETE /faults/pause) or
-// tool_timeout, mcp_disconnect and llm_failure (DELETE /faults/{kind}).
-// Lifting a fault that is not active (or whose pod has gone since) is nil;
-// kills are never lifted (ErrNotLiftable).
-func (r *Runtime) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
-	switch kind {
-	case arena.ActionNetworkPartition:
-		return r.heal(ctx, id)
-	case arena.ActionSlowAgent:
-		return r.unslow(ctx, id)
-	case arena.ActionPauseAgent:
-		return r.liftAgentFault(ctx, id, agentapi.KindPause)
-	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure:
-		return r.liftAgentFault(ctx, id, string(kind))
+// Refusals says why the runtime refuses the built-in types it does not
+// land (arena.Refuser).
+func (r *Runtime) Refusals() map[arena.ActionType]string {
+	const network = "Kubernetes has no API to degrade the links between pods (latency, bandwidth, resets): put the agents behind proxies of your own, or use a service mesh's fault injection"
+	return map[arena.ActionType]string{
+		arena.ActionNetworkLatency:   network,
+		arena.ActionNetworkBandwidth: network,
+		arena.ActionConnectionReset:  network,
 	}
-	return fmt.Errorf("kube: lift %s of %s: %w", kind, id, ErrNotLiftable)
 }
 
 // Active lists the faults that are active now, as "kind agent".

@@ -146,7 +146,7 @@ type partitionHeal time.Duration
 func (d partitionHeal) apply(o *options) { o.partitionHeal = time.Duration(d) }
 
 // WithPartitionHealing sets how long a partition lasts when nothing lifts it
-// (default 3s, as in the containers package); 0 keeps it until LiftFault or
+// (default 3s, as in the containers package); 0 keeps it until its lift or
 // Close.
 func WithPartitionHealing(d time.Duration) Option { return partitionHeal(d) }
 

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,23 +37,19 @@ import (
 var (
 	_ arena.RuntimeProvider = (*Runtime)(nil)
 	_ arena.DAGProvider     = (*Runtime)(nil)
-	_ arena.FaultLifter     = (*Runtime)(nil)
+	_ arena.Refuser         = (*Runtime)(nil)
 )
 
-// Errors of fault injection, wrapped with the agent's ID.
-var (
-	// ErrNoAgent: no agent pod with this ID.
-	ErrNoAgent = errors.New("no such agent")
-	// ErrCannotLand: the pod's state rules the fault out (slow a pod
-	// without a CPU limit, partition a partitioned pod).
-	ErrCannotLand = errors.New("fault cannot land")
-	// ErrNotEnforced: the cluster would accept the NetworkPolicy, but
-	// nothing enforces it where the pod runs (a kwok node has no network):
-	// the partition did not land, and no policy was left behind.
-	ErrNotEnforced = errors.New("NetworkPolicy not enforced where the pod runs")
-	// ErrNotLiftable: LiftFault was given a kind that is never lifted.
-	ErrNotLiftable = errors.New("fault cannot be lifted")
-)
+// ErrNotEnforced: the cluster would accept the NetworkPolicy, but nothing
+// enforces it where the pod runs (a kwok node has no network): the
+// partition did not land, and no policy was left behind. The other errors
+// of fault injection are arena's, wrapped with the agent's ID:
+// arena.ErrNoAgent for an unknown agent pod, arena.ErrCannotLand when the
+// pod's state rules the fault out (slow a pod without a CPU limit,
+// partition a partitioned pod), arena.ErrUnsupported when the agent does
+// not serve the fault (its endpoint answered 404 or 501, or
+// WithoutAgentAPI).
+var ErrNotEnforced = errors.New("NetworkPolicy not enforced where the pod runs")
 
 // kwokAnnotation marks nodes that kwok simulates.
 const kwokAnnotation = "kwok.x-k8s.io/node"
@@ -62,11 +59,13 @@ const kwokAnnotation = "kwok.x-k8s.io/node"
 // server (see the package documentation). It is safe for concurrent use.
 // Close lifts the faults still active and deletes what it created.
 type Runtime struct {
-	cs    kubernetes.Interface
-	httpc *http.Client // the clientset's transport, for the pod proxy
-	host  string       // the API server's base URL
-	opts  options
-	runID string
+	agentFaults // tool_timeout, mcp_disconnect, llm_failure, memory_corrupt (landAgentFault)
+
+	cs     kubernetes.Interface
+	proxyC *http.Client // the clientset's transport, counted, for the pod proxy
+	host   string       // the API server's base URL
+	opts   options
+	runID  string
 
 	factory informers.SharedInformerFactory
 	leaseFn informers.SharedInformerFactory // nil without WithLeaderLease
@@ -139,7 +138,7 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 	}
 	sel := o.selector.Add(*hasType)
 	r := &Runtime{
-		cs: cs, httpc: httpc, host: strings.TrimSuffix(host.String(), "/"), opts: o, runID: o.runID,
+		cs: cs, host: strings.TrimSuffix(host.String(), "/"), opts: o, runID: o.runID,
 		stop:       make(chan struct{}),
 		known:      map[string]knownPod{},
 		baseline:   map[string]int{},
@@ -152,6 +151,8 @@ func NewRuntime(ctx context.Context, cfg *rest.Config, opts ...Option) (*Runtime
 		lifts:      map[string]map[string]types.UID{},
 		deferred:   map[string][]string{},
 	}
+	r.proxyC = &http.Client{Transport: counting{httpc.Transport, &r.calls}, Timeout: httpc.Timeout}
+	r.agentFaults = agentfault.Faults{Land: r.landAgentFault}
 	if r.runID == "" {
 		r.runID = NewRunID()
 	}
@@ -372,7 +373,7 @@ func (r *Runtime) pod(id string) (*corev1.Pod, error) {
 		if ok && k.stable {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("kube: agent %q: %w", id, ErrNoAgent)
+		return nil, fmt.Errorf("kube: agent %q: %w", id, arena.ErrNoAgent)
 	}
 	if err != nil {
 		return nil, err

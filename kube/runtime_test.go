@@ -176,8 +176,8 @@ func TestKillIsResurrected(t *testing.T) {
 	var outage error
 	eventually(t, "the probe sees the outage", func() bool { outage = rt.Probe(ctx); return outage != nil })
 	t.Logf("probe during the outage: %v", outage)
-	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, kube.ErrNoAgent) {
-		t.Errorf("StopAgent(no-such-pod) = %v, want ErrNoAgent", err)
+	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, arena.ErrNoAgent) {
+		t.Errorf("StopAgent(no-such-pod) = %v, want arena.ErrNoAgent", err)
 	}
 	eventually(t, "worker-1 replaced by a new pod", func() bool {
 		after, err := rt.Clientset().CoreV1().Pods(rt.Namespace()).Get(ctx, "worker-1", metav1.GetOptions{})
@@ -263,26 +263,24 @@ func TestSlowResizesInPlace(t *testing.T) {
 		q := p.Spec.Containers[0].Resources.Limits[corev1.ResourceCPU]
 		return q.String()
 	}
-	if err := rt.SlowAgent(ctx, "worker-1", 300*time.Millisecond); err != nil {
+	lift, err := rt.SlowAgent(ctx, "worker-1", 300*time.Millisecond)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got := limit(); got != "250m" {
 		t.Errorf("slowed limit %s, want 250m (1 CPU · 100ms/(100ms+300ms))", got)
 	}
-	if err := rt.SlowAgent(ctx, "worker-1", time.Second); !errors.Is(err, kube.ErrCannotLand) {
-		t.Errorf("slowing a slowed agent: %v, want ErrCannotLand", err)
+	if _, err := rt.SlowAgent(ctx, "worker-1", time.Second); !errors.Is(err, arena.ErrCannotLand) {
+		t.Errorf("slowing a slowed agent: %v, want arena.ErrCannotLand", err)
 	}
-	if err := rt.LiftFault(ctx, arena.ActionSlowAgent, "worker-1"); err != nil {
+	if err := lift(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := limit(); got != "1" {
 		t.Errorf("lifted limit %s, want 1", got)
 	}
-	if err := rt.LiftFault(ctx, arena.ActionSlowAgent, "worker-1"); err != nil {
+	if err := lift(ctx); err != nil {
 		t.Errorf("lifting again: %v", err)
-	}
-	if err := rt.LiftFault(ctx, arena.ActionKillAgent, "worker-1"); !errors.Is(err, kube.ErrNotLiftable) {
-		t.Errorf("lifting a kill: %v, want ErrNotLiftable", err)
 	}
 }
 
@@ -291,7 +289,7 @@ func TestSlowResizesInPlace(t *testing.T) {
 func TestPartitionOnKwokIsNotEnforced(t *testing.T) {
 	rt := newRuntime(t, kube.WithReferenceAgents(1))
 	ctx := context.Background()
-	err := rt.PartitionNetwork(ctx, "worker-1")
+	_, err := rt.PartitionNetwork(ctx, "worker-1")
 	if !errors.Is(err, kube.ErrNotEnforced) {
 		t.Fatalf("PartitionNetwork on kwok = %v, want ErrNotEnforced", err)
 	}
@@ -314,7 +312,8 @@ func TestPartitionPolicyLifecycle(t *testing.T) {
 	ctx := context.Background()
 	cs := rt.Clientset()
 	ns := rt.Namespace()
-	if err := rt.PartitionNetwork(ctx, "worker-1"); err != nil {
+	lift, err := rt.PartitionNetwork(ctx, "worker-1")
+	if err != nil {
 		t.Fatal(err)
 	}
 	nps, err := cs.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{})
@@ -333,14 +332,14 @@ func TestPartitionPolicyLifecycle(t *testing.T) {
 	if err != nil || len(pods.Items) != 1 || pods.Items[0].Name != "worker-1" {
 		t.Fatalf("policy selects %v (%v), want worker-1 alone", pods, err)
 	}
-	if err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, kube.ErrCannotLand) {
-		t.Errorf("partitioning twice: %v, want ErrCannotLand", err)
+	if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+		t.Errorf("partitioning twice: %v, want arena.ErrCannotLand", err)
 	}
-	if err := rt.LiftFault(ctx, arena.ActionNetworkPartition, "worker-1"); err != nil {
+	if err := lift(ctx); err != nil {
 		t.Fatal(err)
 	}
 	assertNoPartition(t, rt)
-	if err := rt.PartitionNetwork(ctx, "worker-2"); err != nil {
+	if _, err := rt.PartitionNetwork(ctx, "worker-2"); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "worker-2's partition heals on its own", func() bool { return len(rt.Active()) == 0 })
@@ -348,7 +347,7 @@ func TestPartitionPolicyLifecycle(t *testing.T) {
 
 	// Close lifts a partition whose healing is still pending (and does not
 	// wait for its timer).
-	if err := rt.PartitionNetwork(ctx, "worker-1"); err != nil {
+	if _, err := rt.PartitionNetwork(ctx, "worker-1"); err != nil {
 		t.Fatal(err)
 	}
 	closed := make(chan error, 1)

@@ -109,25 +109,26 @@ type timedRuntime struct {
 	lat map[arena.ActionType][]time.Duration
 }
 
-func (r *timedRuntime) time(kind arena.ActionType, f func() error) error {
+func (r *timedRuntime) time(kind arena.ActionType, f func() (arena.Lift, error)) (arena.Lift, error) {
 	start := time.Now()
-	err := f()
+	lift, err := f()
 	if err == nil {
 		r.mu.Lock()
 		r.lat[kind] = append(r.lat[kind], time.Since(start))
 		r.mu.Unlock()
 	}
-	return err
+	return lift, err
 }
 
 func (r *timedRuntime) StopAgent(ctx context.Context, id string) error {
-	return r.time(arena.ActionKillAgent, func() error { return r.Runtime.StopAgent(ctx, id) })
+	_, err := r.time(arena.ActionKillAgent, func() (arena.Lift, error) { return nil, r.Runtime.StopAgent(ctx, id) })
+	return err
 }
 
-func (r *timedRuntime) PartitionNetwork(ctx context.Context, id string) error {
-	return r.time(arena.ActionNetworkPartition, func() error { return r.Runtime.PartitionNetwork(ctx, id) })
+func (r *timedRuntime) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
+	return r.time(arena.ActionNetworkPartition, func() (arena.Lift, error) { return r.Runtime.PartitionNetwork(ctx, id) })
 }
 
-func (r *timedRuntime) SlowAgent(ctx context.Context, id string, d time.Duration) error {
-	return r.time(arena.ActionSlowAgent, func() error { return r.Runtime.SlowAgent(ctx, id, d) })
+func (r *timedRuntime) SlowAgent(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
+	return r.time(arena.ActionSlowAgent, func() (arena.Lift, error) { return r.Runtime.SlowAgent(ctx, id, d) })
 }

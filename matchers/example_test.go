@@ -24,7 +24,7 @@ func ExampleSurviveWithGrade() {
 	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7), fakes.WithoutHealing())
 	svc := arena.NewService(arena.NewInjector(cluster, cluster), events.NewMemoryStore(), nil,
 		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
-	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Seed: 7})
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Seed: 7, Mix: pinnedMix})
 	if err != nil {
 		fmt.Println(err)
 		return

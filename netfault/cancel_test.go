@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // pipeDial dials an in-memory connection whose far end drains whatever is
@@ -39,24 +40,25 @@ func pipeDial(ctx context.Context, network, addr string) (net.Conn, error) {
 func TestDialerWaitsEnd(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		after6s func(n *Network, c net.Conn)
+		after6s func(n *Network, c net.Conn, lift arena.Lift)
 		setup   func(c net.Conn)
 		want    error
 	}{
 		{"deadline", nil, func(c net.Conn) { c.SetWriteDeadline(time.Now().Add(6 * time.Second)) }, os.ErrDeadlineExceeded},
-		{"close", func(_ *Network, c net.Conn) { c.Close() }, nil, net.ErrClosed},
-		{"lift", func(n *Network, _ net.Conn) {
-			if err := n.LiftFault(context.Background(), arena.ActionNetworkBandwidth, "db"); err != nil {
+		{"close", func(_ *Network, c net.Conn, _ arena.Lift) { c.Close() }, nil, net.ErrClosed},
+		{"lift", func(_ *Network, _ net.Conn, lift arena.Lift) {
+			if err := lift(context.Background()); err != nil {
 				panic(err)
 			}
 		}, nil, nil},
-		{"network close", func(n *Network, _ net.Conn) { n.Close() }, nil, ErrClosed},
+		{"network close", func(n *Network, _ net.Conn, _ arena.Lift) { n.Close() }, nil, ErrClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				n := New(arena.RealClock{}, WithAgent("app", "client"), WithAgent("db", "service"))
 				defer n.Close()
-				if err := n.LimitBandwidth(context.Background(), "db", 1); err != nil {
+				lift, err := n.LimitBandwidth(context.Background(), "db", 1)
+				if err != nil {
 					t.Fatal(err)
 				}
 				c, err := n.Dialer("app", pipeDial)(context.Background(), "tcp", "db:5432")
@@ -75,7 +77,7 @@ func TestDialerWaitsEnd(t *testing.T) {
 				}()
 				if tc.after6s != nil {
 					time.Sleep(6 * time.Second)
-					tc.after6s(n, c)
+					tc.after6s(n, c, lift)
 				}
 				err = <-done
 				if took := time.Since(start); took != 6*time.Second || !errors.Is(err, tc.want) {
@@ -108,7 +110,7 @@ func TestHTTPTransportTimeoutLeavesNoGoroutine(t *testing.T) {
 			}
 		}()
 		defer close(srvConn)
-		if err := n.InjectLatency(context.Background(), "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound}); err != nil {
+		if _, err := n.InjectLatency(context.Background(), "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound}); err != nil {
 			t.Fatal(err)
 		}
 		tr := &http.Transport{DialContext: n.Dialer("app", dial)}
@@ -165,8 +167,8 @@ func TestTransportStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		must(n.InjectLatency(ctx, "feed", arena.Latency{Latency: 200 * time.Millisecond}))
-		must(n.LimitBandwidth(ctx, "feed", 1000))
+		must(errOf(n.InjectLatency(ctx, "feed", arena.Latency{Latency: 200 * time.Millisecond})))
+		must(errOf(n.LimitBandwidth(ctx, "feed", 1000)))
 		var log []string
 		done := make(chan struct{})
 		go func() {
@@ -190,7 +192,7 @@ func TestTransportStreams(t *testing.T) {
 			}
 		}()
 		time.Sleep(2050 * time.Millisecond)
-		must(n.ResetConnections(ctx, "feed", 0)) // lands mid-stream, halfway through chunk 18
+		must(errOf(n.ResetConnections(ctx, "feed", 0))) // lands mid-stream, halfway through chunk 18
 		<-done
 		want := "answered@200ms, 10 chunks@1.2s, chunk 18: reset=true@2.05s"
 		if got := strings.Join(log, ", "); got != want {
@@ -209,7 +211,7 @@ func TestTransportPacesBodiesOfUnknownLength(t *testing.T) {
 			got = len(b)
 		})
 		client := &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
-		if err := n.LimitBandwidth(context.Background(), "api", 1000); err != nil {
+		if _, err := n.LimitBandwidth(context.Background(), "api", 1000); err != nil {
 			t.Fatal(err)
 		}
 		start := at(n)
@@ -239,7 +241,7 @@ func TestLatenciesSaturate(t *testing.T) {
 			if id == "api" {
 				dir = arena.DirectionInbound
 			}
-			if err := s.n.InjectLatency(ctx, id, arena.Latency{Latency: math.MaxInt64, Direction: dir}); err != nil {
+			if _, err := s.n.InjectLatency(ctx, id, arena.Latency{Latency: math.MaxInt64, Direction: dir}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -255,7 +257,8 @@ func TestLiftEndsWaits(t *testing.T) {
 	simulated(t, func(t *testing.T, n *Network) {
 		s := newHTTPSystem(n)
 		ctx := context.Background()
-		if err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound}); err != nil {
+		lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound})
+		if err != nil {
 			t.Fatal(err)
 		}
 		out := make(chan string)
@@ -269,7 +272,7 @@ func TestLiftEndsWaits(t *testing.T) {
 			out <- fmt.Sprintf("%d@%s", resp.StatusCode, at(s.n))
 		}()
 		time.Sleep(10 * time.Second)
-		if err := s.n.LiftFault(ctx, arena.ActionNetworkLatency, "api"); err != nil {
+		if err := lift(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := <-out, "200@10s"; got != want {
@@ -303,8 +306,8 @@ func TestFailRouteIsBounded(t *testing.T) {
 	if err := n.FailRoute(ctx, "api", "/one-too-many", 503); err == nil || !strings.Contains(err.Error(), "lift http_error first") {
 		t.Errorf("FailRoute beyond %d routes = %v, want an error", MaxRoutes, err)
 	}
-	if err := n.LiftFault(ctx, ActionHTTPError, "api"); err != nil || len(n.routes["api"]) != 0 {
-		t.Errorf("LiftFault = %v, %d routes left", err, len(n.routes["api"]))
+	if err := n.liftRoutes(ctx, "api"); err != nil || len(n.routes["api"]) != 0 {
+		t.Errorf("lift of http_error = %v, %d routes left", err, len(n.routes["api"]))
 	}
 }
 
@@ -372,10 +375,8 @@ func everyKeyAtTheEdges(t *testing.T, n *Network) {
 					t.Errorf("%s.%s = %v: the call never ended", spec.Type, k.Name, v)
 				}
 				svc.Rollback(context.Background())
-				for _, kind := range []arena.ActionType{arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset, ActionHTTPError} {
-					if err := n.LiftFault(context.Background(), kind, "api"); err != nil {
-						t.Fatal(err)
-					}
+				if got, _ := n.links.Faults("api"); got != (netrules.Faults{}) {
+					t.Errorf("%s.%s = %v: after the rollback, faults %+v are left", spec.Type, k.Name, v, got)
 				}
 			}
 		}

@@ -108,21 +108,21 @@ func TestDialer(t *testing.T) {
 		{"no fault", func(*Network) error { return nil }, []string{"ping", "pong"}, "4 bytes@0s, 4 bytes@0s"},
 		{"latency: each exchange one round trip longer",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond})
+				return errOf(n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}))
 			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, 4 bytes@400ms"},
 		{"bandwidth: 500 B each way at 1000 B/s",
-			func(n *Network) error { return n.LimitBandwidth(ctx, "client", 1000) },
+			func(n *Network) error { return errOf(n.LimitBandwidth(ctx, "client", 1000)) },
 			[]string{strings.Repeat("x", 500)}, "500 bytes@1s"},
 		{"reset at once",
-			func(n *Network) error { return n.ResetConnections(ctx, "echo", 0) },
+			func(n *Network) error { return errOf(n.ResetConnections(ctx, "echo", 0)) },
 			[]string{"ping"}, "write reset=true@0s"},
 		{"reset after 300ms: the second exchange",
 			func(n *Network) error {
-				if err := n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
+				if _, err := n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
 					return err
 				}
-				return n.ResetConnections(ctx, "echo", 300*time.Millisecond)
+				return errOf(n.ResetConnections(ctx, "echo", 300*time.Millisecond))
 			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@300ms"},
 	}
@@ -146,7 +146,7 @@ func TestDialerResetsTCP(t *testing.T) {
 	addr, ended := echoServer(t)
 	n := New(nil, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
 	defer n.Close()
-	if err := n.ResetConnections(context.Background(), "echo", 0); err != nil {
+	if _, err := n.ResetConnections(context.Background(), "echo", 0); err != nil {
 		t.Fatal(err)
 	}
 	c, err := n.Dialer("client", nil)(context.Background(), "tcp", addr)

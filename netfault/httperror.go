@@ -34,7 +34,7 @@ func HTTPErrorFault(n *Network) arena.FaultSpec {
 			return n.FailRoute(ctx, a.TargetID, p.Values["route"].(string), int(p.Values["status"].(float64)))
 		},
 		Lift: func(ctx context.Context, a arena.Action) error {
-			return n.LiftFault(ctx, ActionHTTPError, a.TargetID)
+			return n.liftRoutes(ctx, a.TargetID)
 		},
 		Category: arena.CategoryRuntime, Fix: "target an agent added to the netfault.Network whose requests go through its Transport",
 		Priority: 4, Suggestion: "retry idempotent requests on 5xx with backoff, and open a circuit breaker to a fallback",

@@ -20,15 +20,7 @@ var (
 	_ arena.LatencyInjector    = (*Network)(nil)
 	_ arena.BandwidthLimiter   = (*Network)(nil)
 	_ arena.ConnectionResetter = (*Network)(nil)
-	_ arena.FaultLifter        = (*Network)(nil)
-)
-
-// Errors of fault injection.
-var (
-	// ErrNoAgent: no agent of the network has this ID.
-	ErrNoAgent = errors.New("no such agent")
-	// ErrNotLiftable: LiftFault was given a kind the network does not land.
-	ErrNotLiftable = errors.New("fault cannot be lifted")
+	_ arena.Refuser            = (*Network)(nil)
 )
 
 // ResetError is what a call over a link that connection_reset resets
@@ -45,7 +37,7 @@ func (e *ResetError) Unwrap() error { return syscall.ECONNRESET }
 
 // Network is the network between the agents of a Go system running in this
 // process: a runtime for arena (AgentLister, LatencyInjector,
-// BandwidthLimiter, ConnectionResetter, FaultLifter, and the http_error
+// BandwidthLimiter, ConnectionResetter, and the http_error
 // fault of HTTPErrorFault) whose faults act on the calls that go through its
 // wrappers (Transport, Dialer), by arena's one set of network rules (the
 // fakes apply the same). It is safe for concurrent use.
@@ -156,51 +148,51 @@ func (n *Network) update(ctx context.Context, id string, f func(*netrules.Faults
 	}
 	err := n.links.Update(id, f)
 	if errors.Is(err, netrules.ErrNoEnd) {
-		return fmt.Errorf("netfault: agent %q: %w", id, ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", id, arena.ErrNoAgent)
 	}
 	return err
 }
 
 // InjectLatency delays the calls over the agent's links (see Transport and
 // Dialer for where).
-func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) error {
+func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
 	if l.Latency <= 0 || l.Jitter < 0 {
-		return fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
+		return nil, fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
 	}
 	if l.Peer != "" && !n.links.Has(l.Peer) {
-		return fmt.Errorf("netfault: peer %q: %w", l.Peer, ErrNoAgent)
+		return nil, fmt.Errorf("netfault: peer %q: %w", l.Peer, arena.ErrNoAgent)
 	}
 	if l.Direction == "" {
 		l.Direction = arena.DirectionBoth
 	}
-	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Latency = l
 		return nil
-	})
+	}, func(f *netrules.Faults) { f.Latency = arena.Latency{} })
 }
 
 // LimitBandwidth caps each way of the agent's links at bytesPerSecond.
-func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) error {
+func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
 	if bytesPerSecond <= 0 {
-		return fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
+		return nil, fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
 	}
-	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Rate = bytesPerSecond
 		return nil
-	})
+	}, func(f *netrules.Faults) { f.Rate = 0 })
 }
 
 // ResetConnections resets the calls over the agent's links: at once (after
 // 0) or once a call or connection has lasted after. A call already under
 // way is reset as well, at its next step.
-func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) error {
+func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
 	if after < 0 {
-		return fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
+		return nil, fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
 	}
-	return n.update(ctx, agentID, func(f *netrules.Faults) error {
+	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Reset, f.ResetAfter = true, after
 		return nil
-	})
+	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
 }
 
 // FailRoute makes the HTTP requests to the agent whose path is route or
@@ -217,7 +209,7 @@ func (n *Network) FailRoute(ctx context.Context, agentID, route string, status i
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.links.Has(agentID) {
-		return fmt.Errorf("netfault: agent %q: %w", agentID, ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", agentID, arena.ErrNoAgent)
 	}
 	prefix := strings.TrimSuffix(route, "/")
 	rs := n.routes[agentID]
@@ -234,36 +226,18 @@ func (n *Network) FailRoute(ctx context.Context, agentID, route string, status i
 	return nil
 }
 
-// LiftFault ends network_latency, network_bandwidth, connection_reset or
-// http_error (every failed route) on the agent. The waits of the calls
-// under the lifted fault end at once.
-func (n *Network) LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error {
-	switch kind {
-	case arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset:
-		return n.update(ctx, agentID, func(f *netrules.Faults) error {
-			switch kind {
-			case arena.ActionNetworkLatency:
-				f.Latency = arena.Latency{}
-			case arena.ActionNetworkBandwidth:
-				f.Rate = 0
-			default:
-				f.Reset, f.ResetAfter = false, 0
-			}
-			return nil
-		})
-	case ActionHTTPError:
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !n.links.Has(agentID) {
-			return fmt.Errorf("netfault: agent %q: %w", agentID, ErrNoAgent)
-		}
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		delete(n.routes, agentID)
-		return nil
+// liftRoutes ends http_error on the agent: every failed route.
+func (n *Network) liftRoutes(ctx context.Context, agentID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return fmt.Errorf("netfault: lift %s on agent %q: %w", kind, agentID, ErrNotLiftable)
+	if !n.links.Has(agentID) {
+		return fmt.Errorf("netfault: agent %q: %w", agentID, arena.ErrNoAgent)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.routes, agentID)
+	return nil
 }
 
 // agentOf returns the agent a host name reaches ("" for none).

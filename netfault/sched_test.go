@@ -92,13 +92,14 @@ func TestTransportInRealTime(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })
 	c := &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
 	ctx := context.Background()
-	if err := n.ResetConnections(ctx, "api", 0); err != nil {
+	lift, err := n.ResetConnections(ctx, "api", 0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Get("http://api/x"); !errors.Is(err, syscall.ECONNRESET) {
 		t.Errorf("Get under a reset = %v, want ECONNRESET", err)
 	}
-	if err := n.LiftFault(ctx, arena.ActionConnectionReset, "api"); err != nil {
+	if err := lift(ctx); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := c.Get("http://api/x")

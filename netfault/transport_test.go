@@ -80,41 +80,41 @@ func TestTransport(t *testing.T) {
 		{"no fault", func(*Network) error { return nil }, "http://api.local/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency both ways: half on each leg",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond})
+				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}))
 			},
 			"http://api.local:8080/q", 0, "200 10000B 0s..200ms", "/q@100ms"},
 		{"callee's inbound latency is the request leg",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound})
+				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound}))
 			},
 			"http://api/q", 0, "200 10000B 0s..200ms", "/q@200ms"},
 		{"caller's inbound latency is the response leg",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "client", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound})
+				return errOf(n.InjectLatency(ctx, "client", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound}))
 			},
 			"http://api/q", 0, "200 10000B 0s..200ms", "/q@0s"},
 		{"latency to another peer: none here",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "api"})
+				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "api"}))
 			},
 			"http://api/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency past the deadline",
 			func(n *Network) error {
-				return n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond})
+				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond}))
 			},
 			"http://api/q", 150 * time.Millisecond, "timeout 0s..150ms", ""}, // the request leg (200ms) ran into the deadline
 		{"bandwidth: 10 kB at 100 kB/s",
-			func(n *Network) error { return n.LimitBandwidth(ctx, "api", 100_000) },
+			func(n *Network) error { return errOf(n.LimitBandwidth(ctx, "api", 100_000)) },
 			"http://api/q", 0, "200 10000B 0s..100ms", "/q@0s"},
 		{"reset at once never reaches the server",
-			func(n *Network) error { return n.ResetConnections(ctx, "api", 0) },
+			func(n *Network) error { return errOf(n.ResetConnections(ctx, "api", 0)) },
 			"http://api/q", 0, "reset 0s..0s", ""},
 		{"reset after 150ms, on the response leg",
 			func(n *Network) error {
-				if err := n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
+				if _, err := n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
 					return err
 				}
-				return n.ResetConnections(ctx, "api", 150*time.Millisecond)
+				return errOf(n.ResetConnections(ctx, "api", 150*time.Millisecond))
 			},
 			"http://api/q", 0, "reset 0s..150ms", "/q@100ms"},
 		{"http_error on a route and under it",
@@ -124,7 +124,7 @@ func TestTransport(t *testing.T) {
 			func(n *Network) error { return n.FailRoute(ctx, "api", "/q", 503) },
 			"http://api/qq", 0, "200 10000B 0s..0s", "/qq@0s"},
 		{"unknown host: no faults",
-			func(n *Network) error { return n.ResetConnections(ctx, "api", 0) },
+			func(n *Network) error { return errOf(n.ResetConnections(ctx, "api", 0)) },
 			"http://elsewhere/q", 0, "200 10000B 0s..0s", "/q@0s"},
 	}
 	for _, tc := range cases {
@@ -154,15 +154,16 @@ func TestTransportLiftAndJitter(t *testing.T) {
 	draws := func(seed uint64) (out []string) {
 		simulated(t, func(t *testing.T, n *Network) {
 			s := newHTTPSystem(n)
-			if err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}); err != nil {
+			lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+			if err != nil {
 				t.Fatal(err)
 			}
 			for range 5 {
 				out = append(out, s.call("http://api/q", 0))
 			}
-			for _, kind := range []arena.ActionType{arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset, ActionHTTPError} {
-				if err := s.n.LiftFault(ctx, kind, "api"); err != nil {
-					t.Errorf("LiftFault(%s) = %v", kind, err)
+			for range 2 { // lifting twice changes nothing
+				if err := lift(ctx); err != nil {
+					t.Errorf("lift of the latency = %v", err)
 				}
 			}
 			last := s.call("http://api/q", 0)
@@ -187,24 +188,24 @@ func TestFaultErrors(t *testing.T) {
 	n := New(nil, WithAgent("api", "service"))
 	defer n.Close()
 	for name, err := range map[string]error{
-		"unknown agent":   n.InjectLatency(ctx, "db", arena.Latency{Latency: time.Second}),
-		"unknown peer":    n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "db"}),
-		"zero latency":    n.InjectLatency(ctx, "api", arena.Latency{}),
-		"zero rate":       n.LimitBandwidth(ctx, "api", 0),
-		"negative after":  n.ResetConnections(ctx, "api", -time.Second),
-		"status 200":      n.FailRoute(ctx, "api", "/", 200),
-		"lift a kill":     n.LiftFault(ctx, arena.ActionKillAgent, "api"),
-		"lift on unknown": n.LiftFault(ctx, arena.ActionNetworkLatency, "db"),
+		"unknown peer":   errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "db"})),
+		"zero latency":   errOf(n.InjectLatency(ctx, "api", arena.Latency{})),
+		"zero rate":      errOf(n.LimitBandwidth(ctx, "api", 0)),
+		"negative after": errOf(n.ResetConnections(ctx, "api", -time.Second)),
+		"status 200":     n.FailRoute(ctx, "api", "/", 200),
 	} {
 		if err == nil {
 			t.Errorf("%s: nil error", name)
 		}
 	}
-	if err := n.LiftFault(ctx, arena.ActionKillAgent, "api"); !errors.Is(err, ErrNotLiftable) {
-		t.Errorf("LiftFault(kill_agent) = %v, want ErrNotLiftable", err)
+	if _, err := n.InjectLatency(ctx, "db", arena.Latency{Latency: time.Second}); !errors.Is(err, arena.ErrNoAgent) {
+		t.Errorf("InjectLatency(unknown agent) = %v, want arena.ErrNoAgent", err)
 	}
 	agents, err := n.ListAgents(ctx)
 	if err != nil || len(agents) != 1 || agents[0] != (arena.AgentInfo{ID: "api", Type: "service", Status: arena.StatusRunning}) {
 		t.Errorf("ListAgents = %v, %v", agents, err)
 	}
 }
+
+// errOf is the error of a landing, without its lift.
+func errOf(_ arena.Lift, err error) error { return err }

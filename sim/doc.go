@@ -54,8 +54,9 @@
 // StopAgent (kill), PauseAgent and ResumeAgent (the node's links hold
 // every byte until the resume), PartitionNetwork (conns reset, dials
 // refused, until the lift), InjectLatency (with jitter, direction and
-// peer), LimitBandwidth, ResetConnections, and FaultLifter for the timed
-// ones. How the faults of a link's two ends combine is arena's one set of
+// peer), LimitBandwidth and ResetConnections; landing a fault arena can
+// lift hands back its arena.Lift, and Refusals says why the world refuses
+// the built-in types it does not land. How the faults of a link's two ends combine is arena's one set of
 // network rules (internal/netrules, shared with the fakes and netfault).
 // slow_agent and the agent-level faults (tools, MCP, LLM, memory) are not
 // landed: in-process code cannot be slowed from outside.
@@ -71,5 +72,5 @@
 //   - Runtime: World.ListAgents, World.SetRoles, World.StopAgent,
 //     World.PauseAgent, World.ResumeAgent, World.PartitionNetwork,
 //     World.InjectLatency, World.LimitBandwidth, World.ResetConnections,
-//     World.LiftFault, ErrNotLiftable.
+//     World.Refusals.
 package sim

@@ -87,33 +87,35 @@ func TestFaults(t *testing.T) {
 	}{
 		{"none", func(*World) error { return nil }, []string{"ping", "pong"}, "dialed@0s, 4B@0s, 4B@0s"},
 		{"latency both ways on the server: half each way, a round trip to dial",
-			func(w *World) error { return w.InjectLatency(ctx, "b", arena.Latency{Latency: 200 * time.Millisecond}) },
+			func(w *World) error {
+				return errOf(w.InjectLatency(ctx, "b", arena.Latency{Latency: 200 * time.Millisecond}))
+			},
 			[]string{"ping", "pong"}, "dialed@200ms, 4B@400ms, 4B@600ms"},
 		{"the client's outbound latency slows its requests only",
 			func(w *World) error {
-				return w.InjectLatency(ctx, "a", arena.Latency{Latency: 300 * time.Millisecond, Direction: arena.DirectionOutbound})
+				return errOf(w.InjectLatency(ctx, "a", arena.Latency{Latency: 300 * time.Millisecond, Direction: arena.DirectionOutbound}))
 			},
 			[]string{"ping"}, "dialed@300ms, 4B@600ms"},
 		{"latency to another peer: none here",
 			func(w *World) error {
-				return w.InjectLatency(ctx, "b", arena.Latency{Latency: time.Second, Peer: "b"})
+				return errOf(w.InjectLatency(ctx, "b", arena.Latency{Latency: time.Second, Peer: "b"}))
 			},
 			[]string{"ping"}, "dialed@0s, 4B@0s"},
 		{"bandwidth: 500 B each way at 1000 B/s",
-			func(w *World) error { return w.LimitBandwidth(ctx, "a", 1000) },
+			func(w *World) error { return errOf(w.LimitBandwidth(ctx, "a", 1000)) },
 			[]string{strings.Repeat("x", 500)}, "dialed@0s, 500B@1s"},
 		{"reset at once: the dial fails",
-			func(w *World) error { return w.ResetConnections(ctx, "b", 0) },
+			func(w *World) error { return errOf(w.ResetConnections(ctx, "b", 0)) },
 			[]string{"ping"}, "dial reset@0s"},
 		{"partition: the dial is refused",
-			func(w *World) error { return w.PartitionNetwork(ctx, "b") },
+			func(w *World) error { return errOf(w.PartitionNetwork(ctx, "b")) },
 			[]string{"ping"}, "dial refused@0s"},
 		{"reset after 300ms: the second exchange",
 			func(w *World) error {
-				if err := w.InjectLatency(ctx, "b", arena.Latency{Latency: 100 * time.Millisecond}); err != nil {
+				if _, err := w.InjectLatency(ctx, "b", arena.Latency{Latency: 100 * time.Millisecond}); err != nil {
 					return err
 				}
-				return w.ResetConnections(ctx, "b", 250*time.Millisecond)
+				return errOf(w.ResetConnections(ctx, "b", 250*time.Millisecond))
 			},
 			// open from the end of the dial, 100ms: reset at 350ms
 			[]string{"ping", "pong", "again"}, "dialed@100ms, 4B@200ms, 4B@300ms, read reset@350ms"},
@@ -142,14 +144,17 @@ func TestPartitionAndPauseLift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.PartitionNetwork(ctx, "b"); err != nil {
+		lift, err := w.PartitionNetwork(ctx, "b")
+		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
 			t.Errorf("Read across the new partition = %v, want ECONNRESET", err)
 		}
-		if err := w.LiftFault(ctx, arena.ActionNetworkPartition, "b"); err != nil {
-			t.Fatal(err)
+		for range 2 { // lifting twice changes nothing
+			if err := lift(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if got := exchange(w, "x"); got != "dialed@0s, 1B@0s" {
 			t.Errorf("after the lift: %q", got)
@@ -160,7 +165,7 @@ func TestPartitionAndPauseLift(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		if err := w.PauseAgent(ctx, "b"); err != nil {
+		if _, err := w.PauseAgent(ctx, "b"); err != nil {
 			t.Fatal(err)
 		}
 		if agents, _ := w.ListAgents(ctx); agents[1].Status != arena.StatusPaused {
@@ -187,7 +192,9 @@ func TestJitterFollowsTheSeed(t *testing.T) {
 			defer w.Close(context.Background())
 			w.AddNode("a", NodeConfig{})
 			w.AddNode("b", NodeConfig{})
-			w.InjectLatency(context.Background(), "b", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+			if _, err := w.InjectLatency(context.Background(), "b", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}); err != nil {
+				t.Fatal(err)
+			}
 			for range 5 {
 				start := time.Now()
 				if err := w.Wait(context.Background(), "a", "b", 10); err != nil {
@@ -218,12 +225,15 @@ func TestWait(t *testing.T) {
 		defer w.Close(ctx)
 		w.AddNode("a", NodeConfig{})
 		w.AddNode("b", NodeConfig{})
-		w.PartitionNetwork(ctx, "b")
+		lift, err := w.PartitionNetwork(ctx, "b")
+		if err != nil {
+			t.Fatal(err)
+		}
 		var we *WaitError
 		if err := w.Wait(ctx, "a", "b", 1); !errors.As(err, &we) || !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("Wait across a partition = %v, want a *WaitError wrapping ECONNREFUSED", err)
 		}
-		w.LiftFault(ctx, arena.ActionNetworkPartition, "b")
+		lift(ctx)
 		w.LimitBandwidth(ctx, "b", 1000)
 		start := time.Now()
 		w.Wait(ctx, "a", "b", 2000)
@@ -245,27 +255,23 @@ func TestFaultErrors(t *testing.T) {
 	w.AddNode("a", NodeConfig{})
 	var nn *NoNodeError
 	for name, err := range map[string]error{
-		"unknown node":  w.InjectLatency(ctx, "x", arena.Latency{Latency: time.Second}),
-		"unknown peer":  w.InjectLatency(ctx, "a", arena.Latency{Latency: time.Second, Peer: "x"}),
+		"unknown node":  errOf(w.InjectLatency(ctx, "x", arena.Latency{Latency: time.Second})),
+		"unknown peer":  errOf(w.InjectLatency(ctx, "a", arena.Latency{Latency: time.Second, Peer: "x"})),
 		"kill unknown":  w.StopAgent(ctx, "x"),
-		"lift unknown":  w.LiftFault(ctx, arena.ActionNetworkLatency, "x"),
-		"pause unknown": w.PauseAgent(ctx, "x"),
+		"pause unknown": errOf(w.PauseAgent(ctx, "x")),
 	} {
 		if !errors.As(err, &nn) {
 			t.Errorf("%s: %v, want a *NoNodeError", name, err)
 		}
 	}
 	for name, err := range map[string]error{
-		"zero latency":   w.InjectLatency(ctx, "a", arena.Latency{}),
-		"zero rate":      w.LimitBandwidth(ctx, "a", 0),
-		"negative after": w.ResetConnections(ctx, "a", -time.Second),
+		"zero latency":   errOf(w.InjectLatency(ctx, "a", arena.Latency{})),
+		"zero rate":      errOf(w.LimitBandwidth(ctx, "a", 0)),
+		"negative after": errOf(w.ResetConnections(ctx, "a", -time.Second)),
 	} {
 		if err == nil {
 			t.Errorf("%s: nil error", name)
 		}
-	}
-	if err := w.LiftFault(ctx, arena.ActionKillAgent, "a"); !errors.Is(err, ErrNotLiftable) {
-		t.Errorf("LiftFault(kill_agent) = %v, want ErrNotLiftable", err)
 	}
 	if err := w.StopAgent(ctx, "a"); err != nil {
 		t.Fatal(err)
@@ -274,3 +280,6 @@ func TestFaultErrors(t *testing.T) {
 		t.Errorf("killing a node that is down = %v, want ErrNodeDown", err)
 	}
 }
+
+// errOf is the error of a landing, its Lift dropped.
+func errOf(_ arena.Lift, err error) error { return err }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,11 +18,25 @@ var (
 	_ arena.LatencyInjector    = (*World)(nil)
 	_ arena.BandwidthLimiter   = (*World)(nil)
 	_ arena.ConnectionResetter = (*World)(nil)
-	_ arena.FaultLifter        = (*World)(nil)
+	_ arena.Refuser            = (*World)(nil)
 )
 
-// ErrNotLiftable: LiftFault was given a kind the world does not land.
-var ErrNotLiftable = errors.New("fault cannot be lifted")
+// Refusals says why the world refuses the built-in types it does not land:
+// it lands faults on its nodes' lifecycle and links, and nothing inside a
+// node's code.
+func (w *World) Refusals() map[arena.ActionType]string {
+	const inside = "sim lands faults on nodes and their links, not inside a node's code: give your system a FaultSpec of its own (arena.WithFault) for it"
+	return map[arena.ActionType]string{
+		arena.ActionSlowAgent:     "in-process code cannot be slowed from outside: use network_latency on the node, or a FaultSpec of your own",
+		arena.ActionToolTimeout:   inside,
+		arena.ActionMemoryCorrupt: inside,
+		arena.ActionMCPDisconnect: inside,
+		arena.ActionLLMFailure:    inside,
+		arena.ActionClockJump:     "a node's clock is the bubble's, shared by every node: it cannot jump for one",
+		arena.ActionRemoveNode:    "sim has no task DAG",
+		arena.ActionRemoveEdge:    "sim has no task DAG",
+	}
+}
 
 // SetRoles sets the world's role resolver: ListAgents returns the roles it
 // says (a Raft cluster's current leader as arena.TypeLeader), so
@@ -101,16 +114,23 @@ func (w *World) StopAgent(ctx context.Context, id string) error {
 }
 
 // PauseAgent holds every byte to and from the node, and its dials, until
-// ResumeAgent: the node's goroutines run on, but nothing reaches it and
-// nothing it sends arrives (a process frozen, as its peers see it).
-func (w *World) PauseAgent(ctx context.Context, id string) error {
-	return w.land(ctx, id, func(nf *nodeFaults) error {
+// ResumeAgent or the lift: the node's goroutines run on, but nothing
+// reaches it and nothing it sends arrives (a process frozen, as its peers
+// see it).
+func (w *World) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.paused = true
 		return nil
 	})
+	return w.lift(err, id, func(nf *nodeFaults) {
+		if nf.paused {
+			nf.paused = false
+			w.faults.wake()
+		}
+	})
 }
 
-// ResumeAgent releases what a pause held.
+// ResumeAgent releases what a pause held: resume_agent.
 func (w *World) ResumeAgent(ctx context.Context, id string) error {
 	return w.land(ctx, id, func(nf *nodeFaults) error {
 		if nf.paused {
@@ -122,8 +142,8 @@ func (w *World) ResumeAgent(ctx context.Context, id string) error {
 }
 
 // PartitionNetwork cuts the node off: its connections are reset, and
-// dials to and from it are refused, until LiftFault.
-func (w *World) PartitionNetwork(ctx context.Context, id string) error {
+// dials to and from it are refused, until the lift.
+func (w *World) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Partitioned = true
 		return nil
@@ -133,84 +153,78 @@ func (w *World) PartitionNetwork(ctx context.Context, id string) error {
 			c.reset()
 		}
 	}
-	return err
+	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Partitioned = false })
 }
 
 // InjectLatency delays the bytes over the node's links (by arena's network
 // rules: see faultState): network_latency.
-func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) error {
+func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) (arena.Lift, error) {
 	if l.Latency <= 0 || l.Jitter < 0 {
-		return fmt.Errorf("sim: node %q: latency %s ± %s: want a positive latency and a jitter not below 0", id, l.Latency, l.Jitter)
+		return nil, fmt.Errorf("sim: node %q: latency %s ± %s: want a positive latency and a jitter not below 0", id, l.Latency, l.Jitter)
 	}
 	if l.Peer != "" {
 		if _, err := w.node(l.Peer); err != nil {
-			return fmt.Errorf("sim: latency peer: %w", err)
+			return nil, fmt.Errorf("sim: latency peer: %w", err)
 		}
 	}
 	if l.Direction == "" {
 		l.Direction = arena.DirectionBoth
 	}
-	return w.land(ctx, id, func(nf *nodeFaults) error {
+	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Latency = l
 		return nil
 	})
+	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Latency = arena.Latency{} })
 }
 
 // LimitBandwidth caps each way of the node's links at bytesPerSecond:
 // network_bandwidth.
-func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond int64) error {
+func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond int64) (arena.Lift, error) {
 	if bytesPerSecond <= 0 {
-		return fmt.Errorf("sim: node %q: rate %d bytes/s is not positive", id, bytesPerSecond)
+		return nil, fmt.Errorf("sim: node %q: rate %d bytes/s is not positive", id, bytesPerSecond)
 	}
-	return w.land(ctx, id, func(nf *nodeFaults) error {
+	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Rate = bytesPerSecond
 		return nil
 	})
+	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Rate = 0 })
 }
 
 // ResetConnections resets the node's connections once they have been
-// open for after (at once for 0), and every new one likewise, until
-// LiftFault: connection_reset.
-func (w *World) ResetConnections(ctx context.Context, id string, after time.Duration) error {
+// open for after (at once for 0), and every new one likewise, until the
+// lift: connection_reset.
+func (w *World) ResetConnections(ctx context.Context, id string, after time.Duration) (arena.Lift, error) {
 	if after < 0 {
-		return fmt.Errorf("sim: node %q: reset after %s is negative", id, after)
+		return nil, fmt.Errorf("sim: node %q: reset after %s is negative", id, after)
 	}
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Reset, nf.net.ResetAfter = true, after
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		for _, c := range w.connsOf(id) {
+			w.faults.resetLater(c, after)
+		}
 	}
-	for _, c := range w.connsOf(id) {
-		w.faults.resetLater(c, after)
-	}
-	return nil
+	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Reset, nf.net.ResetAfter = false, 0 })
 }
 
-// LiftFault ends pause_agent, network_partition, network_latency,
-// network_bandwidth or connection_reset on the node.
-func (w *World) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
-	return w.land(ctx, id, func(nf *nodeFaults) error {
-		switch kind {
-		case arena.ActionPauseAgent:
-			if nf.paused {
-				nf.paused = false
-				w.faults.wake()
-			}
-		case arena.ActionNetworkPartition:
-			nf.net.Partitioned = false
-		case arena.ActionNetworkLatency:
-			nf.net.Latency = arena.Latency{}
-		case arena.ActionNetworkBandwidth:
-			nf.net.Rate = 0
-		case arena.ActionConnectionReset:
-			nf.net.Reset, nf.net.ResetAfter = false, 0
-		default:
-			return fmt.Errorf("sim: lift %s on node %q: %w", kind, id, ErrNotLiftable)
+// lift returns the Lift of a fault landed on node id (nil when landing
+// failed with err): it runs undo on the node's faults. Lifting a fault the
+// world no longer holds, or lifting twice, changes nothing and returns nil.
+func (w *World) lift(err error, id string, undo func(*nodeFaults)) (arena.Lift, error) {
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		f := &w.faults
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if !f.closed {
+			undo(f.of(id))
 		}
 		return nil
-	})
+	}, nil
 }
 
 // connsOf returns the open conn ends on the node's links (both ends of

@@ -184,10 +184,14 @@ func (s *lockedSource) Uint64() uint64 {
 	return s.src.Uint64()
 }
 
-// NoNodeError: no node of the world has this name.
+// NoNodeError: no node of the world has this name. It wraps
+// arena.ErrNoAgent: to arena, a node is an agent.
 type NoNodeError struct{ Name string }
 
 func (e *NoNodeError) Error() string { return fmt.Sprintf("no node %q", e.Name) }
+
+// Unwrap returns arena.ErrNoAgent.
+func (e *NoNodeError) Unwrap() error { return arena.ErrNoAgent }
 
 // sleep waits d, or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {

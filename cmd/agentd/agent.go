@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // routeTimeout bounds a hand-off to a route; a route that fails is skipped
@@ -70,10 +70,11 @@ func NewAgent(cfg Config, log *slog.Logger) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{
-		cfg: cfg, log: log, client: cfg.Client, now: time.Now,
+		cfg: cfg, log: log, client: cfg.Client,
 		wake: make(chan struct{}, 1), ledger: l, store: store{dir: cfg.Data},
 		down: map[string]time.Time{}, mem: newMemory(),
 	}
+	a.now = func() time.Time { return time.Now().Add(time.Duration(a.faults.skew.Load())) } // clock_jump moves it
 	if a.client == nil {
 		a.client = &http.Client{Timeout: routeTimeout}
 	}

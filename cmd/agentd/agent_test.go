@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
 )
 
@@ -280,6 +282,82 @@ func TestBadFaults(t *testing.T) {
 	}
 	if got := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/tool_timeout", nil, nil); got != http.StatusOK {
 		t.Errorf("DELETE of an inactive fault = %d, want 200", got)
+	}
+}
+
+// TestClientSpeaksToAgentd: the fault-control client that the runtimes
+// share lands, lifts and reads through the reference agent, and the
+// agent's own refusals come back as arena's errors.
+func TestClientSpeaksToAgentd(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	st, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(time.Second)})
+	if err != nil || len(st.Faults) != 1 || st.Faults[0].Kind != agentapi.KindToolTimeout {
+		t.Fatalf("Land(tool_timeout) = %+v, %v; want it active", st, err)
+	}
+	if st, err := cl.Lift(ctx, agentapi.KindToolTimeout); err != nil || len(st.Faults) != 0 {
+		t.Errorf("Lift(tool_timeout) = %+v, %v; want nothing active", st, err)
+	}
+	if _, err := cl.Land(ctx, agentapi.Fault{Kind: "fly_away"}); !errors.Is(err, arena.ErrUnsupported) {
+		t.Errorf("Land(fly_away) = %v, want arena.ErrUnsupported", err)
+	}
+	if _, err := cl.Lift(ctx, "fly_away"); !errors.Is(err, arena.ErrUnsupported) {
+		t.Errorf("Lift(fly_away) = %v, want arena.ErrUnsupported", err)
+	}
+	if st, err := cl.State(ctx); err != nil || st.ID != "worker-1" {
+		t.Errorf("State = %+v, %v", st.ID, err)
+	}
+	if h, err := cl.Health(ctx, ""); err != nil || !h.Healthy {
+		t.Errorf("Health = %+v, %v; want healthy", h, err)
+	}
+}
+
+// TestEveryKindOfTheContract: agentd lands every kind of the contract, and
+// lifts every one but memory_corrupt (which its checkpoint heals). pause
+// comes last: a paused agent holds every other request.
+func TestEveryKindOfTheContract(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["orchestrator-0"].URL, Agent: "orchestrator-0"}
+	kinds := slices.DeleteFunc(agentapi.Kinds(), func(k string) bool { return k == agentapi.KindPause })
+	for _, kind := range append(kinds, agentapi.KindPause) {
+		f := agentapi.Fault{Kind: kind}
+		if kind == agentapi.KindRemoveEdge {
+			f.Target = "worker-1"
+		}
+		if _, err := cl.Land(ctx, f); err != nil {
+			t.Errorf("Land(%s) = %v", kind, err)
+			continue
+		}
+		if kind == agentapi.KindMemoryCorrupt {
+			continue
+		}
+		st, err := cl.Lift(ctx, kind)
+		if err != nil || slices.ContainsFunc(st.Faults, func(a agentapi.ActiveFault) bool { return a.Kind == kind }) {
+			t.Errorf("Lift(%s) = %+v, %v; want it lifted", kind, st, err)
+		}
+	}
+}
+
+// TestClockJump: a jump of the agent's clock ends the faults whose end its
+// clock now says has passed; lifting it sets the clock right.
+func TestClockJump(t *testing.T) {
+	c := refCluster(t, "")
+	ctx := context.Background()
+	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	if _, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Duration: agentapi.Duration(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindClockJump, Offset: agentapi.Duration(2 * time.Hour)})
+	if err != nil || len(st.Faults) != 1 || st.Faults[0].Kind != agentapi.KindClockJump {
+		t.Fatalf("faults after a jump of 2h = %+v, %v; want the jump alone (the hour-long tool_timeout has ended)", st.Faults, err)
+	}
+	if _, err := cl.Lift(ctx, agentapi.KindClockJump); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(c.agents["worker-1"].now()); d > time.Minute || d < -time.Minute {
+		t.Errorf("the agent's clock is %s off after the lift, want right", d)
 	}
 }
 

@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // llmErrors are the accepted error types of llm_failure (arena.LLMErrorTypes).
@@ -18,6 +19,9 @@ var llmErrors = []string{"rate_limit", "overloaded", "timeout", "server_error", 
 // agent.
 type faultSet struct {
 	active map[string]agentapi.ActiveFault // key: kind, or remove_edge:<target>
+	// skew is the active clock_jump's offset, in nanoseconds (0: none),
+	// read without the agent's lock by its clock (Agent.now).
+	skew atomic.Int64
 }
 
 func faultKey(kind, target string) string {
@@ -29,8 +33,8 @@ func faultKey(kind, target string) string {
 
 // validate checks a posted fault and fills its defaults.
 func validateFault(f *agentapi.Fault, routes []string) error {
-	if f.Duration < 0 || f.Timeout < 0 {
-		return fmt.Errorf("negative duration or timeout")
+	if f.Duration < 0 || f.Timeout < 0 || f.Offset < 0 {
+		return fmt.Errorf("negative duration, timeout or offset")
 	}
 	switch f.Kind {
 	case agentapi.KindToolTimeout:
@@ -47,6 +51,10 @@ func validateFault(f *agentapi.Fault, routes []string) error {
 	case agentapi.KindRemoveEdge:
 		if !slices.Contains(routes, f.Target) {
 			return fmt.Errorf("target %q: no edge to it (routes %v)", f.Target, routes)
+		}
+	case agentapi.KindClockJump:
+		if f.Offset == 0 {
+			f.Offset = agentapi.Duration(time.Minute)
 		}
 	case agentapi.KindMCPDisconnect, agentapi.KindMemoryCorrupt, agentapi.KindRemoveNode, agentapi.KindPause:
 	default:
@@ -70,6 +78,17 @@ func (s *faultSet) set(f agentapi.Fault, now time.Time, heal time.Duration) {
 		af.Until = now.Add(life)
 	}
 	s.active[faultKey(f.Kind, f.Target)] = af
+	s.skewed()
+}
+
+// skewed sets skew from the active clock_jump, if any.
+func (s *faultSet) skewed() {
+	f, ok := s.active[agentapi.KindClockJump]
+	if !ok {
+		s.skew.Store(0)
+		return
+	}
+	s.skew.Store(int64(f.Offset))
 }
 
 // expire drops the faults whose end has come.
@@ -79,6 +98,7 @@ func (s *faultSet) expire(now time.Time) {
 			delete(s.active, k)
 		}
 	}
+	s.skewed()
 }
 
 // lift ends every fault of kind (of one target when target is not "").
@@ -88,6 +108,7 @@ func (s *faultSet) lift(kind, target string) {
 			delete(s.active, k)
 		}
 	}
+	s.skewed()
 }
 
 func (s *faultSet) get(kind string) (agentapi.ActiveFault, bool) {

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 // ledgerFile is the ledger's name in the data directory.

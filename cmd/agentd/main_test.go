@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

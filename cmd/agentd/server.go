@@ -6,8 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 )
 
 var errUnknownKind = errors.New("unknown fault kind")
@@ -131,10 +132,7 @@ func (a *Agent) handleFault(w http.ResponseWriter, r *http.Request) {
 // handleLift lifts a fault kind; ?target= narrows remove_edge to one edge.
 func (a *Agent) handleLift(w http.ResponseWriter, r *http.Request) {
 	kind := r.PathValue("kind")
-	switch kind {
-	case agentapi.KindToolTimeout, agentapi.KindMCPDisconnect, agentapi.KindLLMFailure,
-		agentapi.KindRemoveEdge, agentapi.KindRemoveNode, agentapi.KindPause:
-	default:
+	if !slices.Contains(agentapi.Kinds(), kind) || kind == agentapi.KindMemoryCorrupt { // memory_corrupt is healed, never lifted
 		writeError(w, http.StatusNotImplemented, errUnknownKind)
 		return
 	}

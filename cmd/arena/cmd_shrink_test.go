@@ -73,7 +73,7 @@ func TestShrinkScenarioFile(t *testing.T) {
 }
 
 // TestShrinkSurvivalReport: the JSON report of `arena survive` lists its
-// first 1,000 actions of 3,199: the run is replayed in full, then shrunk,
+// first 1,000 actions of 3,124: the run is replayed in full, then shrunk,
 // as the README shows.
 func TestShrinkSurvivalReport(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -82,7 +82,7 @@ func TestShrinkSurvivalReport(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	report, out := "survival.json", "min.yaml"
-	code, stdout, stderr := cli(t, "survive", "--duration", "2h", "--interval", "2s", "--seed", "5", "--json")
+	code, stdout, stderr := cli(t, "survive", "--duration", "2h", "--interval", "2s", "--seed", "1", "--json")
 	if code != exitPass {
 		t.Fatalf("survive = %d: %s", code, stderr)
 	}
@@ -98,8 +98,8 @@ func TestShrinkSurvivalReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Actions) != 3 || sc.Config.Seed != 5 || !sc.Expect.Consistent {
-		t.Errorf("shrunk to %d steps, seed %d, gate %+v; want 3, seed 5, consistent", len(sc.Actions), sc.Config.Seed, sc.Expect)
+	if len(sc.Actions) != 2 || sc.Config.Seed != 1 || !sc.Expect.Consistent {
+		t.Errorf("shrunk to %d steps, seed %d, gate %+v; want 2, seed 1, consistent", len(sc.Actions), sc.Config.Seed, sc.Expect)
 	}
 	if code, _, _ := cli(t, "run", out); code != exitGateFailed {
 		t.Errorf("arena run of the shrunk file = %d, want 1", code)
@@ -110,7 +110,7 @@ func TestShrinkSurvivalReport(t *testing.T) {
 	if code, _, stderr := cli(t, "shrink", report); code != exitBadInput || !strings.Contains(stderr, "a survival report has no gate: give --min-grade") {
 		t.Errorf("no gate: %d, %s", code, stderr)
 	}
-	if code, _, stderr := cli(t, "shrink", report, "--consistent", "--seed", "6"); code != exitBadInput || !strings.Contains(stderr, "--seed: 6 is not the report's seed 5") {
+	if code, _, stderr := cli(t, "shrink", report, "--consistent", "--seed", "6"); code != exitBadInput || !strings.Contains(stderr, "--seed: 6 is not the report's seed 1") {
 		t.Errorf("another seed: %d, %s", code, stderr)
 	}
 }

@@ -11,9 +11,52 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 )
+
+// ErrSkip is what a runtime's read of an agent's state returns for an
+// agent that cannot answer by design (paused, partitioned, killed, not
+// Ready): States leaves it out, and counts it.
+var ErrSkip = errors.New("agent out of reach by design")
+
+// States reads the state of every agent of ids that can answer, in
+// parallel, with read. Agents read skips (ErrSkip) or that do not serve
+// GET /state (arena.ErrUnsupported) are left out; other errors are
+// joined. When none could be read and none failed, the error wraps
+// arena.ErrNotApplicable: the checks had nothing to look at.
+func States(ctx context.Context, ids []string, read func(ctx context.Context, id string) (agentapi.State, error)) (map[string]agentapi.State, error) {
+	out := map[string]agentapi.State{}
+	var mu sync.Mutex
+	var errs []error
+	unsupported, skipped := 0, 0
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			st, err := read(ctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errors.Is(err, ErrSkip):
+				skipped++
+			case errors.Is(err, arena.ErrUnsupported):
+				unsupported++
+			case err != nil:
+				errs = append(errs, err)
+			default:
+				out[id] = st
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) == 0 && len(out) == 0 {
+		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
+			arena.ErrNotApplicable, unsupported, len(ids), agentapi.PathState, skipped)
+	}
+	return out, errors.Join(errs...)
+}
 
 // Tasks checks that no task was lost: every task an agent handed on is in
 // the ledger of the agent it was handed to. Agents missing from sts (out of

@@ -2,13 +2,16 @@ package agentcheck_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers/agentcheck"
 )
 
@@ -47,5 +50,30 @@ func TestMemory(t *testing.T) {
 	err := agentcheck.Memory(sts)
 	if err == nil || err.Error() != "c: memory does not match its checksum; d: checkpoint unreadable or corrupt" {
 		t.Errorf("Memory = %v", err)
+	}
+}
+
+// TestStates: the agents out of reach by design and those without GET
+// /state are left out, other errors kept; with nothing read the checks are
+// not applicable, and say why.
+func TestStates(t *testing.T) {
+	read := func(_ context.Context, id string) (agentapi.State, error) {
+		switch id {
+		case "paused":
+			return agentapi.State{}, fmt.Errorf("paused: %w", agentcheck.ErrSkip)
+		case "noapi":
+			return agentapi.State{}, fmt.Errorf("noapi: %w", arena.ErrUnsupported)
+		case "broken":
+			return agentapi.State{}, errors.New("broken: state unreadable")
+		}
+		return agentapi.State{ID: id}, nil
+	}
+	sts, err := agentcheck.States(context.Background(), []string{"a", "paused", "noapi", "broken", "b"}, read)
+	if len(sts) != 2 || sts["a"].ID != "a" || sts["b"].ID != "b" || err == nil || err.Error() != "broken: state unreadable" {
+		t.Errorf("States = %v, %v; want a and b, and the broken agent's error", sts, err)
+	}
+	_, err = agentcheck.States(context.Background(), []string{"paused", "noapi"}, read)
+	if want := "not applicable: no agent's state was read (1 of 2 agents do not serve GET /state, 1 out of reach)"; !errors.Is(err, arena.ErrNotApplicable) || err.Error() != want {
+		t.Errorf("States of agents that cannot answer = %v, want %q", err, want)
 	}
 }

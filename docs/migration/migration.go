@@ -46,12 +46,14 @@ type OldDAG interface {
 	RemoveEdge(ctx context.Context, from, to string) error
 }
 
-// Runtime is an ares_arena runtime as an arena.RuntimeProvider: the eight
-// calls whose signature did not change are promoted from the embedded
-// value; the two that changed are adapted.
+// Runtime is an ares_arena runtime for arena: the calls that land faults
+// are promoted from the embedded value; ListAgents and InjectLLMFailure are
+// adapted. Its landing methods return only an error: arena.NewInjectorFor
+// still lands through them (a deprecated shape), and never lifts what they
+// land, as ares_arena never did.
 type Runtime struct{ OldRuntime }
 
-var _ arena.RuntimeProvider = Runtime{}
+var _ arena.AgentLister = Runtime{}
 
 // ListAgents takes a context and may fail: listing a real runtime is I/O.
 func (r Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
@@ -90,13 +92,14 @@ func (d DAG) ListEdges(ctx context.Context) ([]arena.Edge, error) {
 }
 
 // Pauses is a runtime that lands pauses and nothing else: it implements
-// arena.AgentLister and arena.Pauser, not the seven other methods of
+// arena.AgentLister and arena.Pauser, not the other capabilities of
 // RuntimeProvider, which it would otherwise have had to stub.
 type Pauses struct{ Old OldRuntime }
 
 var (
 	_ arena.AgentLister = Pauses{}
 	_ arena.Pauser      = Pauses{}
+	_ arena.Refuser     = Pauses{}
 )
 
 // ListAgents is Runtime's: every runtime lists its agents.
@@ -104,15 +107,91 @@ func (p Pauses) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	return Runtime{p.Old}.ListAgents(ctx)
 }
 
-// PauseAgent freezes an agent.
-func (p Pauses) PauseAgent(ctx context.Context, agentID string) error {
-	return p.Old.PauseAgent(ctx, agentID)
+// PauseAgent freezes an agent, and hands back how to thaw it: arena lifts
+// a pause with a `duration` through it. The lift resumes the agent only if
+// it is still paused: the system may have resumed it already, and lifting
+// a fault that is no longer in place must succeed.
+func (p Pauses) PauseAgent(ctx context.Context, agentID string) (arena.Lift, error) {
+	if err := p.Old.PauseAgent(ctx, agentID); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		if !p.paused(ctx, agentID) {
+			return nil
+		}
+		return p.Old.ResumeAgent(ctx, agentID)
+	}, nil
 }
 
-// ResumeAgent thaws it (resume_agent). Lifting a timed pause is
-// arena.FaultLifter's, which Pauses does not implement.
+// ResumeAgent thaws it (resume_agent).
 func (p Pauses) ResumeAgent(ctx context.Context, agentID string) error {
 	return p.Old.ResumeAgent(ctx, agentID)
+}
+
+func (p Pauses) paused(ctx context.Context, agentID string) bool {
+	agents, _ := p.ListAgents(ctx)
+	for _, a := range agents {
+		if a.ID == agentID {
+			return a.Status == arena.StatusPaused
+		}
+	}
+	return false
+}
+
+// Refusals says, in one place, why Pauses refuses each built-in type it
+// does not land (arena.Refuser): validation and the HTTP API give the
+// reason, and arenatest.TestRuntime fails a runtime that leaves a built-in
+// type undecided, so a type a later arena adds asks you to decide.
+func (p Pauses) Refusals() map[arena.ActionType]string { return pausesRefuse }
+
+const onlyPauses = "this system can only pause and resume its agents"
+
+// pausesRefuse are the built-in types Pauses does not land.
+var pausesRefuse = map[arena.ActionType]string{
+	arena.ActionKillLeader:       onlyPauses,
+	arena.ActionKillOrchestrator: onlyPauses,
+	arena.ActionKillAgent:        onlyPauses,
+	arena.ActionSlowAgent:        onlyPauses,
+	arena.ActionNetworkPartition: onlyPauses,
+	arena.ActionToolTimeout:      onlyPauses,
+	arena.ActionMemoryCorrupt:    onlyPauses,
+	arena.ActionMCPDisconnect:    onlyPauses,
+	arena.ActionLLMFailure:       onlyPauses,
+	arena.ActionRemoveNode:       onlyPauses,
+	arena.ActionRemoveEdge:       onlyPauses,
+	arena.ActionNetworkLatency:   onlyPauses,
+	arena.ActionNetworkBandwidth: onlyPauses,
+	arena.ActionConnectionReset:  onlyPauses,
+	arena.ActionClockJump:        onlyPauses,
+}
+
+// BeforeLift is a runtime written for arena before landing handed back its
+// lift: its landing methods return only an error, and one LiftFault undoes
+// any timed fault by type and agent.
+type BeforeLift interface {
+	ListAgents(ctx context.Context) ([]arena.AgentInfo, error)
+	SlowAgent(ctx context.Context, agentID string, delay time.Duration) error
+	LiftFault(ctx context.Context, kind arena.ActionType, agentID string) error
+}
+
+// Lifted is such a runtime in the current shape: each landing hands back
+// its own undo, which was a case of LiftFault's switch. Move each case next
+// to its landing; when none is left, LiftFault goes.
+type Lifted struct{ Old BeforeLift }
+
+var _ arena.Slower = Lifted{}
+
+// ListAgents is unchanged.
+func (l Lifted) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	return l.Old.ListAgents(ctx)
+}
+
+// SlowAgent lands as before, and hands back its lift.
+func (l Lifted) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (arena.Lift, error) {
+	if err := l.Old.SlowAgent(ctx, agentID, delay); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { return l.Old.LiftFault(ctx, arena.ActionSlowAgent, agentID) }, nil
 }
 
 // Restart is a fault type of your own, which ares_arena had no way to add:
@@ -171,7 +250,8 @@ func NewService(rt OldRuntime, dag OldDAG, probe arena.Probe, b Bridges, opts ..
 		arena.WithEvolution(b.Evolution),
 		arena.WithRegisterer(b.Metrics),
 	}, opts...)
-	return arena.NewService(arena.NewInjector(Runtime{rt}, DAG{dag}), store, b.Evidence, opts...), store
+	in := arena.NewInjectorFor(Runtime{rt}, arena.WithDAG(DAG{dag})) // Runtime has the old shape: NewInjector(rt, dag) takes the current one
+	return arena.NewService(in, store, b.Evidence, opts...), store
 }
 
 // ActionsOf is what MetricsCollector.RecordActionResult counted: Execute

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/docs/migration"
 	"github.com/ares-arena/arena/fakes"
 	"github.com/ares-arena/arena/scenarios"
@@ -78,7 +79,30 @@ func (c oldCluster) ListAgents() []migration.OldAgentInfo {
 }
 
 func (c oldCluster) InjectLLMFailure(ctx context.Context, agentID string, errType string) error {
-	return c.Cluster.InjectLLMFailure(ctx, agentID, arena.LLMErrorType(errType))
+	_, err := c.Cluster.InjectLLMFailure(ctx, agentID, arena.LLMErrorType(errType))
+	return err
+}
+
+// ares_arena's landing methods return only an error.
+func (c oldCluster) PauseAgent(ctx context.Context, id string) error {
+	_, err := c.Cluster.PauseAgent(ctx, id)
+	return err
+}
+func (c oldCluster) SlowAgent(ctx context.Context, id string, d time.Duration) error {
+	_, err := c.Cluster.SlowAgent(ctx, id, d)
+	return err
+}
+func (c oldCluster) PartitionNetwork(ctx context.Context, id string) error {
+	_, err := c.Cluster.PartitionNetwork(ctx, id)
+	return err
+}
+func (c oldCluster) ToolTimeout(ctx context.Context, id string, d time.Duration) error {
+	_, err := c.Cluster.ToolTimeout(ctx, id, d)
+	return err
+}
+func (c oldCluster) DisconnectMCP(ctx context.Context, id string) error {
+	_, err := c.Cluster.DisconnectMCP(ctx, id)
+	return err
 }
 
 type oldDAG struct{ *fakes.Cluster }
@@ -190,12 +214,12 @@ func TestPartialRuntimeAndOwnFault(t *testing.T) {
 		t.Errorf("%d steps failed, %d landed, restarted %v; want none failed, 2 landed, worker-2 restarted:\n%s",
 			rep.Failed, rep.Report.Landed, restarted, rep)
 	}
-	if f := rep.Report.Faults; len(f) != 2 || f[1].Action.Type != "restart_agent" {
-		t.Errorf("report faults %+v, want the pause and restart_agent", f)
+	if f := rep.Report.Faults; len(f) != 2 || f[1].Action.Type != "restart_agent" || f[0].Lifted == nil || f[0].LiftError != "" {
+		t.Errorf("report faults %+v, want the pause, lifted at its duration, and restart_agent", f)
 	}
 	bad := ok + "  - action: {type: mcp_disconnect, target_id: worker-3}\n"
 	_, err = migration.RunOwnScenario(context.Background(), svc, []byte(bad))
-	want := "actions[2].action.type: mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)"
+	want := "actions[2].action.type: mcp_disconnect is not supported by this runtime: this system can only pause and resume its agents"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("RunOwnScenario with an MCP fault = %v, want an error containing %q", err, want)
 	}
@@ -258,5 +282,56 @@ func TestServe(t *testing.T) {
 		if got := post(c.path, c.key).StatusCode; got != c.want {
 			t.Errorf("POST %s (key %q) = %d, want %d", c.path, c.key, got, c.want)
 		}
+	}
+}
+
+// The partial runtime of the guide passes arena's conformance suite: it
+// lands and lifts its pauses and refuses every other built-in type.
+func TestPausesConforms(t *testing.T) {
+	arenatest.TestRuntime(t, func(t *testing.T) migration.Pauses {
+		return migration.Pauses{Old: oldCluster{fakes.NewCluster()}}
+	})
+}
+
+// beforeLift is a runtime written for arena before Lift, over the fake
+// cluster: LiftFault undoes the slowdown it landed.
+type beforeLift struct {
+	c    *fakes.Cluster
+	lift arena.Lift
+}
+
+func (b *beforeLift) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+	return b.c.ListAgents(ctx)
+}
+
+func (b *beforeLift) SlowAgent(ctx context.Context, id string, d time.Duration) (err error) {
+	b.lift, err = b.c.SlowAgent(ctx, id, d)
+	return err
+}
+
+func (b *beforeLift) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
+	if kind != arena.ActionSlowAgent || b.lift == nil {
+		return nil
+	}
+	return b.lift(ctx)
+}
+
+// TestLiftedHandsBackTheOldLift: the guide's Lifted lands through the old
+// method and lifts through the old LiftFault.
+func TestLiftedHandsBackTheOldLift(t *testing.T) {
+	c := fakes.NewCluster()
+	l := migration.Lifted{Old: &beforeLift{c: c}}
+	lift, err := l.SlowAgent(context.Background(), "worker-1", time.Second)
+	if err != nil || lift == nil {
+		t.Fatalf("SlowAgent = %p, %v; want a lift", lift, err)
+	}
+	if a, _ := c.Agent("worker-1"); a.SlowDelay != time.Second {
+		t.Fatalf("worker-1 slowed by %v, want 1s", a.SlowDelay)
+	}
+	if err := lift(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := c.Agent("worker-1"); a.SlowDelay != 0 {
+		t.Errorf("worker-1 slowed by %v after the lift, want 0", a.SlowDelay)
 	}
 }

@@ -18,10 +18,11 @@ import (
 	"github.com/ares-arena/arena"
 )
 
-// Agents is a minimal in-memory arena.RuntimeProvider and arena.FaultLifter:
-// agents with a status and a set of active faults, and a supervisor that
-// restarts a stopped agent RestartDelay after it stopped. It is what a user
-// would write around their own process manager.
+// Agents is a minimal in-memory arena.RuntimeProvider: agents with a status
+// and a set of active faults, and a supervisor that restarts a stopped agent
+// RestartDelay after it stopped. Each fault arena can lift hands back its
+// lift; the network and DAG faults are refused (Refusals). It is what a
+// user would write around their own process manager.
 type Agents struct {
 	// RestartDelay is how long the supervisor leaves a stopped agent down.
 	RestartDelay time.Duration
@@ -38,7 +39,7 @@ type agent struct {
 
 var (
 	_ arena.RuntimeProvider = (*Agents)(nil)
-	_ arena.FaultLifter     = (*Agents)(nil)
+	_ arena.Refuser         = (*Agents)(nil)
 )
 
 // NewAgents returns running agents: the first is the leader, the rest are
@@ -110,16 +111,27 @@ func (a *Agents) with(ctx context.Context, id string, fn func(*agent) error) err
 	a.supervise()
 	ag, ok := a.agents[id]
 	if !ok {
-		return fmt.Errorf("agent %q: no such agent", id)
+		return fmt.Errorf("agent %q: %w", id, arena.ErrNoAgent)
 	}
 	return fn(ag)
 }
 
-func (a *Agents) fault(ctx context.Context, id string, kind arena.ActionType) error {
-	return a.with(ctx, id, func(ag *agent) error {
+// fault marks the agent with kind, and hands back the lift that clears
+// the mark (lifting twice, or after a restart, clears nothing more).
+func (a *Agents) fault(ctx context.Context, id string, kind arena.ActionType) (arena.Lift, error) {
+	err := a.with(ctx, id, func(ag *agent) error {
 		ag.faults[kind] = true
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		return a.with(ctx, id, func(ag *agent) error {
+			delete(ag.faults, kind)
+			return nil
+		})
+	}, nil
 }
 
 // StopAgent kills an agent; the supervisor restarts it.
@@ -133,15 +145,27 @@ func (a *Agents) StopAgent(ctx context.Context, id string) error {
 	})
 }
 
-// PauseAgent freezes a running agent.
-func (a *Agents) PauseAgent(ctx context.Context, id string) error {
-	return a.with(ctx, id, func(ag *agent) error {
+// PauseAgent freezes a running agent; its lift resumes it if it is still
+// paused.
+func (a *Agents) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+	err := a.with(ctx, id, func(ag *agent) error {
 		if ag.info.Status != arena.StatusRunning {
-			return fmt.Errorf("agent %q: is %s, not running", id, ag.info.Status)
+			return fmt.Errorf("agent %q: is %s, not running: %w", id, ag.info.Status, arena.ErrCannotLand)
 		}
 		ag.info.Status = arena.StatusPaused
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		return a.with(ctx, id, func(ag *agent) error {
+			if ag.info.Status == arena.StatusPaused {
+				ag.info.Status = arena.StatusRunning
+			}
+			return nil
+		})
+	}, nil
 }
 
 // ResumeAgent resumes a paused agent.
@@ -156,45 +180,47 @@ func (a *Agents) ResumeAgent(ctx context.Context, id string) error {
 }
 
 // SlowAgent marks the agent slow (the delay is not simulated).
-func (a *Agents) SlowAgent(ctx context.Context, id string, _ time.Duration) error {
+func (a *Agents) SlowAgent(ctx context.Context, id string, _ time.Duration) (arena.Lift, error) {
 	return a.fault(ctx, id, arena.ActionSlowAgent)
 }
 
 // PartitionNetwork cuts the agent off.
-func (a *Agents) PartitionNetwork(ctx context.Context, id string) error {
+func (a *Agents) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
 	return a.fault(ctx, id, arena.ActionNetworkPartition)
 }
 
 // ToolTimeout makes the agent's tools time out.
-func (a *Agents) ToolTimeout(ctx context.Context, id string, _ time.Duration) error {
+func (a *Agents) ToolTimeout(ctx context.Context, id string, _ time.Duration) (arena.Lift, error) {
 	return a.fault(ctx, id, arena.ActionToolTimeout)
 }
 
-// CorruptMemory corrupts the agent's memory; nothing here repairs it.
+// CorruptMemory corrupts the agent's memory; nothing here repairs it (nor
+// does arena: it is never lifted).
 func (a *Agents) CorruptMemory(ctx context.Context, id string) error {
-	return a.fault(ctx, id, arena.ActionMemoryCorrupt)
+	_, err := a.fault(ctx, id, arena.ActionMemoryCorrupt)
+	return err
 }
 
 // DisconnectMCP drops the agent's MCP session.
-func (a *Agents) DisconnectMCP(ctx context.Context, id string) error {
+func (a *Agents) DisconnectMCP(ctx context.Context, id string) (arena.Lift, error) {
 	return a.fault(ctx, id, arena.ActionMCPDisconnect)
 }
 
 // InjectLLMFailure makes the agent's LLM calls fail.
-func (a *Agents) InjectLLMFailure(ctx context.Context, id string, _ arena.LLMErrorType) error {
+func (a *Agents) InjectLLMFailure(ctx context.Context, id string, _ arena.LLMErrorType) (arena.Lift, error) {
 	return a.fault(ctx, id, arena.ActionLLMFailure)
 }
 
-// LiftFault ends a timed fault; lifting one that is not active does nothing.
-func (a *Agents) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
-	return a.with(ctx, id, func(ag *agent) error {
-		if kind == arena.ActionPauseAgent {
-			if ag.info.Status == arena.StatusPaused {
-				ag.info.Status = arena.StatusRunning
-			}
-			return nil
-		}
-		delete(ag.faults, kind)
-		return nil
-	})
+// Refusals says why Agents refuses the built-in types it does not land.
+func (a *Agents) Refusals() map[arena.ActionType]string {
+	const network = "Agents has no network between its agents to slow or reset"
+	const dag = "Agents has no task DAG"
+	return map[arena.ActionType]string{
+		arena.ActionNetworkLatency:   network,
+		arena.ActionNetworkBandwidth: network,
+		arena.ActionConnectionReset:  network,
+		arena.ActionRemoveNode:       dag,
+		arena.ActionRemoveEdge:       dag,
+		arena.ActionClockJump:        "Agents has no clock of its own to move",
+	}
 }

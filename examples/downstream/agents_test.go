@@ -1,6 +1,9 @@
 package downstream_test
 
 import (
+	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,11 +15,22 @@ import (
 	"example.com/arena-downstream"
 )
 
-// Our runtime keeps arena's RuntimeProvider contract.
+// Our runtime keeps arena's RuntimeProvider contract. Its probe shows the
+// faults that its agents' status does not: a faulted agent is named in
+// Healthy's error.
 func TestAgentsConform(t *testing.T) {
-	arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider {
+	sick := func(ctx context.Context, agents *downstream.Agents, a arena.Action) (bool, error) {
+		err := agents.Healthy(ctx)
+		return err != nil && slices.Contains(strings.Split(strings.TrimPrefix(err.Error(), "unhealthy: "), ", "), a.TargetID), nil
+	}
+	var effects []arenatest.Effect[*downstream.Agents]
+	for _, typ := range []arena.ActionType{arena.ActionSlowAgent, arena.ActionNetworkPartition, arena.ActionToolTimeout,
+		arena.ActionMemoryCorrupt, arena.ActionMCPDisconnect, arena.ActionLLMFailure} {
+		effects = append(effects, arenatest.Observe(typ, sick))
+	}
+	arenatest.TestRuntime(t, func(t *testing.T) *downstream.Agents {
 		return downstream.NewAgents("lead", "w1", "w2", "w3")
-	})
+	}, effects...)
 }
 
 // A scenario of our own against our runtime, in real time (a second): the

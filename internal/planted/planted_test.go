@@ -25,10 +25,14 @@ func tasksCheck(t *testing.T, c *Cluster) error {
 // leader, while the partition holds, loses a task.
 func TestBugNeedsBothFaultsInOrder(t *testing.T) {
 	ctx := context.Background()
-	partition := func(c *Cluster) error { return c.PartitionNetwork(ctx, "worker-2") }
+	var lift arena.Lift // the partition's
+	partition := func(c *Cluster) (err error) {
+		lift, err = c.PartitionNetwork(ctx, "worker-2")
+		return err
+	}
 	killLeader := func(c *Cluster) error { return c.StopAgent(ctx, c.Leader()) }
 	killWorker := func(c *Cluster) error { return c.StopAgent(ctx, "worker-1") }
-	heal := func(c *Cluster) error { return c.LiftFault(ctx, arena.ActionNetworkPartition, "worker-2") }
+	heal := func(*Cluster) error { return lift(ctx) }
 	cases := []struct {
 		name  string
 		steps []func(*Cluster) error

@@ -2,10 +2,13 @@ package agentapi_test
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers/agentapi"
+	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
 )
 
@@ -39,5 +42,26 @@ func TestDuration(t *testing.T) {
 	b, _ := json.Marshal(agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(5 * time.Second)})
 	if want := `{"kind":"tool_timeout","timeout":"5s"}`; string(b) != want {
 		t.Errorf("encode = %s, want %s", b, want)
+	}
+}
+
+// TestKindsAreDocumented: every kind of the contract is in the package's
+// list of kinds and in docs/fault-control.md's table.
+func TestKindsAreDocumented(t *testing.T) {
+	src, err := os.ReadFile("agentapi.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile("../docs/fault-control.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range agentapi.Kinds() {
+		if !regexp.MustCompile(`(?m)^//\t` + kind + ` `).Match(src) {
+			t.Errorf("the package documentation does not list the kind %s", kind)
+		}
+		if !strings.Contains(string(md), "| `"+kind+"` |") {
+			t.Errorf("docs/fault-control.md has no row for the kind %s", kind)
+		}
 	}
 }

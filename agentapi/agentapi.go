@@ -1,9 +1,13 @@
-// Package agentapi is the fault-control contract between arena's container
-// runtime and the agents it runs: a few HTTP endpoints and their JSON bodies.
-// The reference agent (cmd/agentd) implements all of it; an agent of your own
-// implements what it can, and the runtime reports the rest as faults that
-// cannot land. It has no dependencies, so an agent written in Go can import
-// it; agents in other languages follow the description below.
+// Package agentapi is the fault-control contract between arena's runtimes
+// of real agents (package containers, package kube) and the agents they
+// run: a few HTTP endpoints and their JSON bodies, and Client, the one
+// client of it that both runtimes use. The reference agent (cmd/agentd)
+// implements all of it; an agent of your own implements what it can, and
+// the runtime reports the rest as arena.ErrUnsupported. It imports only
+// the standard library and the sentinel errors arena exports (not arena
+// itself), so an agent written in Go can import it cheaply;
+// agents in other languages follow the description below
+// (docs/fault-control.md has it with examples).
 //
 // # Endpoints
 //
@@ -38,6 +42,9 @@
 //	                 is lifted or its Duration ends (for runtimes that cannot
 //	                 freeze the process, such as Kubernetes; the container
 //	                 runtime uses docker pause instead)
+//	clock_jump       the agent's clock runs Offset ahead: every time it reads
+//	                 (timeouts, expiries, windows, timestamps) is Offset later
+//	                 than it is, until lifted
 //
 // The strings are arena's action types (arena.ActionToolTimeout, …), but
 // for pause (arena.ActionPauseAgent).
@@ -73,8 +80,15 @@ const (
 	KindRemoveNode    = "remove_node"
 	// KindPause is not an arena action type: arena's pause_agent lands as
 	// it where the runtime cannot freeze the agent's process.
-	KindPause = "pause"
+	KindPause     = "pause"
+	KindClockJump = "clock_jump"
 )
+
+// Kinds returns the fault kinds of the contract, in documentation order.
+// Every one but memory_corrupt is lifted by DELETE /faults/{kind}.
+func Kinds() []string {
+	return []string{KindToolTimeout, KindMCPDisconnect, KindLLMFailure, KindMemoryCorrupt, KindRemoveEdge, KindRemoveNode, KindPause, KindClockJump}
+}
 
 // Fault is the body of POST /faults.
 type Fault struct {
@@ -82,6 +96,7 @@ type Fault struct {
 	Timeout   Duration `json:"timeout,omitempty"`    // tool_timeout
 	ErrorType string   `json:"error_type,omitempty"` // llm_failure
 	Target    string   `json:"target,omitempty"`     // remove_edge: the edge's target
+	Offset    Duration `json:"offset,omitempty"`     // clock_jump: how far ahead (default 1m)
 	// Duration is the fault's lifetime: the agent lifts it after this.
 	// Zero: until lifted (DELETE) or healed.
 	Duration Duration `json:"duration,omitempty"`
