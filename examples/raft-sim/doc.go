@@ -37,10 +37,11 @@
 //
 //   - A simulated day of survival on 3 nodes (1,439 faults, 1,033,172
 //     client operations, 12.0 a simulated second, arena's 100ms probe):
-//     123 s of wall time (700× real time), 128 s of CPU: raft 59.5%, the
-//     key-value state machine 6.0%, the workload 3.7%, arena 13.5% (sim's
-//     network 11.3%, the engine 2.2%), the Go runtime (GC, scheduler,
-//     timers) 17.2%. Measured with
+//     123–135 s of wall time (640–700× real time; the machine's load
+//     average 3–5), 121–128 s of CPU: raft 59.5%, the key-value state
+//     machine 6%, the workload 3.7%, arena 13.5–14.3% (sim's network
+//     11.3–11.9%, the engine 2.2–2.4%), the Go runtime (GC, scheduler,
+//     timers) 17%. Measured with
 //     go test -c -o raftsim.test && ./raftsim.test -test.run '^TestSurvival$' -test.cpuprofile day.prof
 //     and the samples of go tool pprof -traces attributed to the innermost
 //     frame of each package.
