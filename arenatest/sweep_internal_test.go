@@ -3,6 +3,7 @@ package arenatest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,4 +52,34 @@ func TestPlanSweep(t *testing.T) {
 	if len(all) != 1000 || all[0] != 1 || all[999] != 1000 || len(slices.Compact(all)) != 1000 {
 		t.Errorf("8 shards of 1000 seeds ran %d seeds, from %d to %d", len(all), all[0], all[len(all)-1])
 	}
+}
+
+// FuzzPlanSweep: whatever -arena.seeds and -arena.shard say, planSweep
+// refuses them with an error naming the flag, or plans seeds within 1 to
+// the count that are the shard's share.
+func FuzzPlanSweep(f *testing.F) {
+	for _, s := range [][2]string{{"10", "2/3"}, {"", ""}, {"1000", "8/8"}, {"x", "0/1"}, {"5", "3"}, {"99", "1/1/1"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, seeds, shard string) {
+		defer seedsFlag.Value.Set("")
+		defer shardFlag.Value.Set("")
+		seedsFlag.Value.Set(seeds)
+		shardFlag.Value.Set(shard)
+		p, err := planSweep(10)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "-arena.seeds: ") && !strings.HasPrefix(err.Error(), "-arena.shard: ") {
+				t.Errorf("planSweep(%q, %q) = %v, want an error naming the flag", seeds, shard, err)
+			}
+			return
+		}
+		if p.count > 1_000_000 {
+			return // a valid plan too long to list here
+		}
+		for _, s := range p.seeds() {
+			if s < 1 || int(s) > p.count || (int(s)-p.shard)%p.parts != 0 {
+				t.Fatalf("planSweep(%q, %q): seed %d outside the shard %d/%d of %d", seeds, shard, s, p.shard, p.parts, p.count)
+			}
+		}
+	})
 }
