@@ -40,6 +40,7 @@ type options struct {
 	gate      *arena.Gate
 	abort     *arena.AbortWhen
 	unhealthy bool // AllowUnhealthyStart
+	watchdog  *time.Duration
 
 	scorer     arena.Scorer
 	experiment fakes.Experiment
@@ -74,11 +75,14 @@ func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntim
 // itself if it has the methods (ListNodes…, Probe(ctx) error,
 // Checks() []arena.Check, as fakes.Cluster does).
 //
-// A runtime runs in real time, unless it follows a virtual clock (a method
-// Clock() arena.Clock that returns an *arena.VirtualClock, as a
-// fakes.Cluster made with fakes.WithClock does). Asking Virtual() of a
-// real-time runtime is an error: arena does not switch clocks behind your
-// back.
+// A runtime runs in real time, unless arena controls its whole system
+// on a virtual clock (an arena.VirtualSystem, as a fakes.Cluster made with
+// fakes.WithClock is). Asking Virtual() of a real-time runtime is an
+// error: arena does not switch clocks behind your back. A runtime whose
+// Clock() is a VirtualClock but that is no VirtualSystem is refused: a
+// system with goroutines and timers of its own runs in simulated time
+// (Simulate) or in real time. Inside Simulate the default runtime is the
+// simulation's world.
 //
 // The runtime needs only the capabilities of the faults it is given
 // (arena.AgentLister plus, say, arena.AgentStopper and arena.Pauser): a
