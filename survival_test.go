@@ -332,17 +332,21 @@ func BenchmarkSurvivalDay(b *testing.B) {
 	b.ReportMetric(86400*float64(b.N)/time.Since(start).Seconds(), "sim-s/wall-s")
 }
 
+// Six hours of seeded random chaos against the fake cluster, on a virtual
+// clock: a fraction of a second of CPU, and the same report for the same
+// seed.
 func ExampleService_RunSurvival() {
 	clock := arena.NewVirtualClock(time.Time{})
 	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
 	svc := arena.NewService(arena.NewInjector(cluster, cluster), nil, nil,
 		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
-	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7})
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 6 * time.Hour, Seed: 7})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("%d actions in %s of virtual time, grade %s\n", rep.Actions, rep.End.Sub(rep.Start), rep.Score.Grade)
+	// Output: 2159 actions in 6h0m0s of virtual time, grade A+
 }
 
 // BenchmarkSurvivalWeek: 7 days of virtual survival at a 1s interval
