@@ -156,7 +156,7 @@
 // anytime-valid sequential t-test — the likelihood ratio of the t
 // statistic for an effect of ±MDE (95% of its prior) or ±6·MDE (5%)
 // against none, claiming a direction when it reaches 1/Alpha — and stops
-// as soon as the answer is significant, or at MaxRuns with Inconclusive:
+// as soon as the answer is significant, or at MaxRuns with VerdictInconclusive:
 // peeking does not inflate its false alarms. The RegressionResult prints
 // like benchstat:
 //
@@ -185,7 +185,8 @@
 //     DefaultClockOffset, DefaultLatency, DefaultRate; errors
 //     ErrInvalidAction, ErrNoRuntime, ErrNoDAG, ErrNoTarget, ErrProviderPanic.
 //   - Faults: FaultSpec, FaultSpecs, LookupFault, TargetRule, MetaKey,
-//     MetaKind, WithFault, ErrUnsupported, ErrCannotLand, ErrNoAgent.
+//     MetaKind, WithFault, ErrBuiltinName, ErrUnsupported, ErrCannotLand,
+//     ErrNoAgent.
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
 //     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
@@ -199,7 +200,7 @@
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
 //     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions,
 //     WithMaxFaultDuration, WithRollbackTimeout), DefaultHistoryCap,
-//     DefaultEmergencyTimeout, Stats, TypeStats, MetricsSnapshot, EventStore.
+//     DefaultEmergencyTimeout, Stats, FaultTypeStats, MetricsSnapshot, EventStore.
 //   - Events: EventStream, EventActionExecuted, EventActionFailed (their
 //     payload ActionEvent), EventFaultRecovered, EventFaultLost,
 //     EventFaultUndecided, EventFaultLifted, EventHealthChanged,
@@ -233,7 +234,7 @@
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
 //     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict,
 //     DefaultMaxConcurrent, DefaultScenarioSlack.
-//   - Survival: SurvivalConfig, ParseMix, SurvivalReport, TypeOutcome,
+//   - Survival: SurvivalConfig, ParseMix, SurvivalReport, FaultTypeOutcome,
 //     SurvivalEnding, SurvivalStatus, SurvivalEvent, TargetFilter,
 //     ErrSurvivalRunning, ErrNoSurvival, DefaultSurvivalDuration,
 //     DefaultSurvivalInterval, DefaultMaxActiveFaults, DefaultMinLifetime,
@@ -252,8 +253,8 @@
 //     MinSurvivalInterval, MaxProbeInterval, MaxStableSamples,
 //     MaxObserveWindow, MaxListCap, IdentifierProblem.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
-//     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
-//     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,
+//     RegressionMode, RegressionResult, RegressionVerdict (VerdictBetter, VerdictWorse,
+//     VerdictNoDifference, VerdictInconclusive), ArmSummary, EffectSize, RegressionError,
 //     ErrTooFewRuns, ErrZeroVariance, CompareScores, SampleSize,
 //     OneSidedSampleSize, Scorer, ContextScorer, ScorerFunc,
 //     ContextScorerFunc, EnsembleScorer, NewEnsembleScorer, Trial, Arm,

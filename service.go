@@ -65,7 +65,7 @@ type Service struct {
 	rng      *rand.Rand // for selectors outside a run
 	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats      // ByType is nil: the counts are in byType
-	byType   map[ActionType]*TypeStats
+	byType   map[ActionType]*FaultTypeStats
 	history  history
 	survival *survival // the running survival run, if any
 	holder   *Run      // the run that holds the service (run_guard.go)
@@ -89,7 +89,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		history: history{cap: o.historyCap},
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
-	s.byType = map[ActionType]*TypeStats{}
+	s.byType = map[ActionType]*FaultTypeStats{}
 	return s
 }
 
@@ -193,7 +193,7 @@ func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	defer s.mu.Unlock()
 	ts := s.byType[typ]
 	if ts == nil {
-		ts = new(TypeStats)
+		ts = new(FaultTypeStats)
 		s.byType[typ] = ts
 	}
 	s.stats.Total++

@@ -274,7 +274,7 @@ func TestSurvivalConflicts(t *testing.T) {
 		defer close(done)
 		s.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second})
 	}()
-	waitFor(t, "the other survival run to start", func() bool { return s.svc.GetSurvivalStatus().Running })
+	waitFor(t, "the other survival run to start", func() bool { return s.svc.SurvivalStatus().Running })
 	if r := s.do(t, start); r.code != http.StatusConflict {
 		t.Errorf("start while another caller's run goes = %d %s, want 409", r.code, r.body)
 	}

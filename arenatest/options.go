@@ -289,14 +289,14 @@ func (o verdictsOption) apply(c *options) {
 }
 
 // WantVerdicts sets the verdicts with which Compare passes (default: only
-// arena.Better, "the candidate is significantly better").
+// arena.VerdictBetter, "the candidate is significantly better").
 func WantVerdicts(vs ...arena.RegressionVerdict) Option { return verdictsOption{slices.Clone(vs)} }
 
 // NoRegression makes Compare pass unless the candidate is significantly
-// worse: WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive).
+// worse: WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive).
 // It is the gate of a CI job that guards against regressions.
 func NoRegression() Option {
-	return WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive)
+	return WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive)
 }
 
 // collect applies opts and checks them against what the helper accepts.
@@ -337,7 +337,7 @@ func collect(fn string, allowed []string, opts []Option) (*options, error) {
 	}
 	for _, v := range o.verdicts {
 		switch v {
-		case arena.Better, arena.Worse, arena.NoDifference, arena.Inconclusive:
+		case arena.VerdictBetter, arena.VerdictWorse, arena.VerdictNoDifference, arena.VerdictInconclusive:
 		default:
 			return nil, fmt.Errorf("WantVerdicts: unknown verdict %q", v)
 		}
