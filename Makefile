@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats etcd kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats etcd raftsim kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
-## test: lint, every package under the race detector, the downstream, NATS, etcd, kube and browser modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
-test: lint unit downstream nats etcd kube browser fuzz serve-rss
+## test: lint, every package under the race detector, the downstream, NATS, etcd, raft-sim, kube and browser modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
+test: lint unit downstream nats etcd raftsim kube browser fuzz serve-rss
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -53,6 +53,14 @@ browser:
 nats:
 	cd examples/nats-cluster && $(GO) vet ./... && $(GO) test -race -count=1 -v -timeout 15m ./...
 
+## raftsim: examples/raft-sim, a module of its own: hashicorp/raft (3 and 5 nodes) and an HTTP
+## service with retrying clients on package sim's network in simulated time (testing/synctest):
+## every scenario and an hour of survival under the race detector, then the simulated day of
+## survival without it (the race detector slows a simulation about tenfold), its figures logged
+raftsim:
+	cd examples/raft-sim && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
+		$(GO) test -count=1 -run '^TestSurvival$$' -v -timeout 15m ./
+
 ## etcd: examples/etcd-cluster, a module of its own: a 3-member etcd cluster in Docker (the etcd of
 ## `make kube-tools`, FROM scratch) under arena, its key-value history checked for linearizability
 ## (skips without a daemon or the binary unless ARENA_REQUIRE_DOCKER=1)
@@ -64,7 +72,7 @@ etcd:
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
 FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzFaultParams:. \
-	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history FuzzPlanSweep:./arenatest
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \

@@ -54,14 +54,19 @@ func (c *VirtualClock) release() {
 	c.inUse = false
 }
 
-// VirtualEpoch is where virtual clocks start unless told otherwise. A fixed
-// epoch keeps virtual reports byte-identical from run to run.
-var VirtualEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+// virtualEpoch is where virtual clocks start unless told otherwise: a
+// fixed epoch keeps virtual reports byte-identical from run to run, so it
+// is no variable a program could change.
+const virtualEpochUnix = 1735689600 // 2025-01-01T00:00:00Z
 
-// NewVirtualClock returns a clock showing start (VirtualEpoch when zero).
+// VirtualEpoch returns where virtual clocks start unless told otherwise:
+// 2025-01-01 00:00:00 UTC.
+func VirtualEpoch() time.Time { return time.Unix(virtualEpochUnix, 0).UTC() }
+
+// NewVirtualClock returns a clock showing start (VirtualEpoch() when zero).
 func NewVirtualClock(start time.Time) *VirtualClock {
 	if start.IsZero() {
-		start = VirtualEpoch
+		start = VirtualEpoch()
 	}
 	c := &VirtualClock{now: start, base: start}
 	c.exact.Store(true)

@@ -7,28 +7,28 @@ import (
 // Stats are the service's counters since it was created. Snapshots are
 // consistent: every counter is read under one lock.
 type Stats struct {
-	Total             int                      `json:"total"`
-	Succeeded         int                      `json:"succeeded"`
-	Failed            int                      `json:"failed"`
-	ByType            map[ActionType]TypeStats `json:"by_type"`
-	FaultsRecovered   int                      `json:"faults_recovered"`
-	FaultsUnrecovered int                      `json:"faults_unrecovered"`
-	FaultsUndecided   int                      `json:"faults_undecided,omitempty"` // runs ended before their verdict
-	Proposals         int                      `json:"proposals"`
-	Runs              int                      `json:"runs"`
-	LastScore         *float64                 `json:"last_score,omitempty"`
-	HistoryDropped    int                      `json:"history_dropped"`
-	EventErrors       int                      `json:"event_errors"`
-	LastEventError    string                   `json:"last_event_error,omitempty"`
-	BridgeErrors      int                      `json:"bridge_errors"`
-	LastBridgeError   string                   `json:"last_bridge_error,omitempty"`
-	MeanInjection     Duration                 `json:"mean_injection"` // wall-clock
+	Total             int                           `json:"total"`
+	Succeeded         int                           `json:"succeeded"`
+	Failed            int                           `json:"failed"`
+	ByType            map[ActionType]FaultTypeStats `json:"by_type"`
+	FaultsRecovered   int                           `json:"faults_recovered"`
+	FaultsUnrecovered int                           `json:"faults_unrecovered"`
+	FaultsUndecided   int                           `json:"faults_undecided,omitempty"` // runs ended before their verdict
+	Proposals         int                           `json:"proposals"`
+	Runs              int                           `json:"runs"`
+	LastScore         *float64                      `json:"last_score,omitempty"`
+	HistoryDropped    int                           `json:"history_dropped"`
+	EventErrors       int                           `json:"event_errors"`
+	LastEventError    string                        `json:"last_event_error,omitempty"`
+	BridgeErrors      int                           `json:"bridge_errors"`
+	LastBridgeError   string                        `json:"last_bridge_error,omitempty"`
+	MeanInjection     Duration                      `json:"mean_injection"` // wall-clock
 	injectionWall     time.Duration
 	ttrSum            time.Duration
 }
 
-// TypeStats count the actions of one type.
-type TypeStats struct {
+// FaultTypeStats count the actions of one type.
+type FaultTypeStats struct {
 	Total     int `json:"total"`
 	Succeeded int `json:"succeeded"`
 	Failed    int `json:"failed"`
@@ -39,7 +39,7 @@ func (s *Service) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
-	st.ByType = make(map[ActionType]TypeStats, len(s.byType))
+	st.ByType = make(map[ActionType]FaultTypeStats, len(s.byType))
 	for t, ts := range s.byType {
 		st.ByType[t] = *ts
 	}

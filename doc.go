@@ -156,7 +156,7 @@
 // anytime-valid sequential t-test — the likelihood ratio of the t
 // statistic for an effect of ±MDE (95% of its prior) or ±6·MDE (5%)
 // against none, claiming a direction when it reaches 1/Alpha — and stops
-// as soon as the answer is significant, or at MaxRuns with Inconclusive:
+// as soon as the answer is significant, or at MaxRuns with VerdictInconclusive:
 // peeking does not inflate its false alarms. The RegressionResult prints
 // like benchstat:
 //
@@ -178,39 +178,73 @@
 // # Index
 //
 //   - Actions: Action, ActionType, ActionTypes, Params, Result, ValidationError,
-//     Duration, ParseDuration, LLMErrorType.
+//     Duration, ParseDuration, LLMErrorType, LLMErrorTypes; metadata keys
+//     MetaDuration, MetaDelay, MetaTimeout, MetaErrorType, MetaOffset,
+//     MetaLatency, MetaJitter, MetaDirection, MetaPeer, MetaRate, MetaAfter;
+//     their defaults DefaultSlowDelay, DefaultToolTimeout, DefaultLLMError,
+//     DefaultClockOffset, DefaultLatency, DefaultRate; errors
+//     ErrInvalidAction, ErrNoRuntime, ErrNoDAG, ErrNoTarget, ErrProviderPanic.
 //   - Faults: FaultSpec, FaultSpecs, LookupFault, TargetRule, MetaKey,
-//     MetaKind, WithFault, ErrUnsupported, ErrCannotLand, ErrNoAgent.
+//     MetaKind, WithFault, ErrBuiltinName, ErrUnsupported, ErrCannotLand,
+//     ErrNoAgent.
 //   - Systems: RuntimeProvider, AgentLister, AgentStopper, Pauser, Slower,
 //     Partitioner, ToolTimeouter, MemoryCorrupter, MCPDisconnecter,
 //     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
 //     ConnectionResetter, ClockJumper, DAGProvider, Lift, Refuser, FaultLifter
-//     (deprecated), AgentInfo, Edge, Probe, Check.
+//     (deprecated), HealReporter, AgentInfo, AgentStatus, TypeLeader,
+//     TypeOrchestrator, TypeWorker, RoleResolver, WithRoles, Edge, Probe, Check.
+//   - Checks: ErrNotApplicable, ErrUndecided, UndecidedError, Violation,
+//     ViolationOp, ReportDirEnv.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,
 //     WithFault), Service, NewService, Option (WithClock, WithProbe,
 //     WithChecks, WithRegisterer, WithFlightRecorder, WithEvolution,
 //     WithHistoryCap, WithSeed, WithEmergencyTimeout, WithObserveOptions,
-//     WithMaxFaultDuration, WithRollbackTimeout), Stats, EventStore.
-//   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback, ErrNoActiveFault,
-//     ErrRunActive, RunActiveError, AbortWhen, EventFaultLifted.
-//   - Watching: Service.RunStatus, RunStatus, EventHealthChanged,
-//     HealthEvent, Service.HistoryPage, Service.HistoryBefore.
-//   - Runs: Run, RunOptions, RunSchedule, Step, Executor, VirtualExecutor,
-//     RealExecutor, Clock, VirtualClock, EventKind, Observer, ObserveOptions.
+//     WithMaxFaultDuration, WithRollbackTimeout), DefaultHistoryCap,
+//     DefaultEmergencyTimeout, Stats, FaultTypeStats, MetricsSnapshot, EventStore.
+//   - Events: EventStream, EventActionExecuted, EventActionFailed (their
+//     payload ActionEvent), EventFaultRecovered, EventFaultLost,
+//     EventFaultUndecided, EventFaultLifted, EventHealthChanged,
+//     EventRunCompleted, EventRegressionCompleted.
+//   - Lifecycle: ActiveFault, FaultOrigin, FaultRollback (RollbackLifted,
+//     RollbackFailed, RollbackLeftToHeal), ErrNoActiveFault, ErrRunActive,
+//     RunActiveError, AbortWhen, DefaultMaxFaultDuration,
+//     DefaultRollbackTimeout.
+//   - Watching: Service.RunStatus, RunStatus, HealthEvent, MaxHealthReason,
+//     Service.HistoryPage, Service.HistoryBefore.
+//   - Runs: Run, RunOptions, RunSchedule, Step, DrawSeed, Executor,
+//     VirtualExecutor, NewVirtualExecutor, RealExecutor, NewRealExecutor,
+//     DefaultGrace, Clock, RealClock, VirtualClock, NewVirtualClock, ClockKind,
+//     ClockVirtual, ClockSimulated, ClockReal, InBubble, VirtualSystem,
+//     VirtualEpoch, ErrClockBusy, EventKind, Observer, NewObserver, Fault,
+//     ObserveOptions, ObserveSetting, DefaultProbeInterval, MinProbeInterval,
+//     DefaultProbeTimeout, DefaultStableSamples, DefaultRecoveryDeadline,
+//     DefaultSettleTime, DefaultTimelineCap, DefaultListCap.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,
-//     Grade, GradeFor, ParseGrade, ComputeScore, ScoreOptions, Weights.
-//   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic,
-//     EvolutionCoordinator, PatchProposal, EvidenceStore, Evidence.
-//   - Scenarios: Scenario, ScenarioConfig, ScenarioStep, Gate, LoadScenario,
-//     LoadScenarioFile, ValidateScenario, Service.ValidateScenario, ScenarioError, ScenarioErrors,
+//     Grade, GradeFor, ParseGrade, ComputeScore, Inputs, ScoreOptions,
+//     Weights, DefaultWeights.
+//   - Bridges: FlightRecorder, FlightReader, FlightEvent, Diagnostic (its
+//     categories CategoryInvalidAction, CategoryConfiguration,
+//     CategoryTargeting, CategoryProviderPanic, CategoryCancelled,
+//     CategoryRuntime, CategoryDAG), EvolutionCoordinator, PatchProposal,
+//     EmergencyPriority, EvidenceStore, Evidence (EvidenceInjectionFailure,
+//     EvidenceUnrecovered, EvidenceViolation).
+//   - Scenarios: Scenario, ScenarioConfig, ScenarioObserve, ScenarioStep,
+//     Gate, LoadScenario, LoadScenarioFile, ValidateScenario,
+//     Service.ValidateScenario, ScenarioError, ScenarioErrors,
 //     ErrInvalidScenario, RunScenarioReport, ScenarioReport, StepReport,
-//     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict.
-//   - Survival: SurvivalConfig, SurvivalReport, SurvivalEnding, SurvivalStatus,
-//     SurvivalEvent, TargetFilter, ErrSurvivalRunning, ErrNoSurvival.
+//     StepStatus, StepExpect, RunOutcome, GateResult, GateCheck, GateVerdict,
+//     DefaultMaxConcurrent, DefaultScenarioSlack.
+//   - Survival: SurvivalConfig, ParseMix, SurvivalReport, FaultTypeOutcome,
+//     SurvivalEnding, SurvivalStatus, SurvivalEvent, TargetFilter,
+//     ErrSurvivalRunning, ErrNoSurvival, DefaultSurvivalDuration,
+//     DefaultSurvivalInterval, DefaultMaxActiveFaults, DefaultMinLifetime,
+//     DefaultMaxLifetime, DefaultSurvivalTimelineCap.
 //   - Shrinking: Shrink, ShrinkConfig, SystemFactory, ShrinkResult,
 //     ShrinkSize, ShrinkPass, ShrinkStop, ShrinkProgress, FailRate, Failure,
 //     SameFailure, ErrNoFailure, ScenarioFromSurvival, CompleteSurvival,
-//     ErrIncompleteSurvival, Scenario.WriteYAML.
+//     ErrIncompleteSurvival, Scenario.WriteYAML, DefaultShrinkRuns,
+//     DefaultShrinkNeed, DefaultShrinkReplays, DefaultShrinkBudget,
+//     DefaultShrinkMaxRuns, MaxShrinkRuns.
 //   - Bounds: MaxMetaDuration, MaxMetaNumber, MaxMetaString, MaxFaultDelay,
 //     MaxRate, MaxWeight, MaxNameLength, MaxScenarioSize,
 //     MaxScenarioExpanded, MaxScenarioSteps, MaxScenarioLength,
@@ -219,9 +253,11 @@
 //     MinSurvivalInterval, MaxProbeInterval, MaxStableSamples,
 //     MaxObserveWindow, MaxListCap, IdentifierProblem.
 //   - Regression: RegressionTester, NewRegressionTester, RegressionConfig,
-//     RegressionMode, RegressionResult, RegressionVerdict (Better, Worse,
-//     NoDifference, Inconclusive), ArmSummary, EffectSize, RegressionError,
-//     CompareScores, SampleSize, OneSidedSampleSize, Scorer, ContextScorer,
-//     ScorerFunc, ContextScorerFunc, EnsembleScorer, NewEnsembleScorer,
-//     Trial, Arm.
+//     RegressionMode, RegressionResult, RegressionVerdict (VerdictBetter, VerdictWorse,
+//     VerdictNoDifference, VerdictInconclusive), ArmSummary, EffectSize, RegressionError,
+//     ErrTooFewRuns, ErrZeroVariance, CompareScores, SampleSize,
+//     OneSidedSampleSize, Scorer, ContextScorer, ScorerFunc,
+//     ContextScorerFunc, EnsembleScorer, NewEnsembleScorer, Trial, Arm,
+//     DefaultRegressionAlpha, DefaultRegressionMDE, DefaultRegressionPower,
+//     DefaultMaxRunsFactor.
 package arena

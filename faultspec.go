@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -134,11 +135,28 @@ func (s FaultSpec) eligible(st AgentStatus) bool {
 	return st != StatusStopped
 }
 
-var faultName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+// Fault type names: lower case letters, digits and _, starting with a
+// letter, at most 63 bytes. A user's type may carry a namespace of its own,
+// "acme.disk_full": built-in names never hold a dot, so a namespaced name
+// never meets one that a later release of arena adopts. Metadata keys have
+// no namespace.
+var (
+	faultName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$`)
+	metaName  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+)
+
+// maxFaultName bounds a fault type's name, in bytes.
+const maxFaultName = 63
+
+// ErrBuiltinName: a fault type registered with WithFault has the name of a
+// built-in type (one a later release of arena adopted, say). The injector
+// does not panic: it refuses actions of that name, with this error, until
+// the user's type is renamed (into a namespace: acme.disk_full).
+var ErrBuiltinName = errors.New("the name of a built-in type")
 
 // Check reports what is missing or wrong in a user-defined spec, naming the
-// field; WithFault panics with it. Built-ins are checked by a test with
-// stricter rules (every part present).
+// field; WithFault panics with it, but for ErrBuiltinName (see there).
+// Built-ins are checked by a test with stricter rules (every part present).
 func (s FaultSpec) Check() error {
 	if err := s.checkShape(); err != nil {
 		return err
@@ -156,11 +174,12 @@ func (s FaultSpec) Check() error {
 
 // checkShape checks the parts every spec must have right.
 func (s FaultSpec) checkShape() error {
-	if !faultName.MatchString(string(s.Type)) {
-		return fmt.Errorf("fault %q: Type: want lower case letters, digits and _, starting with a letter", s.Type)
+	if !faultName.MatchString(string(s.Type)) || len(s.Type) > maxFaultName {
+		return fmt.Errorf("fault %q: Type: want lower case letters, digits and _, starting with a letter, "+
+			"optionally after a namespace and a dot (acme.disk_full), at most %d bytes", s.Type, maxFaultName)
 	}
 	if _, ok := builtins.lookup(s.Type); ok && !s.BuiltIn() {
-		return fmt.Errorf("fault %s: Type: the name of a built-in type", s.Type)
+		return fmt.Errorf("fault %s: Type: %w: rename yours into a namespace of your own (acme.%s)", s.Type, ErrBuiltinName, s.Type)
 	}
 	switch s.Target {
 	case TargetSystem, TargetAgent, TargetNode, TargetEdge:
@@ -187,7 +206,7 @@ func (s FaultSpec) checkShape() error {
 	for i, k := range s.Metadata {
 		field := fmt.Sprintf("fault %s: Metadata[%d]", s.Type, i)
 		switch {
-		case !faultName.MatchString(k.Name):
+		case !metaName.MatchString(k.Name):
 			return fmt.Errorf("%s.Name: %q: want lower case letters, digits and _", field, k.Name)
 		case seen[k.Name]:
 			return fmt.Errorf("%s.Name: %q given twice", field, k.Name)

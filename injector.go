@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -22,6 +23,9 @@ type Injector struct {
 	// kinds is what the injector can do with each type it knows, worked
 	// out once by NewInjectorFor: the providers never change afterwards.
 	kinds map[ActionType]faultKind
+	// clash: types registered with WithFault under a built-in's name
+	// (ErrBuiltinName); actions of those names are refused.
+	clash map[ActionType]error
 }
 
 // faultKind is one type as this injector sees it.
@@ -50,7 +54,13 @@ func WithDAG(dag DAGProvider) InjectorOption { return dagOption{dag} }
 type faultOption struct{ spec FaultSpec }
 
 func (o faultOption) apply(in *Injector) {
-	if err := o.spec.Check(); err != nil {
+	if err := o.spec.Check(); errors.Is(err, ErrBuiltinName) {
+		if in.clash == nil {
+			in.clash = map[ActionType]error{}
+		}
+		in.clash[o.spec.Type] = err
+		return
+	} else if err != nil {
 		panic("arena: WithFault: " + err.Error())
 	}
 	if _, dup := in.faults.lookup(o.spec.Type); dup {
@@ -69,7 +79,24 @@ func (o faultOption) apply(in *Injector) {
 // Service.ValidateScenario), survival mixes, the HTTP API
 // (POST /arena/fault/{type}) and the schema (schema.For). A spec
 // that fails Check, or a name given twice, panics: it is a programming error.
+// A name that is a built-in's (one a later release of arena adopted) does
+// not: actions of that name are refused with ErrBuiltinName until yours is
+// renamed, and Injector.Err says so. Name your types in a namespace of your
+// own, "acme.disk_full", and no release can take their name.
 func WithFault(spec FaultSpec) InjectorOption { return faultOption{spec} }
+
+// Err reports what went wrong registering the injector's own fault types
+// (WithFault): a name that is a built-in's (ErrBuiltinName). nil when
+// nothing did.
+func (in *Injector) Err() error {
+	var errs []error
+	for _, t := range in.faults.order {
+		if err := in.clash[t]; err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // NewInjectorFor returns an injector over a runtime that implements the
 // capabilities it has (AgentStopper, Pauser, …), found by type assertion,
@@ -96,6 +123,9 @@ func NewInjectorFor(rt AgentLister, opts ...InjectorOption) *Injector {
 	for i, t := range in.faults.order {
 		k := faultKind{idx: i, spec: in.faults.byType[t]}
 		in.bind(&k, refusals[t])
+		if err := in.clash[t]; err != nil {
+			k.unsupported = invalid("type", "%v", err)
+		}
 		in.kinds[t] = k
 	}
 	return in
@@ -247,6 +277,9 @@ func noLift(a Action) Lift {
 // injector knows, without calling any provider (Action.Validate knows the
 // built-ins only).
 func (in *Injector) Validate(a Action) error {
+	if err := in.clash[a.Type]; err != nil {
+		return invalid("type", "%v", err)
+	}
 	_, err := in.faults.params(a)
 	return err
 }

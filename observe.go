@@ -275,6 +275,7 @@ type faultTrack struct {
 // fault to its outcome, runs consistency checks and scores the run.
 type Observer struct {
 	ex     Executor
+	clock  ClockKind // named in the report (NewRun sets it)
 	probe  Probe
 	pwatch *probeWatch // bounds the probe in virtual time; nil in real time
 	checks []Check
@@ -366,7 +367,11 @@ type Fault struct{ t *faultTrack }
 // NewObserver returns an observer for a run on ex that starts now. probe may
 // be nil (availability and recovery are then unmeasured).
 func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) *Observer {
-	o := &Observer{ex: ex, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	clock := ClockReal
+	if ex.Virtual() {
+		clock = ClockVirtual
+	}
+	o := &Observer{ex: ex, clock: clock, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
 	if ex.Virtual() {
 		o.pwatch = newProbeWatch(o.opts.ProbeTimeout)
 	}

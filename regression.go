@@ -22,7 +22,7 @@ const (
 	ModeFixed RegressionMode = "fixed"
 	// ModeSequential looks after every run (or every Batch runs) with an
 	// anytime-valid t-test and stops as soon as the answer is significant,
-	// or at MaxRuns with Inconclusive. Its evidence for "better" is the
+	// or at MaxRuns with VerdictInconclusive. Its evidence for "better" is the
 	// likelihood ratio of the pooled t statistic (the noncentral over the
 	// central t density) of a prior on the effect with 95% of its weight
 	// at +MDE and 5% at +6·MDE, against no effect; for "worse" the same at

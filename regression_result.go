@@ -11,25 +11,25 @@ import (
 )
 
 // RegressionVerdict is the answer of an A/B test. It is a string type so
-// that more answers can be added; Inconclusive is an answer, not an error.
+// that more answers can be added; VerdictInconclusive is an answer, not an error.
 type RegressionVerdict string
 
 // The verdicts.
 const (
-	// Better: the candidate scores significantly higher than the baseline.
-	Better RegressionVerdict = "better"
-	// Worse: the candidate scores significantly lower. A one-sided test
+	// VerdictBetter: the candidate scores significantly higher than the baseline.
+	VerdictBetter RegressionVerdict = "better"
+	// VerdictWorse: the candidate scores significantly lower. A one-sided test
 	// (the default) reports it too, at the same level, so that a
-	// regression is never hidden as NoDifference.
-	Worse RegressionVerdict = "worse"
-	// NoDifference: a fixed test found no significant difference, or both
+	// regression is never hidden as VerdictNoDifference.
+	VerdictWorse RegressionVerdict = "worse"
+	// VerdictNoDifference: a fixed test found no significant difference, or both
 	// arms scored one and the same constant. Without enough runs (see the
 	// ErrTooFewRuns warning) it is not evidence that the arms are equal.
-	NoDifference RegressionVerdict = "no_difference"
-	// Inconclusive: a sequential test reached MaxRuns without a
+	VerdictNoDifference RegressionVerdict = "no_difference"
+	// VerdictInconclusive: a sequential test reached MaxRuns without a
 	// significant answer. It stops for evidence only, never for its
 	// absence (never on "p > 0.5").
-	Inconclusive RegressionVerdict = "inconclusive"
+	VerdictInconclusive RegressionVerdict = "inconclusive"
 )
 
 // Warnings of a RegressionResult wrap these, for errors.Is.
@@ -49,8 +49,8 @@ type RegressionResult struct {
 	Mode     RegressionMode    `json:"mode"`
 	TwoSided bool              `json:"two_sided"`
 	Alpha    float64           `json:"alpha"`
-	// P is the p-value of the verdict's claim: "better" for Better, "worse"
-	// for Worse, and otherwise the question asked ("better", or "differ"
+	// P is the p-value of the verdict's claim: "better" for VerdictBetter, "worse"
+	// for VerdictWorse, and otherwise the question asked ("better", or "differ"
 	// when two-sided). In sequential mode it is always valid, however
 	// often the test looked: the running minimum over looks of min(1, 1/E)
 	// (one-sided) or min(1, 2/E) (two-sided), E the likelihood ratio of the
@@ -224,11 +224,11 @@ func compareExactly(r *RegressionResult, base, cand []float64) {
 	b, c := base[0], cand[0]
 	switch {
 	case c > b:
-		r.Verdict, r.P = Better, 0
+		r.Verdict, r.P = VerdictBetter, 0
 	case c < b:
-		r.Verdict, r.P = Worse, 0
+		r.Verdict, r.P = VerdictWorse, 0
 	default:
-		r.Verdict, r.P = NoDifference, 1
+		r.Verdict, r.P = VerdictNoDifference, 1
 	}
 	r.T, r.DF = 0, 0
 	r.Warnings = append(r.Warnings, zeroVarianceWarning(b, c))
@@ -257,7 +257,7 @@ func fixedResult(cfg RegressionConfig, base, cand []float64) *RegressionResult {
 	bs, cs := stats.Summarize(base), stats.Summarize(cand)
 	w, _ := stats.Welch(cs, bs, stats.TwoSided) // both arms have ≥ 2 runs and one varies
 	r.T, r.DF = w.T, w.DF
-	r.Verdict, r.P = NoDifference, w.P
+	r.Verdict, r.P = VerdictNoDifference, w.P
 	if cfg.TwoSided {
 		if w.P < cfg.Alpha {
 			r.Verdict = directional(w.T)
@@ -266,14 +266,14 @@ func fixedResult(cfg RegressionConfig, base, cand []float64) *RegressionResult {
 		pg, pl := stats.PValue(w.T, w.DF, stats.Greater), stats.PValue(w.T, w.DF, stats.Less)
 		switch {
 		case pg < cfg.Alpha:
-			r.Verdict, r.P = Better, pg
+			r.Verdict, r.P = VerdictBetter, pg
 		case pl < cfg.Alpha:
-			r.Verdict, r.P = Worse, pl
+			r.Verdict, r.P = VerdictWorse, pl
 		default:
 			r.P = pg
 		}
 	}
-	if r.Verdict == NoDifference {
+	if r.Verdict == VerdictNoDifference {
 		if need, err := stats.SampleSize(cfg.MDE, cfg.Alpha, DefaultRegressionPower, cfg.TwoSided); err == nil &&
 			min(len(base), len(cand)) < need {
 			r.Warnings = append(r.Warnings, fmt.Errorf(
@@ -286,9 +286,9 @@ func fixedResult(cfg RegressionConfig, base, cand []float64) *RegressionResult {
 
 func directional(t float64) RegressionVerdict {
 	if t > 0 {
-		return Better
+		return VerdictBetter
 	}
-	return Worse
+	return VerdictWorse
 }
 
 // seqTest is the sequential analysis, fed one pair at a time: the
@@ -366,7 +366,7 @@ func (s *seqTest) result(base, cand []float64) *RegressionResult {
 	case both:
 		compareExactly(r, base, cand)
 	default:
-		r.Verdict, r.P = Inconclusive, s.st.P(1)
+		r.Verdict, r.P = VerdictInconclusive, s.st.P(1)
 		if need := s.st.MinRejectable(1 << 20); s.cfg.MaxRuns < need {
 			r.Warnings = append(r.Warnings, fmt.Errorf(
 				"%w: a sequential test capped at %d runs per arm can never be significant at α %v; it needs ≥ %d",

@@ -53,13 +53,13 @@ func TestRegressionFixedVerdicts(t *testing.T) {
 		want     arena.RegressionVerdict
 		warn     error
 	}{
-		{"better", 85, false, 30, arena.Better, nil},
-		{"worse, one-sided, is still reported", 75, false, 30, arena.Worse, nil},
-		{"same", 80, false, 60, arena.NoDifference, nil},
-		{"same, too few runs", 80, false, 10, arena.NoDifference, arena.ErrTooFewRuns},
-		{"better, two-sided", 85, true, 30, arena.Better, nil},
-		{"worse, two-sided", 75, true, 30, arena.Worse, nil},
-		{"same, two-sided", 80, true, 70, arena.NoDifference, nil},
+		{"better", 85, false, 30, arena.VerdictBetter, nil},
+		{"worse, one-sided, is still reported", 75, false, 30, arena.VerdictWorse, nil},
+		{"same", 80, false, 60, arena.VerdictNoDifference, nil},
+		{"same, too few runs", 80, false, 10, arena.VerdictNoDifference, arena.ErrTooFewRuns},
+		{"better, two-sided", 85, true, 30, arena.VerdictBetter, nil},
+		{"worse, two-sided", 75, true, 30, arena.VerdictWorse, nil},
+		{"same, two-sided", 80, true, 70, arena.VerdictNoDifference, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestRegressionFixedVerdicts(t *testing.T) {
 			if res.Baseline.Runs != tc.runs || res.Candidate.Runs != tc.runs || len(res.Baseline.Scores) != tc.runs {
 				t.Errorf("runs = %d+%d (%d scores), want %d each", res.Baseline.Runs, res.Candidate.Runs, len(res.Baseline.Scores), tc.runs)
 			}
-			significant := tc.want == arena.Better || tc.want == arena.Worse
+			significant := tc.want == arena.VerdictBetter || tc.want == arena.VerdictWorse
 			if significant != (res.P < 0.05) {
 				t.Errorf("p = %v for verdict %s", res.P, res.Verdict)
 			}
@@ -110,7 +110,7 @@ func TestRegressionWelchThroughRun(t *testing.T) {
 	}
 	// One-sided (the default): p of "better" is 1 − p/2 here (t < 0).
 	one, err := arena.CompareScores(arena.RegressionConfig{}, base, cand)
-	if err != nil || math.Abs(one.P-(1-0.53619490753126731/2)) > 1e-6 || one.Verdict != arena.NoDifference {
+	if err != nil || math.Abs(one.P-(1-0.53619490753126731/2)) > 1e-6 || one.Verdict != arena.VerdictNoDifference {
 		t.Errorf("one-sided: %v, %v", one, err)
 	}
 	if res.Wins != 0 || res.Losses != 3 || res.Ties != 0 {
@@ -119,7 +119,7 @@ func TestRegressionWelchThroughRun(t *testing.T) {
 }
 
 // TestRegressionWorseIsNeverBetter: across effects and seeds, in both modes
-// and both sidednesses, a candidate that is worse is never called Better.
+// and both sidednesses, a candidate that is worse is never called VerdictBetter.
 func TestRegressionWorseIsNeverBetter(t *testing.T) {
 	for _, mode := range []arena.RegressionMode{arena.ModeFixed, arena.ModeSequential} {
 		for _, two := range []bool{false, true} {
@@ -127,19 +127,19 @@ func TestRegressionWorseIsNeverBetter(t *testing.T) {
 			for _, shift := range []float64{-0.2, -0.5, -1, -3} {
 				for seed := uint64(1); seed <= 10; seed++ {
 					res := run(t, gauss(0, shift, 1), arena.RegressionConfig{Mode: mode, TwoSided: two, Runs: 40, MaxRuns: 60, Seed: seed})
-					if res.Verdict == arena.Better {
-						t.Errorf("%s two-sided=%v shift %v seed %d: Better: %v", mode, two, shift, seed, res)
+					if res.Verdict == arena.VerdictBetter {
+						t.Errorf("%s two-sided=%v shift %v seed %d: VerdictBetter: %v", mode, two, shift, seed, res)
 					}
-					if res.Verdict == arena.Worse {
+					if res.Verdict == arena.VerdictWorse {
 						worse++
 						if res.Delta >= 0 || res.P > 0.05 {
-							t.Errorf("Worse with Δ %v, p %v", res.Delta, res.P)
+							t.Errorf("VerdictWorse with Δ %v, p %v", res.Delta, res.P)
 						}
 					}
 				}
 			}
 			if worse < 20 {
-				t.Errorf("%s two-sided=%v: only %d of 40 worse candidates found Worse", mode, two, worse)
+				t.Errorf("%s two-sided=%v: only %d of 40 worse candidates found VerdictWorse", mode, two, worse)
 			}
 		}
 	}
@@ -147,8 +147,8 @@ func TestRegressionWorseIsNeverBetter(t *testing.T) {
 
 func TestRegressionSequential(t *testing.T) {
 	res := run(t, gauss(70, 80, 10), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 130, Seed: 3})
-	if res.Verdict != arena.Better || res.Baseline.Runs >= 130 || res.Baseline.Runs != res.Candidate.Runs {
-		t.Fatalf("d=1: %v, want Better well before the cap", res)
+	if res.Verdict != arena.VerdictBetter || res.Baseline.Runs >= 130 || res.Baseline.Runs != res.Candidate.Runs {
+		t.Fatalf("d=1: %v, want VerdictBetter well before the cap", res)
 	}
 	if res.P > 0.05 || res.BayesFactor < 20 || res.Looks != res.Baseline.Runs-1 || math.Abs(res.P-1/res.BayesFactor) > 1e-12 {
 		t.Errorf("p %v, LR %v, looks %d at n=%d: want p = 1/LR ≤ 0.05 and a look after every run from 2",
@@ -160,7 +160,7 @@ func TestRegressionSequential(t *testing.T) {
 
 	// No difference: runs to the cap and says so, never "no difference".
 	aa := run(t, gauss(70, 70, 10), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 40, Seed: 3})
-	if aa.Verdict != arena.Inconclusive || aa.Baseline.Runs != 40 || aa.P <= 0.05 {
+	if aa.Verdict != arena.VerdictInconclusive || aa.Baseline.Runs != 40 || aa.P <= 0.05 {
 		t.Errorf("A/A: %v, want inconclusive at the cap of 40", aa)
 	}
 
@@ -169,7 +169,7 @@ func TestRegressionSequential(t *testing.T) {
 	}
 	// A cap so low that no data could reach the threshold is flagged.
 	low := run(t, gauss(70, 90, 1), arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 3, Seed: 3})
-	if low.Verdict != arena.Inconclusive || len(low.Warnings) != 1 || low.Warnings[0].Error() !=
+	if low.Verdict != arena.VerdictInconclusive || len(low.Warnings) != 1 || low.Warnings[0].Error() !=
 		"too few runs: a sequential test capped at 3 runs per arm can never be significant at α 0.05; it needs ≥ 4" {
 		t.Errorf("cap 3: %v, warnings %v", low, low.Warnings)
 	}
@@ -198,15 +198,15 @@ func TestRegressionConstantArms(t *testing.T) {
 		p          float64
 		runs       int
 	}{
-		{"fixed, equal", arena.ModeFixed, 90, 90, arena.NoDifference, 1, 2},
-		{"fixed, better", arena.ModeFixed, 90, 95, arena.Better, 0, 2},
-		{"fixed, worse", arena.ModeFixed, 95, 90, arena.Worse, 0, 2},
-		{"sequential, equal: to the cap", arena.ModeSequential, 90, 90, arena.NoDifference, 1, 20},
+		{"fixed, equal", arena.ModeFixed, 90, 90, arena.VerdictNoDifference, 1, 2},
+		{"fixed, better", arena.ModeFixed, 90, 95, arena.VerdictBetter, 0, 2},
+		{"fixed, worse", arena.ModeFixed, 95, 90, arena.VerdictWorse, 0, 2},
+		{"sequential, equal: to the cap", arena.ModeSequential, 90, 90, arena.VerdictNoDifference, 1, 20},
 		// The likelihood ratio of t → ∞ at n = 4, its first past 1/α = 20:
 		// 0.95·LR(0.5) + 0.05·LR(3) (internal/stats checks LR by quadrature).
-		{"sequential, better", arena.ModeSequential, 90, 95, arena.Better, 0.012212334663972188, 4},
+		{"sequential, better", arena.ModeSequential, 90, 95, arena.VerdictBetter, 0.012212334663972188, 4},
 		// With G, the Bayes factor of t → ∞ is (1 + n_δ g)^(ν/2): past 10 at n = 6.
-		{"sequential G 0.25, better", arena.ModeSequential, 90, 95, arena.Better, 1 / (2 * math.Pow(1.75, 5)), 6},
+		{"sequential G 0.25, better", arena.ModeSequential, 90, 95, arena.VerdictBetter, 1 / (2 * math.Pow(1.75, 5)), 6},
 	}
 	for _, tc := range cases {
 		cfg := arena.RegressionConfig{Mode: tc.mode, Runs: 2, MaxRuns: 20, Seed: 1}
@@ -379,13 +379,13 @@ func TestRegressionCancellation(t *testing.T) {
 }
 
 // constantsAnswer is where a default sequential test of two constant arms
-// that differ (90 vs 95) has its answer: Better at the first n whose
+// that differ (90 vs 95) has its answer: VerdictBetter at the first n whose
 // likelihood ratio can reach 1/α (4).
 func constantsAnswer(t *testing.T) int {
 	t.Helper()
 	res, err := arena.CompareScores(arena.RegressionConfig{Mode: arena.ModeSequential},
 		slices.Repeat([]float64{90}, 100), slices.Repeat([]float64{95}, 100))
-	if err != nil || res.Verdict != arena.Better || res.Baseline.Runs < 3 {
+	if err != nil || res.Verdict != arena.VerdictBetter || res.Baseline.Runs < 3 {
 		t.Fatalf("CompareScores of constants: %v, %v; want better after a few runs", res, err)
 	}
 	return res.Baseline.Runs
@@ -417,7 +417,7 @@ func TestRegressionStopsRunsInFlight(t *testing.T) {
 		return 90, nil
 	})
 	res := run(t, s, arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 100, Parallelism: 4, Seed: 2})
-	if res.Verdict != arena.Better || res.Baseline.Runs != answer {
+	if res.Verdict != arena.VerdictBetter || res.Baseline.Runs != answer {
 		t.Errorf("%v, want better at n=%d", res, answer)
 	}
 	if started.Load() == 0 || cancelled.Load() != started.Load() {
@@ -506,13 +506,13 @@ func TestRegressionResultJSONAndString(t *testing.T) {
 		t.Errorf("warnings in JSON: %s", wb)
 	}
 
-	e := &arena.RegressionResult{Verdict: arena.Better, P: 0.0123, Delta: 4.1,
+	e := &arena.RegressionResult{Verdict: arena.VerdictBetter, P: 0.0123, Delta: 4.1,
 		Baseline: arena.ArmSummary{Runs: 18}, Candidate: arena.ArmSummary{Runs: 18},
 		Effect: &arena.EffectSize{G: 0.834, Low: 0.2149, High: 1.452, Level: 0.95}}
 	if got, want := e.String(), "better: p=0.012 n=18+18 Δ=+4.1 g=0.83 [0.21, 1.45]"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	e.Verdict, e.Effect, e.P, e.Delta = arena.NoDifference, nil, 1, 0
+	e.Verdict, e.Effect, e.P, e.Delta = arena.VerdictNoDifference, nil, 1, 0
 	if got, want := e.String(), "no difference: p=1 n=18+18 Δ=+0"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
@@ -522,12 +522,12 @@ func TestCompareScores(t *testing.T) {
 	base := []float64{61, 70, 64, 66, 72, 68, 63, 69, 65, 71}
 	cand := []float64{75, 78, 73, 80, 76, 79, 74, 77, 81, 72}
 	res, err := arena.CompareScores(arena.RegressionConfig{Mode: arena.ModeSequential}, base, cand)
-	if err != nil || res.Verdict != arena.Better || res.Baseline.Runs >= 10 || res.Seed != 0 {
+	if err != nil || res.Verdict != arena.VerdictBetter || res.Baseline.Runs >= 10 || res.Seed != 0 {
 		t.Errorf("sequential: %v, %v; want better before the 10th pair", res, err)
 	}
 	// Fixed mode accepts arms of different lengths; pairs are then not counted.
 	res, err = arena.CompareScores(arena.RegressionConfig{}, base, cand[:7])
-	if err != nil || res.Verdict != arena.Better || res.Candidate.Runs != 7 || res.Wins+res.Ties+res.Losses != 0 {
+	if err != nil || res.Verdict != arena.VerdictBetter || res.Candidate.Runs != 7 || res.Wins+res.Ties+res.Losses != 0 {
 		t.Errorf("fixed, unequal: %v, %v", res, err)
 	}
 	for _, c := range []struct {
@@ -608,7 +608,7 @@ func TestRegressionFailureAfterTheAnswerIsParallelismIndependent(t *testing.T) {
 		res.WallTime = 0
 		b, _ := json.Marshal(res)
 		results[par] = string(b)
-		if res.Verdict != arena.Better || res.Baseline.Runs != answer {
+		if res.Verdict != arena.VerdictBetter || res.Baseline.Runs != answer {
 			t.Errorf("Parallelism %d: %s after %d runs, want better after %d", par, res.Verdict, res.Baseline.Runs, answer)
 		}
 	}

@@ -6,18 +6,24 @@ import (
 	"time"
 )
 
-// Report is the observed and scored outcome of one run. Every field is a
-// function of the run's schedule, seed and system, except WallTime and the
-// generated action IDs (which number the service's actions): a virtual run
-// replayed with the same seed on a fresh service gives the same report,
-// WallTime aside.
+// Report is the observed and scored outcome of one run. In virtual time
+// every field is a function of the run's schedule, seed and system, except
+// WallTime and the generated action IDs (which number the service's
+// actions): a virtual run replayed with the same seed on a fresh service
+// gives the same report, WallTime aside. In simulated and real time the
+// schedule is the seed's, and what the system did may vary (Clock).
+// WallTime is always read from the kernel's clock, which a synctest
+// bubble does not fake.
 //
 // Faults, Checks and InjectionErrors list at most ObserveOptions.ListCap
 // entries each (the first ones), Timeline at most TimelineCap; the counts and
 // the score always cover the whole run.
 type Report struct {
-	Seed                uint64         `json:"seed"`
-	Virtual             bool           `json:"virtual"`
+	Seed    uint64 `json:"seed"`
+	Virtual bool   `json:"virtual"`
+	// Clock names the clock the run played on: virtual, simulated
+	// (synctest) or real. Only a virtual run is a function of its seed.
+	Clock               ClockKind      `json:"clock"`
 	ProbeInterval       Duration       `json:"probe_interval"` // the resolution of every time measured from samples
 	Start               time.Time      `json:"start"`
 	End                 time.Time      `json:"end"`
@@ -73,6 +79,7 @@ func (o *Observer) Report(seed uint64) *Report {
 	r := &Report{
 		Seed:                seed,
 		Virtual:             o.ex.Virtual(),
+		Clock:               o.clock,
 		ProbeInterval:       Duration(o.opts.ProbeInterval),
 		Start:               o.start,
 		End:                 o.ex.Now(),

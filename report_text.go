@@ -25,13 +25,16 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeText writes the summary; maxRows > 0 bounds the fault, error and
 // check lines (a long survival run lists its worst faults, not all).
 func (r *Report) writeText(b *strings.Builder, maxRows int) error {
-	mode := "real time"
-	if r.Virtual {
-		mode = "virtual time"
+	clock := r.Clock
+	if clock == "" && r.Virtual { // a report made before Clock existed
+		clock = ClockVirtual
 	}
-	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed", r.Seed, mode, r.round(Duration(r.End.Sub(r.Start))))
+	fmt.Fprintf(b, "arena report: seed %d, %s, %s observed", r.Seed, clock.Time(), r.round(Duration(r.End.Sub(r.Start))))
 	if r.Overtime > 0 {
 		fmt.Fprintf(b, " (%s past the schedule, watching its last faults settle)", r.round(r.Overtime))
+	}
+	if clock == ClockSimulated && r.WallTime > 0 {
+		fmt.Fprintf(b, " in %s of wall time", r.WallTime.D().Round(time.Millisecond))
 	}
 	b.WriteString("\n")
 	if r.Aborted != "" {

@@ -85,6 +85,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
 	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	r.obs.clock = clockKindOf(s.opts.clock)
 	var (
 		vmu        sync.Mutex // checks may run on several goroutines in real time
 		violations int        // numbers the evidence of the run's failed checks
@@ -259,7 +260,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 			return nil, fmt.Errorf("%w: it moved %s since the run was made", ErrClockBusy, vc.Now().Sub(r.start))
 		}
 	}
-	wall := time.Now()
+	wall := wallNow()               // time.Now is fake in a synctest bubble
 	outside := r.svc.ActiveFaults() // none is this run's yet
 	r.obs.Start(r.end)
 	err = r.ex.Run(ctx, r.end)
@@ -276,7 +277,7 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	}
 	rep.Rollback = append(r.svc.rollback(ctx, r), r.svc.leftToHeal(rep)...)
 	rolledBack = true
-	rep.WallTime = Duration(time.Since(wall))
+	rep.WallTime = Duration(wallNow().Sub(wall))
 	if err == nil {
 		r.svc.runCompleted(rep.Score)
 		r.svc.appendEvent(ctx, EventRunCompleted, rep.End, rep.Score)

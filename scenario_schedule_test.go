@@ -472,7 +472,7 @@ func TestScheduleCancellation(t *testing.T) {
 			clock := arena.NewVirtualClock(time.Time{})
 			rec := newRecorder(clock)
 			probe := func(context.Context) error {
-				if clock.Now().Sub(arena.VirtualEpoch) >= tt.at {
+				if clock.Now().Sub(arena.VirtualEpoch()) >= tt.at {
 					cancel()
 				}
 				return nil

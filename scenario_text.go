@@ -30,6 +30,9 @@ func (r *ScenarioReport) WriteText(w io.Writer) error {
 		at, target := "-", st.Target
 		if st.Started != nil {
 			at = st.Started.String()
+			if r.Report != nil {
+				at = r.round(*st.Started).String() // to what the probe resolves, as the fault table
+			}
 		}
 		if st.Result != nil {
 			target = describeTarget(st.Result.Action)

@@ -78,8 +78,8 @@ type Service struct {
 	rng      *rand.Rand // for selectors outside a run
 	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats      // ByType is nil: the counts are in byType
-	byType   map[ActionType]*TypeStats
-	byKind   []*TypeStats // byType's counters of the injector's types, by faultKind.idx
+	byType   map[ActionType]*FaultTypeStats
+	byKind   []*FaultTypeStats // byType's counters of the injector's types, by faultKind.idx
 	history  history
 	survival *survival   // the running survival run, if any
 	holder   *Run        // the run that holds the service (run_guard.go)
@@ -104,8 +104,8 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		history: history{cap: o.historyCap}, born: time.Now(),
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
-	s.byType = map[ActionType]*TypeStats{}
-	s.byKind = make([]*TypeStats, len(injector.kinds)) // an injector's kinds are fixed when it is made
+	s.byType = map[ActionType]*FaultTypeStats{}
+	s.byKind = make([]*FaultTypeStats, len(injector.kinds)) // an injector's kinds are fixed when it is made
 	s.appender, _ = store.(eventAppender)
 	return s
 }
@@ -225,7 +225,7 @@ func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
 // typeStats returns the counters of typ, made on first use; kind indexes
 // them for the injector's types (byKind), so that Execute need not hash the
 // type. Called with s.mu held.
-func (s *Service) typeStats(typ ActionType, kind faultKind) *TypeStats {
+func (s *Service) typeStats(typ ActionType, kind faultKind) *FaultTypeStats {
 	known := kind.spec != nil
 	if known {
 		if ts := s.byKind[kind.idx]; ts != nil {
@@ -234,7 +234,7 @@ func (s *Service) typeStats(typ ActionType, kind faultKind) *TypeStats {
 	}
 	ts := s.byType[typ]
 	if ts == nil {
-		ts = new(TypeStats)
+		ts = new(FaultTypeStats)
 		s.byType[typ] = ts
 	}
 	if known {

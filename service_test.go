@@ -98,7 +98,7 @@ func TestExecutePipeline(t *testing.T) {
 	}
 
 	st := svc.Stats()
-	if st.Total != 3 || st.Succeeded != 2 || st.Failed != 1 || st.ByType[ActionResumeAgent] != (TypeStats{Total: 2, Succeeded: 1, Failed: 1}) {
+	if st.Total != 3 || st.Succeeded != 2 || st.Failed != 1 || st.ByType[ActionResumeAgent] != (FaultTypeStats{Total: 2, Succeeded: 1, Failed: 1}) {
 		t.Errorf("stats = %+v", st)
 	}
 	if h := svc.History(); len(h) != 3 || h[2].Action.ID != bad.Action.ID {

@@ -304,14 +304,14 @@ type SurvivalReport struct {
 	// Ending says how the run ended: completed, stopped (StopSurvival),
 	// interrupted (its context ended: SIGINT, a timeout) or aborted (a stop
 	// condition, abort_when); Reason says why when it did not complete.
-	Ending  SurvivalEnding             `json:"ending"`
-	Reason  string                     `json:"reason,omitempty"`
-	Ticks   int                        `json:"ticks"`   // injection opportunities
-	Actions int                        `json:"actions"` // injections attempted
-	Skipped int                        `json:"skipped"` // ticks at max_active_faults or with nothing to hit
-	ByType  map[ActionType]TypeOutcome `json:"by_type"`
-	Events  []SurvivalEvent            `json:"events"` // the first TimelineCap actions
-	Dropped int                        `json:"events_dropped"`
+	Ending  SurvivalEnding                  `json:"ending"`
+	Reason  string                          `json:"reason,omitempty"`
+	Ticks   int                             `json:"ticks"`   // injection opportunities
+	Actions int                             `json:"actions"` // injections attempted
+	Skipped int                             `json:"skipped"` // ticks at max_active_faults or with nothing to hit
+	ByType  map[ActionType]FaultTypeOutcome `json:"by_type"`
+	Events  []SurvivalEvent                 `json:"events"` // the first TimelineCap actions
+	Dropped int                             `json:"events_dropped"`
 	// Warnings name the fault types left out of the mix because the
 	// runtime cannot land them.
 	Warnings []string              `json:"warnings,omitempty"`
@@ -329,8 +329,8 @@ const (
 	SurvivalAborted     SurvivalEnding = "aborted"
 )
 
-// TypeOutcome counts what became of the actions of one type.
-type TypeOutcome struct {
+// FaultTypeOutcome counts what became of the actions of one type.
+type FaultTypeOutcome struct {
 	Attempted   int      `json:"attempted"`
 	Landed      int      `json:"landed"`
 	Failed      int      `json:"failed"` // did not land: injection errors
@@ -377,7 +377,7 @@ type survival struct {
 	rep  *SurvivalReport
 	err  error
 
-	actions atomic.Int64 // read by GetSurvivalStatus
+	actions atomic.Int64 // read by SurvivalStatus
 }
 
 // RunSurvival runs seeded random chaos for cfg.Duration and returns the
@@ -426,7 +426,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 		close(sv.done)
 	}()
 
-	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]TypeOutcome{}, byID: map[string]ActionType{}, Warnings: warnings}
+	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]FaultTypeOutcome{}, byID: map[string]ActionType{}, Warnings: warnings}
 	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
 	r.OnOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
@@ -458,9 +458,9 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 	return rep, err
 }
 
-// GetSurvivalStatus returns the live status of the survival run, or a
+// SurvivalStatus returns the live status of the survival run, or a
 // status with Running false when none is running.
-func (s *Service) GetSurvivalStatus() SurvivalStatus {
+func (s *Service) SurvivalStatus() SurvivalStatus {
 	s.mu.Lock()
 	sv := s.survival
 	s.mu.Unlock()
@@ -611,7 +611,7 @@ func (c *chaos) outcome(f FaultOutcome) {
 	c.rep.ByType[t] = o
 }
 
-func (o *TypeOutcome) count(f FaultOutcome) {
+func (o *FaultTypeOutcome) count(f FaultOutcome) {
 	switch {
 	case f.Recovered:
 		o.Recovered++

@@ -46,7 +46,8 @@ func TestDuration(t *testing.T) {
 }
 
 // TestKindsAreDocumented: every kind of the contract is in the package's
-// list of kinds and in docs/fault-control.md's table.
+// list of kinds, and in docs/fault-control.md's table and its examples of
+// request bodies.
 func TestKindsAreDocumented(t *testing.T) {
 	src, err := os.ReadFile("agentapi.go")
 	if err != nil {
@@ -62,6 +63,9 @@ func TestKindsAreDocumented(t *testing.T) {
 		}
 		if !strings.Contains(string(md), "| `"+kind+"` |") {
 			t.Errorf("docs/fault-control.md has no row for the kind %s", kind)
+		}
+		if !strings.Contains(string(md), `{"kind": "`+kind+`"`) {
+			t.Errorf("docs/fault-control.md has no example body of the kind %s", kind)
 		}
 	}
 }

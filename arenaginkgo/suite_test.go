@@ -68,3 +68,19 @@ var _ = ReportAfterSuite("plain JUnit", func(r Report) {
 		Expect(arenaginkgo.GenerateJUnitReport(r, dst)).To(Succeed())
 	}
 })
+
+// The suite reads its own arena figures back at its end with Results, as a
+// suite that prints or gates on its specs' scores would: the A/B spec's
+// entries (AddReportEntries) and the scenario spec's (arenatest's own) are
+// in the suite's report.
+var _ = ReportAfterSuite("arena results", func(r Report) {
+	got := map[string]arenaginkgo.SpecResult{}
+	for _, res := range arenaginkgo.Results(r) {
+		got[res.Spec] = res
+	}
+	ab := got["arena under Ginkgo compares strategies"]
+	Expect(ab.Entries).To(HaveKeyWithValue("arena.verdict", "better"), "the A/B spec's entries in %v", got)
+	Expect(ab.Entries).To(HaveKeyWithValue("arena.seed", "1"))
+	Expect(ab.Labels).To(Equal([]string{"chaos", "ab"}))
+	Expect(got["arena under Ginkgo runs a scenario"].Entries).To(HaveKeyWithValue("arena.grade", "A+"), "the scenario spec's entries in %v", got)
+})

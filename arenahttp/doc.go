@@ -29,6 +29,11 @@
 //	POST /arena/agent/{id}/memory-corrupt    memory_corrupt
 //	POST /arena/agent/{id}/mcp-disconnect    mcp_disconnect
 //	POST /arena/agent/{id}/llm-failure       llm_failure
+//	POST /arena/agent/{id}/latency           network_latency
+//	POST /arena/agent/{id}/bandwidth         network_bandwidth
+//	POST /arena/agent/{id}/connection-reset  connection_reset
+//	POST /arena/agent/{id}/clock-jump        clock_jump
+//	POST /arena/agent/{id}/{action}          any other {action}: 400 naming the ones there are
 //	POST /arena/node/{id}/remove             remove_node
 //	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)

@@ -35,7 +35,7 @@ func TestHTTPFaultsLiftAtDuration(t *testing.T) {
 			}
 			list := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"}))
 			if len(list) != 1 || list[0].ID != "f1" || list[0].Origin != arena.OriginExecute || list[0].LiftAt == nil ||
-				!list[0].LiftAt.Equal(arena.VirtualEpoch.Add(2*time.Second)) {
+				!list[0].LiftAt.Equal(arena.VirtualEpoch().Add(2*time.Second)) {
 				t.Fatalf("GET /arena/faults = %+v", list)
 			}
 			clock.Advance(1999 * time.Millisecond)

@@ -109,12 +109,10 @@ func TestConcurrencyCapPerRouteClass(t *testing.T) {
 	// its class.
 	held, _ := rawRequest(t, s, "POST /arena/scenario/validate HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 100", "na")
 	var r response
-	for i := 0; i < 200; i++ { // until the server has taken the slot
-		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusServiceUnavailable {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the held request to take the slot", func() bool {
+		r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"})
+		return r.code != http.StatusOK
+	})
 	if e := errorOf(t, r); r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(e.Error, "scenario") {
 		t.Fatalf("second scenario request = %d %q (Retry-After %q), want 503 naming the class", r.code, e.Error, r.header.Get("Retry-After"))
 	}
@@ -123,12 +121,10 @@ func TestConcurrencyCapPerRouteClass(t *testing.T) {
 		t.Errorf("GET /arena/stats while scenarios are full = %d, want 200", r.code)
 	}
 	held.Close()
-	for i := 0; i < 200; i++ {
-		if r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"}); r.code == http.StatusOK {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the slot to be freed", func() bool {
+		r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", key: testKey, body: "leader-failover"})
+		return r.code != http.StatusServiceUnavailable
+	})
 	if r.code != http.StatusOK {
 		t.Errorf("after the slot is freed: %d %s, want 200", r.code, r.body)
 	}

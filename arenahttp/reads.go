@@ -41,7 +41,7 @@ type ScoreView struct {
 }
 
 func (h *Handler) score(w http.ResponseWriter, r *http.Request) {
-	if st := h.svc.GetSurvivalStatus(); st.Running {
+	if st := h.svc.SurvivalStatus(); st.Running {
 		v := ScoreView{Source: "survival", Grade: st.Score.Grade, Score: &st.Score}
 		if st.Score.Measured {
 			v.Total = &st.Score.Total

@@ -241,8 +241,11 @@ func TestSurvivalConflicts(t *testing.T) {
 		errorOf(t, r)
 	}
 
-	time.Sleep(300 * time.Millisecond)
-	st := decode[SurvivalStatusView](t, s.do(t, request{method: "GET", path: "/arena/survival/status"}))
+	var st SurvivalStatusView
+	waitFor(t, "the survival run to make progress", func() bool {
+		st = decode[SurvivalStatusView](t, s.do(t, request{method: "GET", path: "/arena/survival/status"}))
+		return !st.Running || st.Progress > 0
+	})
 	if !st.Running || st.Progress <= 0 || st.Progress >= 1 || st.Elapsed <= 0 || st.Duration != arena.Duration(time.Hour) {
 		t.Errorf("status = %+v, want running with some progress", st.SurvivalStatus)
 	}
@@ -271,7 +274,7 @@ func TestSurvivalConflicts(t *testing.T) {
 		defer close(done)
 		s.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second})
 	}()
-	waitFor(t, "the other survival run to start", func() bool { return s.svc.GetSurvivalStatus().Running })
+	waitFor(t, "the other survival run to start", func() bool { return s.svc.SurvivalStatus().Running })
 	if r := s.do(t, start); r.code != http.StatusConflict {
 		t.Errorf("start while another caller's run goes = %d %s, want 409", r.code, r.body)
 	}

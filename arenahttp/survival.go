@@ -49,7 +49,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	h.survMu.Lock()
 	busy := h.survOwn
 	h.survMu.Unlock()
-	if busy || h.svc.GetSurvivalStatus().Running {
+	if busy || h.svc.SurvivalStatus().Running {
 		msg := arena.ErrSurvivalRunning.Error()
 		if err := h.svc.RunActive(); err != nil { // name what holds the service: the last survival run may be finishing while a scenario runs
 			msg = err.Error()
@@ -92,7 +92,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 		case res := <-result:
 			switch {
 			case res.rep != nil:
-				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.GetSurvivalStatus()})
+				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.SurvivalStatus()})
 			case errors.Is(res.err, arena.ErrRunActive): // a scenario or another survival run
 				writeError(w, http.StatusConflict, "", res.err.Error())
 			default:
@@ -100,7 +100,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		case <-tick.C:
-			if st := h.svc.GetSurvivalStatus(); st.Running && st.Seed == cfg.Seed {
+			if st := h.svc.SurvivalStatus(); st.Running && st.Seed == cfg.Seed {
 				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: st})
 				return
 			}
@@ -145,7 +145,7 @@ func (h *Handler) survivalStop(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) survivalStatus(w http.ResponseWriter, r *http.Request) {
-	v := SurvivalStatusView{SurvivalStatus: h.svc.GetSurvivalStatus()}
+	v := SurvivalStatusView{SurvivalStatus: h.svc.SurvivalStatus()}
 	if !v.Running {
 		h.survMu.Lock()
 		v.Last = h.survLast

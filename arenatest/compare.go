@@ -31,7 +31,7 @@ func DefaultExperiment() fakes.Experiment {
 
 // Compare runs an A/B test of cfg.Candidate against cfg.Baseline
 // (arena.RegressionTester) and fails t unless the verdict is one that
-// WantVerdicts allows: by default only arena.Better, "the candidate is
+// WantVerdicts allows: by default only arena.VerdictBetter, "the candidate is
 // significantly better". The message shows the verdict with its p-value
 // and effect, both arms' means, the paired wins and losses, the warnings,
 // the seed and the command that replays the test.
@@ -69,7 +69,7 @@ func Compare(t TB, cfg arena.RegressionConfig, opts ...Option) *arena.Regression
 	}
 	c := comparison{cfg: cfg, want: o.verdicts, name: t.Name()}
 	if len(c.want) == 0 {
-		c.want = []arena.RegressionVerdict{arena.Better}
+		c.want = []arena.RegressionVerdict{arena.VerdictBetter}
 	}
 	res, err := arena.NewRegressionTester(nil, scorer).Run(testContext(t), cfg)
 	if err != nil {

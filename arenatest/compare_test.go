@@ -25,7 +25,7 @@ func TestComparePasses(t *testing.T) {
 	r := record("TestRetries", func(t arenatest.TB) {
 		res := arenatest.Compare(t, arena.RegressionConfig{Baseline: noRetries, Candidate: &retries, Mode: arena.ModeSequential},
 			arenatest.WithSeed(1))
-		if res == nil || res.Verdict != arena.Better || res.Seed != 1 {
+		if res == nil || res.Verdict != arena.VerdictBetter || res.Seed != 1 {
 			t.Errorf("Compare = %v", res)
 		}
 	})
@@ -46,7 +46,7 @@ func TestCompareFails(t *testing.T) {
 	r := record("TestRetries", func(t arenatest.TB) {
 		res := arenatest.Compare(t, arena.RegressionConfig{Baseline: retries, Candidate: noRetries, Mode: arena.ModeSequential, Seed: 1},
 			arenatest.WithReportDir(dir))
-		if res == nil || res.Verdict != arena.Worse {
+		if res == nil || res.Verdict != arena.VerdictWorse {
 			t.Errorf("Compare = %v, want the worse result", res)
 		}
 	})
@@ -67,7 +67,7 @@ report: ` + filepath.Join(dir, "TestRetries") + `.json (and .xml, .txt)`
 		t.Fatal(err)
 	}
 	var res arena.RegressionResult
-	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != arena.Worse || res.Candidate.Runs != 4 {
+	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != arena.VerdictWorse || res.Candidate.Runs != 4 {
 		t.Errorf("TestRetries.json: %v, %v", err, res)
 	}
 	// A regression guard passes what is not worse, and fails what is.

@@ -125,16 +125,39 @@
 // arena.AgentStopper and an arena.Pauser) refuses the rest, and their
 // checks are skipped with its reason.
 //
+// # Simulated time
+//
+// Simulate runs your own Go system (its goroutines, timers, net/http,
+// gRPC, raft) in a testing/synctest bubble on package sim's in-memory
+// network: Run and Survive inside it play against the world in simulated
+// time, where a day takes minutes. It closes the world at the end, names
+// the goroutines left running, and its watchdog ends a test whose bubble
+// is stuck on a real socket. Only a virtual run is a function of its seed:
+// a failure in simulated or real time offers to replay the same schedule
+// ("replay the same schedule: go test …"), and says the outcome may
+// differ. A runtime whose Clock is a VirtualClock is run in virtual time
+// only if it is an arena.VirtualSystem (arena drives every goroutine and
+// timer of its system, as for the fakes); any other is refused with that
+// advice.
+//
+// # Seed sweeps
+//
+// Sweep runs a test function once per seed, in subtests named "seed=N":
+// -arena.seeds=1000 (ARENA_SEEDS) sets how many, -arena.shard=3/8
+// (ARENA_SHARD) which share of them this machine runs; each failure prints
+// its seed and replay command, and a summary ends the sweep (seeds run,
+// failed, worst grade).
+//
 // # Index
 //
-//   - Helpers: Run, Survive, Compare, TestRuntime (Effect, Observe), TestRuntimeDoc,
-//     RuntimeFactory, TB.
+//   - Helpers: Run, Survive, Compare, Simulate, Sweep, TestRuntime (Effect, Observe),
+//     TestRuntimeDoc, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithFreshRuntime, WithDAG, WithFaults, WithCluster,
-//     Virtual, RealTime, WithSeed, WithReportDir, WithProbe, WithChecks, WithGate,
+//     Virtual, RealTime, WithSeed, WithWatchdog, WithReportDir, WithProbe, WithChecks, WithGate,
 //     WithAbortWhen, AllowUnhealthyStart, WithShrinkOnFailure, WithScorer,
 //     WithExperiment, WantVerdicts, NoRegression.
-//   - Seeds, replays and reports: SeedFlag, SeedEnv, SeedOverride, ReplayFlag,
-//     ReplayEnv, ShrunkDir, ReportDirEnv, Entry, Entries.
+//   - Seeds, sweeps, replays and reports: SeedFlag, SeedEnv, SeedOverride, SeedsFlag,
+//     SeedsEnv, ShardFlag, ShardEnv, ReplayFlag, ReplayEnv, ShrunkDir, ReportDirEnv, Entry, Entries.
 //   - A/B tests: DefaultExperiment, DefaultScenario.
 //
 // Matchers for Gomega are in package matchers.

@@ -2,7 +2,6 @@ package arenatest_test
 
 import (
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -70,14 +69,4 @@ func ExampleCompare() {
 	})
 	fmt.Println(res)
 	// Output: better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69]
-}
-
-// The conformance suite for a RuntimeProvider, here the fake cluster: each
-// subtest gets a fresh runtime from the factory.
-func ExampleTestRuntime() {
-	_ = func(t *testing.T) {
-		arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider {
-			return fakes.NewCluster(fakes.WithWorkers(5))
-		})
-	}
 }

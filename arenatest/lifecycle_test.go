@@ -32,7 +32,7 @@ func TestFatalMidRunRollsBack(t *testing.T) {
 			arenatest.WithProbe(func(ctx context.Context) error {
 				if !clock.Now().Before(fatalAt) {
 					probeErr = cluster.Probe(ctx) // the faults are in place now
-					t.Errorf("fatal at %s", clock.Now().Sub(arena.VirtualEpoch))
+					t.Errorf("fatal at %s", clock.Now().Sub(arena.VirtualEpoch()))
 					t.FailNow()
 				}
 				return cluster.Probe(ctx)

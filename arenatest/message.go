@@ -37,6 +37,10 @@ type failure struct {
 //	seed: 7
 //	rerun: go test -run '^TestLeaderFailover$' -arena.seed=7
 //	   or: ARENA_SEED=7 go test -run '^TestLeaderFailover$'
+//
+// The rerun promise holds in virtual time only; a run in simulated or real
+// time gets "replay the same schedule: …" and a note that the outcome may
+// differ.
 func (f failure) text(t TB) string {
 	var b strings.Builder
 	b.WriteString("arena: " + f.head)
@@ -68,7 +72,14 @@ func (f failure) text(t TB) string {
 	}
 	fmt.Fprintf(&b, "seed: %d\n", f.seed)
 	cmds := rerun(t, f.seed)
-	fmt.Fprintf(&b, "rerun: %s\n   or: %s", cmds[0], cmds[1])
+	if clock := f.clock(); clock.Deterministic() {
+		fmt.Fprintf(&b, "rerun: %s\n   or: %s", cmds[0], cmds[1])
+	} else {
+		// Only a virtual run is a function of its seed: elsewhere the
+		// command replays the schedule, and the hint says no more.
+		fmt.Fprintf(&b, "replay the same schedule: %s\n                       or: %s\n", cmds[0], cmds[1])
+		fmt.Fprintf(&b, "(the outcome may differ: in %s the system's own goroutines run in an order no seed fixes)", clock.Time())
+	}
 	if f.files != "" {
 		fmt.Fprintf(&b, "\nreport: %s.json (and .xml, .txt)", f.files)
 	}
@@ -76,6 +87,19 @@ func (f failure) text(t TB) string {
 		b.WriteString("\n" + l)
 	}
 	return b.String()
+}
+
+// clock is the clock of the failed run: virtual for an A/B test (its
+// runs are the fakes', in virtual time) and for a report made before
+// reports named their clock.
+func (f failure) clock() arena.ClockKind {
+	if f.report == nil || (f.report.Clock == "" && f.report.Virtual) {
+		return arena.ClockVirtual
+	}
+	if f.report.Clock == "" {
+		return arena.ClockReal
+	}
+	return f.report.Clock
 }
 
 func scoreText(s arena.Score) string {

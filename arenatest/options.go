@@ -40,6 +40,7 @@ type options struct {
 	gate      *arena.Gate
 	abort     *arena.AbortWhen
 	unhealthy bool // AllowUnhealthyStart
+	watchdog  *time.Duration
 
 	scorer     arena.Scorer
 	experiment fakes.Experiment
@@ -74,11 +75,14 @@ func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntim
 // itself if it has the methods (ListNodes…, Probe(ctx) error,
 // Checks() []arena.Check, as fakes.Cluster does).
 //
-// A runtime runs in real time, unless it follows a virtual clock (a method
-// Clock() arena.Clock that returns an *arena.VirtualClock, as a
-// fakes.Cluster made with fakes.WithClock does). Asking Virtual() of a
-// real-time runtime is an error: arena does not switch clocks behind your
-// back.
+// A runtime runs in real time, unless arena controls its whole system
+// on a virtual clock (an arena.VirtualSystem, as a fakes.Cluster made with
+// fakes.WithClock is). Asking Virtual() of a real-time runtime is an
+// error: arena does not switch clocks behind your back. A runtime whose
+// Clock() is a VirtualClock but that is no VirtualSystem is refused: a
+// system with goroutines and timers of its own runs in simulated time
+// (Simulate) or in real time. Inside Simulate the default runtime is the
+// simulation's world.
 //
 // The runtime needs only the capabilities of the faults it is given
 // (arena.AgentLister plus, say, arena.AgentStopper and arena.Pauser): a
@@ -285,14 +289,14 @@ func (o verdictsOption) apply(c *options) {
 }
 
 // WantVerdicts sets the verdicts with which Compare passes (default: only
-// arena.Better, "the candidate is significantly better").
+// arena.VerdictBetter, "the candidate is significantly better").
 func WantVerdicts(vs ...arena.RegressionVerdict) Option { return verdictsOption{slices.Clone(vs)} }
 
 // NoRegression makes Compare pass unless the candidate is significantly
-// worse: WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive).
+// worse: WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive).
 // It is the gate of a CI job that guards against regressions.
 func NoRegression() Option {
-	return WantVerdicts(arena.Better, arena.NoDifference, arena.Inconclusive)
+	return WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive)
 }
 
 // collect applies opts and checks them against what the helper accepts.
@@ -333,7 +337,7 @@ func collect(fn string, allowed []string, opts []Option) (*options, error) {
 	}
 	for _, v := range o.verdicts {
 		switch v {
-		case arena.Better, arena.Worse, arena.NoDifference, arena.Inconclusive:
+		case arena.VerdictBetter, arena.VerdictWorse, arena.VerdictNoDifference, arena.VerdictInconclusive:
 		default:
 			return nil, fmt.Errorf("WantVerdicts: unknown verdict %q", v)
 		}

@@ -33,6 +33,11 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	if err != nil {
 		return stop[arena.ScenarioReport](t, "Run", err)
 	}
+	if sim := simulationOf(t); sim != nil {
+		if err := sim.adopt(o); err != nil {
+			return stop[arena.ScenarioReport](t, "Run", err)
+		}
+	}
 	if path := replayFile(); path != "" { // the file's seed, not the code's; no shrinking of a replay
 		scenario, o.seed, o.shrink = path, 0, nil
 	}

@@ -121,7 +121,7 @@ func TestRunErrors(t *testing.T) {
 		{"virtual and real", "leader-failover", []arenatest.Option{arenatest.Virtual(), arenatest.RealTime()},
 			"arenatest.Run: both Virtual() and RealTime() given"},
 		{"virtual real runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(realCluster), arenatest.Virtual()},
-			"arenatest.Run: Virtual(): the runtime runs in real time (a runtime on a virtual clock has a method Clock() arena.Clock returning an *arena.VirtualClock)"},
+			"arenatest.Run: Virtual(): the runtime runs in real time (a runtime on a virtual clock is an arena.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)"},
 		{"cluster seed", "leader-failover", []arenatest.Option{arenatest.WithCluster(fakes.WithWorkers(4), fakes.WithSeed(3))},
 			"arenatest.Run: WithCluster: options[1]: fakes.WithSeed: the cluster is seeded with the run's seed (use WithSeed)"},
 		{"cluster clock", "leader-failover", []arenatest.Option{arenatest.WithCluster(fakes.WithClock(arena.RealClock{}))},

@@ -142,7 +142,7 @@ func replaySurvival(t TB, path string, cfg arena.SurvivalConfig, opts []Option) 
 		return nil
 	}
 	cfg.Seed = rep.Seed
-	out := &arena.SurvivalReport{Report: rep.Report, Config: cfg, Ending: arena.SurvivalCompleted, ByType: map[arena.ActionType]arena.TypeOutcome{}}
+	out := &arena.SurvivalReport{Report: rep.Report, Config: cfg, Ending: arena.SurvivalCompleted, ByType: map[arena.ActionType]arena.FaultTypeOutcome{}}
 	if rep.Aborted != "" {
 		out.Ending, out.Reason, out.Stopped = arena.SurvivalAborted, rep.Aborted, true
 	}

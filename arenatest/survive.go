@@ -28,6 +28,11 @@ func Survive(t TB, cfg arena.SurvivalConfig, opts ...Option) *arena.SurvivalRepo
 	if err != nil {
 		return stop[arena.SurvivalReport](t, "Survive", err)
 	}
+	if sim := simulationOf(t); sim != nil {
+		if err := sim.adopt(o); err != nil {
+			return stop[arena.SurvivalReport](t, "Survive", err)
+		}
+	}
 	if path := replayFile(); path != "" {
 		return replaySurvival(t, path, cfg, opts)
 	}

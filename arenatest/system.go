@@ -19,8 +19,14 @@ type (
 		Probe(ctx context.Context) error
 	}
 	checker interface{ Checks() []arena.Check }
-	clocked interface{ Clock() arena.Clock }
+	clocked interface{ Clock() arena.Clock } // only to refuse a VirtualClock arena does not control
 )
+
+// errUncontrolled refuses a virtual run of a system arena does not drive.
+var errUncontrolled = errors.New("the runtime's Clock() is an *arena.VirtualClock, but arena does not control its system's goroutines and timers " +
+	"(the runtime is no arena.VirtualSystem): a virtual run would score a system that does not follow the clock. " +
+	"Run your own code in simulated time (arenatest.Simulate with package sim: its goroutines and timers then run on synctest's clock), " +
+	"or in real time (a runtime whose Clock is the wall clock, or RealTime())")
 
 // newSystem builds the service of one run: over a fresh fake cluster seeded
 // with seed, on a virtual clock unless RealTime() was asked for, or over
@@ -59,15 +65,17 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 		}
 	} else {
 		clock = arena.RealClock{}
-		if c, ok := rt.(clocked); ok {
-			if vc, ok := c.Clock().(*arena.VirtualClock); ok {
-				clock = vc
+		if vs, ok := rt.(arena.VirtualSystem); ok && vs.VirtualClock() != nil {
+			clock = vs.VirtualClock()
+		} else if c, ok := rt.(clocked); ok {
+			if _, ok := c.Clock().(*arena.VirtualClock); ok {
+				return nil, errUncontrolled
 			}
 		}
 		_, virtual := clock.(*arena.VirtualClock)
 		switch {
 		case o.clock == clockVirtual && !virtual:
-			return nil, errors.New("Virtual(): the runtime runs in real time (a runtime on a virtual clock has a method Clock() arena.Clock returning an *arena.VirtualClock)")
+			return nil, errors.New("Virtual(): the runtime runs in real time (a runtime on a virtual clock is an arena.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)")
 		case o.clock == clockReal && virtual:
 			return nil, errors.New("RealTime(): the runtime follows a virtual clock")
 		}

@@ -498,33 +498,42 @@ func buildLinkProbe(t *testing.T) string {
 	return dir
 }
 
+// linkProbe is the image context of testdata/linkprobe (buildLinkProbe).
+func linkProbe(t *testing.T) testcontainers.FromDockerfile {
+	return testcontainers.FromDockerfile{Context: buildLinkProbe(t), Dockerfile: "Dockerfile"}
+}
+
+// probeRTT asks agent from, a linkprobe, for the fastest of nine round
+// trips to agent to through its link, timed inside its container.
+func probeRTT(t *testing.T, rt *containers.Runtime, from, to string) time.Duration {
+	t.Helper()
+	prober, ok := rt.Agent(from)
+	if !ok {
+		t.Fatalf("no agent %s", from)
+	}
+	resp, err := http.Get(prober.Endpoint() + "/rtt?n=9&to=" + to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	ns, err := strconv.ParseInt(string(b), 10, 64)
+	if resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("%s /rtt?to=%s: %s %s", from, to, resp.Status, b)
+	}
+	return time.Duration(ns)
+}
+
 // TestWithLinkFromInsideAContainer: a user agent opts in to links with
 // WithLink and dials ARENA_LINK_<TO>_URL; a latency on one of its links,
 // timed by the agent itself, adds the planned latency to that link alone.
 func TestWithLinkFromInsideAContainer(t *testing.T) {
 	t.Parallel()
-	req := testcontainers.ContainerRequest{
-		FromDockerfile: testcontainers.FromDockerfile{Context: buildLinkProbe(t), Dockerfile: "Dockerfile"},
-		ExposedPorts:   []string{"8080/tcp"},
-	}
+	req := testcontainers.ContainerRequest{FromDockerfile: linkProbe(t), ExposedPorts: []string{"8080/tcp"}}
 	p, _ := proxied(t, 1, containers.WithAgent("prober", arena.TypeWorker, req),
 		containers.WithLink("prober", "worker-1"), containers.WithLink("prober", "orchestrator-0"))
 	ctx := context.Background()
-	prober, _ := p.Agent("prober")
-	rtt := func(to string) time.Duration {
-		t.Helper()
-		resp, err := http.Get(prober.Endpoint() + "/rtt?n=9&to=" + to)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		ns, err := strconv.ParseInt(string(b), 10, 64)
-		if resp.StatusCode != http.StatusOK || err != nil {
-			t.Fatalf("prober /rtt?to=%s: %s %s", to, resp.Status, b)
-		}
-		return time.Duration(ns)
-	}
+	rtt := func(to string) time.Duration { return probeRTT(t, p.Runtime, "prober", to) }
 	before := map[string]time.Duration{"worker-1": rtt("worker-1"), "orchestrator-0": rtt("orchestrator-0")}
 	lift, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "prober"})
 	if err != nil {

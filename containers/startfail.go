@@ -31,7 +31,16 @@ func startDiagnosis(ctx context.Context, c testcontainers.Container, name string
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var b strings.Builder
-	if ins, err := c.Inspect(ctx); err == nil && ins.State != nil {
+	ins, err := c.Inspect(ctx)
+	// A container in a restart loop reads "running, exit code 0" in the
+	// moments after each restart: watch it a little for a state that
+	// carries the exit code of the run that failed.
+	for wait := time.Now().Add(3 * time.Second); err == nil && ins.State != nil && ins.State.Status == "running" &&
+		ins.RestartCount > 0 && time.Now().Before(wait) && ctx.Err() == nil; {
+		time.Sleep(50 * time.Millisecond)
+		ins, err = c.Inspect(ctx)
+	}
+	if err == nil && ins.State != nil {
 		st := ins.State
 		fmt.Fprintf(&b, "\ncontainer %s: %s, exit code %d, %d restarts, OOM killed %v", name, st.Status, st.ExitCode, ins.RestartCount, st.OOMKilled)
 		if st.Error != "" {

@@ -391,6 +391,17 @@ func (c *Cluster) unavailableReason(i int) string {
 // Clock returns the clock the cluster follows.
 func (c *Cluster) Clock() arena.Clock { return c.clock }
 
+var _ arena.VirtualSystem = (*Cluster)(nil)
+
+// VirtualClock returns the cluster's clock when it is virtual (nil
+// otherwise): the cluster keeps no goroutines or timers of its own, and
+// every transition it schedules is evaluated against the clock, so arena
+// may run it in virtual time (arena.VirtualSystem).
+func (c *Cluster) VirtualClock() *arena.VirtualClock {
+	vc, _ := c.clock.(*arena.VirtualClock)
+	return vc
+}
+
 // Leader returns the ID of the agent holding the leader role.
 func (c *Cluster) Leader() string {
 	c.mu.Lock()

@@ -62,13 +62,13 @@ func TestStrategyABRetriesAreBetter(t *testing.T) {
 		}
 		t.Logf("%s: %v (baseline %.1f ± %.1f, candidate %.1f ± %.1f)", cfg.Mode, res,
 			res.Baseline.Mean, res.Baseline.SD, res.Candidate.Mean, res.Candidate.SD)
-		if res.Verdict != arena.Better || res.Wins != res.Candidate.Runs || res.Candidate.SD == 0 {
+		if res.Verdict != arena.VerdictBetter || res.Wins != res.Candidate.Runs || res.Candidate.SD == 0 {
 			t.Errorf("%s: %v with %d wins of %d; want better, winning every pair, with noise in both arms",
 				cfg.Mode, res, res.Wins, res.Candidate.Runs)
 		}
 		// The other way round is a regression.
 		cfg.Baseline, cfg.Candidate = withRetries, noRetries
-		if res, err := rt.Run(context.Background(), cfg); err != nil || res.Verdict != arena.Worse {
+		if res, err := rt.Run(context.Background(), cfg); err != nil || res.Verdict != arena.VerdictWorse {
 			t.Errorf("%s, reversed: %v, %v; want worse", cfg.Mode, res, err)
 		}
 	}
@@ -85,8 +85,8 @@ func TestStrategyABIdenticalIsNotBetter(t *testing.T) {
 		cfg  arena.RegressionConfig
 		want arena.RegressionVerdict
 	}{
-		{arena.RegressionConfig{Mode: arena.ModeFixed, Runs: 12}, arena.NoDifference},
-		{arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 20}, arena.Inconclusive},
+		{arena.RegressionConfig{Mode: arena.ModeFixed, Runs: 12}, arena.VerdictNoDifference},
+		{arena.RegressionConfig{Mode: arena.ModeSequential, MaxRuns: 20}, arena.VerdictInconclusive},
 	} {
 		for _, pair := range [][2]fakes.Strategy{{defaults, spelt}, {noRetries, noRetries}} {
 			c.cfg.Baseline, c.cfg.Candidate, c.cfg.Seed = pair[0], pair[1], 2
@@ -199,7 +199,7 @@ func TestStrategyABOnScenarioAndSurvival(t *testing.T) {
 		}
 		t.Logf("%s: %v (baseline %.1f ± %.1f, candidate %.1f ± %.1f)", name, res,
 			res.Baseline.Mean, res.Baseline.SD, res.Candidate.Mean, res.Candidate.SD)
-		if res.Verdict != arena.Better {
+		if res.Verdict != arena.VerdictBetter {
 			t.Errorf("%s: %v, want better", name, res)
 		}
 	}

@@ -138,7 +138,7 @@ func kvHistory(n, keys, clients int, seed uint64) *history.Recorder[history.KV] 
 	state := map[string]int64{}
 	calls := make([]history.Call[history.KV], clients)
 	for _, e := range evs {
-		clock.Set(arena.VirtualEpoch.Add(e.at))
+		clock.Set(arena.VirtualEpoch().Add(e.at))
 		switch e.kind {
 		case 0:
 			calls[e.client] = rec.Invoke(e.client, *e.op)

@@ -27,7 +27,7 @@ func script(steps ...step) *history.Recorder[history.KV] {
 	rec := history.NewRecorder[history.KV](clock)
 	calls := map[int]history.Call[history.KV]{}
 	for _, s := range steps {
-		clock.Set(arena.VirtualEpoch.Add(time.Duration(s.ms) * time.Millisecond))
+		clock.Set(arena.VirtualEpoch().Add(time.Duration(s.ms) * time.Millisecond))
 		switch s.status {
 		case history.Pending:
 			calls[s.client] = rec.Invoke(s.client, s.op)
@@ -152,8 +152,8 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	if got := strings.Join(ops, "|"); got != want {
 		t.Errorf("Ops = %q, want %q", got, want)
 	}
-	if at := v.Ops[2].Call.Sub(arena.VirtualEpoch); at != 45*time.Millisecond || v.Ops[2].Return.Sub(arena.VirtualEpoch) != 50*time.Millisecond {
-		t.Errorf("the get's times: %s to %s, want 45ms to 50ms after the epoch", at, v.Ops[2].Return.Sub(arena.VirtualEpoch))
+	if at := v.Ops[2].Call.Sub(arena.VirtualEpoch()); at != 45*time.Millisecond || v.Ops[2].Return.Sub(arena.VirtualEpoch()) != 50*time.Millisecond {
+		t.Errorf("the get's times: %s to %s, want 45ms to 50ms after the epoch", at, v.Ops[2].Return.Sub(arena.VirtualEpoch()))
 	}
 	if len(v.Files) != 1 || !strings.HasPrefix(v.Files[0], dir) {
 		t.Fatalf("Files = %v, want one visualization in %s", v.Files, dir)

@@ -73,7 +73,7 @@ func TestRecorderTimes(t *testing.T) {
 	c.OK(history.Get("k").Read(4, true))
 	h := rec.History()
 	op := h.Ops[0]
-	if op.Call != 2*time.Second || op.Return != 3*time.Second || !h.Time(op.Call).Equal(arena.VirtualEpoch.Add(time.Hour+2*time.Second)) {
+	if op.Call != 2*time.Second || op.Return != 3*time.Second || !h.Time(op.Call).Equal(arena.VirtualEpoch().Add(time.Hour+2*time.Second)) {
 		t.Errorf("op = %+v at %s, want call 2s, return 3s, 1h2s after the epoch", op, h.Time(op.Call))
 	}
 	if op.Value != history.Get("k").Read(4, true) || op.Status != history.OK {

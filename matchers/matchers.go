@@ -95,7 +95,7 @@ func BeConsistent() types.GomegaMatcher {
 
 // SignificantlyBetterThan succeeds when an A/B test finds actual
 // significantly better (higher scoring) than baseline: verdict
-// arena.Better. Both are either score samples ([]float64, compared with
+// arena.VerdictBetter. Both are either score samples ([]float64, compared with
 // Welch's one-sided t-test, arena.CompareScores) or strategies, which the
 // matcher runs in pairs, sequentially, until the anytime-valid test has a
 // verdict or reaches its cap (arena.ModeSequential):

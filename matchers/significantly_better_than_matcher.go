@@ -27,7 +27,7 @@ type SignificantlyBetterThanMatcher struct {
 	actual  any
 }
 
-// Match runs the A/B test and reports whether its verdict is arena.Better.
+// Match runs the A/B test and reports whether its verdict is arena.VerdictBetter.
 func (m *SignificantlyBetterThanMatcher) Match(actual any) (bool, error) {
 	m.actual, m.res = actual, nil
 	var res *arena.RegressionResult
@@ -53,7 +53,7 @@ func (m *SignificantlyBetterThanMatcher) Match(actual any) (bool, error) {
 	if m.save != nil {
 		*m.save = res
 	}
-	return res.Verdict == arena.Better, nil
+	return res.Verdict == arena.VerdictBetter, nil
 }
 
 func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*arena.RegressionResult, error) {

@@ -42,7 +42,7 @@ func TestSignificantlyBetterThanStrategies(t *testing.T) {
 		negated: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nnot to be significantly better than\n    <string>: \"no retries\": mean 93.1, sd 0.2 over 4 runs\n" +
 			"but the A/B test says better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1: replay it with -arena.seed=1)",
 	})
-	if res == nil || res.Verdict != arena.Better || res.Seed != 1 {
+	if res == nil || res.Verdict != arena.VerdictBetter || res.Seed != 1 {
 		t.Errorf("SaveResult: %v", res)
 	}
 	// Identical strategies run to the cap: inconclusive is not better.

@@ -156,138 +156,136 @@ func (endless) Read(p []byte) (int, error) {
 // whole: a streaming response never returned, and a reset mid-stream never
 // applied.
 func TestTransportStreams(t *testing.T) {
-	n, clock := virtual(t, WithAgent("client", "client"), WithAgent("feed", "service"))
-	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Body: io.NopCloser(endless{}), ContentLength: -1, Request: r}, nil
-	})
-	client := &http.Client{Transport: n.Transport("client", base)}
-	ctx := context.Background()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
+	simulated(t, func(t *testing.T, n *Network) {
+		base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Body: io.NopCloser(endless{}), ContentLength: -1, Request: r}, nil
+		})
+		client := &http.Client{Transport: n.Transport("client", base)}
+		ctx := context.Background()
+		must := func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	must(errOf(n.InjectLatency(ctx, "feed", arena.Latency{Latency: 200 * time.Millisecond})))
-	must(errOf(n.LimitBandwidth(ctx, "feed", 1000)))
-	var log []string
-	n.Go(func(ctx context.Context) {
-		resp, err := client.Get("http://feed/events")
-		if err != nil {
-			log = append(log, err.Error())
-			return
-		}
-		defer resp.Body.Close()
-		log = append(log, fmt.Sprintf("answered@%s", at(n)))
-		buf := make([]byte, 100)
-		for i := 0; ; i++ {
-			if _, err := resp.Body.Read(buf); err != nil {
-				log = append(log, fmt.Sprintf("chunk %d: reset=%v@%s", i, errors.Is(err, syscall.ECONNRESET), at(n)))
+		must(errOf(n.InjectLatency(ctx, "feed", arena.Latency{Latency: 200 * time.Millisecond})))
+		must(errOf(n.LimitBandwidth(ctx, "feed", 1000)))
+		var log []string
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			resp, err := client.Get("http://feed/events")
+			if err != nil {
+				log = append(log, err.Error())
 				return
 			}
-			if i == 9 {
-				log = append(log, fmt.Sprintf("10 chunks@%s", at(n)))
+			defer resp.Body.Close()
+			log = append(log, fmt.Sprintf("answered@%s", at(n)))
+			buf := make([]byte, 100)
+			for i := 0; ; i++ {
+				if _, err := resp.Body.Read(buf); err != nil {
+					log = append(log, fmt.Sprintf("chunk %d: reset=%v@%s", i, errors.Is(err, syscall.ECONNRESET), at(n)))
+					return
+				}
+				if i == 9 {
+					log = append(log, fmt.Sprintf("10 chunks@%s", at(n)))
+				}
 			}
+		}()
+		time.Sleep(2050 * time.Millisecond)
+		must(errOf(n.ResetConnections(ctx, "feed", 0))) // lands mid-stream, halfway through chunk 18
+		<-done
+		want := "answered@200ms, 10 chunks@1.2s, chunk 18: reset=true@2.05s"
+		if got := strings.Join(log, ", "); got != want {
+			t.Errorf("stream = %q, want %q", got, want)
 		}
-	})
-	clock.Advance(2 * time.Second)
-	n.Advance()
-	must(errOf(n.ResetConnections(ctx, "feed", 0))) // lands mid-stream, at 2s
-	clock.Advance(time.Second)
-	n.Advance()
-	want := "answered@200ms, 10 chunks@1.2s, chunk 18: reset=true@2s"
-	if got := strings.Join(log, ", "); got != want {
-		t.Errorf("stream = %q, want %q", got, want)
-	}
+	}, WithAgent("client", "client"), WithAgent("feed", "service"))
 }
 
 // A request body of unknown length is under the bandwidth cap too, paced
 // as base reads it; before issue 26 it skipped the cap.
 func TestTransportPacesBodiesOfUnknownLength(t *testing.T) {
-	n, clock := virtual(t, WithAgent("client", "client"), WithAgent("api", "service"))
-	var got int
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got = len(b)
-	})
-	client := &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
-	if _, err := n.LimitBandwidth(context.Background(), "api", 1000); err != nil {
-		t.Fatal(err)
-	}
-	var took time.Duration
-	n.Go(func(ctx context.Context) {
+	simulated(t, func(t *testing.T, n *Network) {
+		var got int
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			got = len(b)
+		})
+		client := &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
+		if _, err := n.LimitBandwidth(context.Background(), "api", 1000); err != nil {
+			t.Fatal(err)
+		}
 		start := at(n)
 		body := io.MultiReader(bytes.NewReader(make([]byte, 5000)), strings.NewReader(strings.Repeat("y", 5000)))
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://api/upload", io.NopCloser(body))
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://api/upload", io.NopCloser(body))
 		req.ContentLength = -1
 		resp, err := client.Do(req)
 		if err != nil {
-			t.Error(err)
-			return
+			t.Fatal(err)
 		}
 		resp.Body.Close()
-		took = at(n) - start
-	})
-	clock.Advance(time.Minute)
-	n.Advance()
-	if got != 10_000 || took != 10*time.Second {
-		t.Errorf("10,000 bytes of unknown length at 1000 B/s: %d bytes in %s, want all of them in 10s", got, took)
-	}
+		if took := at(n) - start; got != 10_000 || took != 10*time.Second {
+			t.Errorf("10,000 bytes of unknown length at 1000 B/s: %d bytes in %s, want all of them in 10s", got, took)
+		}
+	}, WithAgent("client", "client"), WithAgent("api", "service"))
 }
 
 // Two latencies at the top of a Duration used to sum past MaxInt64 into a
 // negative delay, so the call went through at once; the sum saturates now,
 // and the call waits until its deadline.
 func TestLatenciesSaturate(t *testing.T) {
-	s := newHTTPSystem(t)
-	ctx := context.Background()
-	for _, id := range []string{"client", "api"} {
-		dir := arena.DirectionOutbound
-		if id == "api" {
-			dir = arena.DirectionInbound
+	simulated(t, func(t *testing.T, n *Network) {
+		s := newHTTPSystem(n)
+		ctx := context.Background()
+		for _, id := range []string{"client", "api"} {
+			dir := arena.DirectionOutbound
+			if id == "api" {
+				dir = arena.DirectionInbound
+			}
+			if _, err := s.n.InjectLatency(ctx, id, arena.Latency{Latency: math.MaxInt64, Direction: dir}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if _, err := s.n.InjectLatency(ctx, id, arena.Latency{Latency: math.MaxInt64, Direction: dir}); err != nil {
-			t.Fatal(err)
+		if got, want := s.call("http://api.local/x", 5*time.Second), "timeout 0s..5s"; got != want {
+			t.Errorf("call = %q, want %q", got, want)
 		}
-	}
-	if got, want := s.call(t, "http://api.local/x", 5*time.Second), "timeout 0s..5s"; got != want {
-		t.Errorf("call = %q, want %q", got, want)
-	}
+	}, httpAgents...)
 }
 
-// A lift ends the waits under the lifted fault at once, in virtual time too:
-// a call behind an hour of latency is through at the lift.
-func TestLiftEndsVirtualWaits(t *testing.T) {
-	s := newHTTPSystem(t)
-	ctx := context.Background()
-	lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out string
-	s.n.Go(func(ctx context.Context) {
-		resp, err := s.client.Get("http://api.local/x")
+// A lift ends the waits under the lifted fault at once, in simulated time
+// too: a call behind an hour of latency is through at the lift.
+func TestLiftEndsWaits(t *testing.T) {
+	simulated(t, func(t *testing.T, n *Network) {
+		s := newHTTPSystem(n)
+		ctx := context.Background()
+		lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Hour, Direction: arena.DirectionInbound})
 		if err != nil {
-			out = err.Error()
-			return
+			t.Fatal(err)
 		}
-		resp.Body.Close()
-		out = fmt.Sprintf("%d@%s", resp.StatusCode, at(s.n))
-	})
-	s.clock.Advance(10 * time.Second)
-	s.n.Advance()
-	if err := lift(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s.n.Advance()
-	if want := "200@10s"; out != want {
-		t.Errorf("call = %q, want %q: the lift ends the wait", out, want)
-	}
+		out := make(chan string)
+		go func() {
+			resp, err := s.client.Get("http://api.local/x")
+			if err != nil {
+				out <- err.Error()
+				return
+			}
+			resp.Body.Close()
+			out <- fmt.Sprintf("%d@%s", resp.StatusCode, at(s.n))
+		}()
+		time.Sleep(10 * time.Second)
+		if err := lift(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := <-out, "200@10s"; got != want {
+			t.Errorf("call = %q, want %q: the lift ends the wait", got, want)
+		}
+	}, httpAgents...)
 }
 
 // FailRoute keeps one entry per route (100,000 calls used to take 56 MB)
 // and at most MaxRoutes of them.
 func TestFailRouteIsBounded(t *testing.T) {
-	n, _ := virtual(t, WithAgent("api", "service"))
+	n := New(nil, WithAgent("api", "service"))
+	defer n.Close()
 	ctx := context.Background()
 	for i := range 100_000 {
 		if err := n.FailRoute(ctx, "api", "/q", 500+i%10); err != nil {
@@ -318,9 +316,13 @@ func TestFailRouteIsBounded(t *testing.T) {
 // under it ends (through, reset or at its deadline) without a panic; just
 // outside its range it is refused.
 func TestEveryKeyAtTheEdgesOfItsRange(t *testing.T) {
-	n, clock := virtual(t, WithAgent("client", "client"), WithAgent("api", "service", "api.local"))
+	simulated(t, func(t *testing.T, n *Network) { everyKeyAtTheEdges(t, n) },
+		WithAgent("client", "client"), WithAgent("api", "service", "api.local"))
+}
+
+func everyKeyAtTheEdges(t *testing.T, n *Network) {
 	in := arena.NewInjectorFor(n, arena.WithFault(HTTPErrorFault(n)))
-	svc := arena.NewService(in, nil, nil, arena.WithClock(clock), arena.WithMaxFaultDuration(arena.MaxMetaDuration))
+	svc := arena.NewService(in, nil, nil, arena.WithMaxFaultDuration(arena.MaxMetaDuration))
 	client := &http.Client{Transport: n.Transport("client", HandlerTransport(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, strings.Repeat("z", 4096))
 	})))}
@@ -356,8 +358,8 @@ func TestEveryKeyAtTheEdgesOfItsRange(t *testing.T) {
 					continue
 				}
 				var out string
-				n.Go(func(ctx context.Context) {
-					ctx, cancel := n.WithTimeout(ctx, 3*time.Hour)
+				func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Hour)
 					defer cancel()
 					req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://api.local/x", nil)
 					resp, err := client.Do(req)
@@ -368,9 +370,7 @@ func TestEveryKeyAtTheEdgesOfItsRange(t *testing.T) {
 					_, err = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 					out = fmt.Sprintf("%d %v", resp.StatusCode, err)
-				})
-				clock.Advance(4 * time.Hour)
-				n.Advance()
+				}()
 				if out == "" {
 					t.Errorf("%s.%s = %v: the call never ended", spec.Type, k.Name, v)
 				}

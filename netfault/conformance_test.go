@@ -3,7 +3,6 @@ package netfault
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
@@ -26,7 +25,7 @@ func TestConformance(t *testing.T) {
 		return p
 	}
 	arenatest.TestRuntime(t, func(t *testing.T) *Network {
-		n := New(arena.NewVirtualClock(time.Time{}), WithAgent("client", "client"), WithAgent("api", "service"), WithAgent("db", "db"))
+		n := New(nil, WithAgent("client", "client"), WithAgent("api", "service"), WithAgent("db", "db"))
 		t.Cleanup(n.Close)
 		return n
 	},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/sim"
 )
 
 // echoServer echoes one connection on loopback (a real goroutine, outside
@@ -37,63 +38,85 @@ func echoServer(t *testing.T) (addr string, ended <-chan error) {
 	return ln.Addr().String(), done
 }
 
-// exchange sends msg and reads it back, in a simulated goroutine on an
-// echo server under fault, and returns each exchange's outcome with its
-// virtual end, then how the server's side ended.
-func exchange(t *testing.T, fault func(n *Network) error, msgs ...string) (string, error) {
+// simEcho starts an echo server on node "echo" of a sim world in the
+// bubble, and returns the node the client dials from.
+func simEcho(t *testing.T) *sim.Node {
 	t.Helper()
-	addr, ended := echoServer(t)
-	n, clock := virtual(t, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
-	if err := fault(n); err != nil {
+	w := sim.New()
+	t.Cleanup(func() { w.Close(context.Background()) })
+	_, err := w.AddNode("echo", sim.NodeConfig{Start: func(ctx context.Context, n *sim.Node) error {
+		l, err := n.Listen(":7")
+		if err != nil {
+			return err
+		}
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go func() { io.Copy(c, c); c.Close() }()
+			}
+		}()
+		return nil
+	}})
+	if err != nil {
 		t.Fatal(err)
 	}
+	client, err := w.AddNode("client", sim.NodeConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
+}
+
+// exchange sends each message over a connection from the Dialer to a
+// simulated echo server, reads it back, and logs each exchange's outcome
+// with its simulated end.
+func exchange(t *testing.T, n *Network, msgs ...string) string {
+	t.Helper()
+	node := simEcho(t)
 	var log []string
-	n.Go(func(ctx context.Context) {
-		c, err := n.Dialer("client", nil)(ctx, "tcp", addr)
-		if err != nil {
-			log = append(log, err.Error())
-			return
+	c, err := n.Dialer("client", node.DialContext)(context.Background(), "tcp", "echo:7")
+	if err != nil {
+		return err.Error()
+	}
+	defer c.Close()
+	for _, m := range msgs {
+		if _, err := c.Write([]byte(m)); err != nil {
+			log = append(log, fmt.Sprintf("write reset=%v@%s", errors.Is(err, syscall.ECONNRESET), at(n)))
+			break
 		}
-		defer c.Close()
-		for _, m := range msgs {
-			if _, err := c.Write([]byte(m)); err != nil {
-				log = append(log, fmt.Sprintf("write reset=%v@%s", errors.Is(err, syscall.ECONNRESET), at(n)))
-				return
-			}
-			buf := make([]byte, len(m))
-			if _, err := io.ReadFull(c, buf); err != nil {
-				log = append(log, fmt.Sprintf("read reset=%v@%s", errors.Is(err, syscall.ECONNRESET), at(n)))
-				return
-			}
-			log = append(log, fmt.Sprintf("%d bytes@%s", len(buf), at(n)))
+		buf := make([]byte, len(m))
+		if _, err := io.ReadFull(c, buf); err != nil {
+			log = append(log, fmt.Sprintf("read reset=%v@%s", errors.Is(err, syscall.ECONNRESET), at(n)))
+			break
 		}
-	})
-	clock.Advance(time.Minute)
-	n.Advance()
-	return strings.Join(log, ", "), <-ended
+		log = append(log, fmt.Sprintf("%d bytes@%s", len(buf), at(n)))
+	}
+	return strings.Join(log, ", ")
 }
 
 func TestDialer(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
-		name      string
-		fault     func(n *Network) error
-		msgs      []string
-		want      string
-		serverRST bool
+		name  string
+		fault func(n *Network) error
+		msgs  []string
+		want  string
 	}{
-		{"no fault", func(*Network) error { return nil }, []string{"ping", "pong"}, "4 bytes@0s, 4 bytes@0s", false},
+		{"no fault", func(*Network) error { return nil }, []string{"ping", "pong"}, "4 bytes@0s, 4 bytes@0s"},
 		{"latency: each exchange one round trip longer",
 			func(n *Network) error {
 				return errOf(n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}))
 			},
-			[]string{"ping", "pong"}, "4 bytes@200ms, 4 bytes@400ms", false},
+			[]string{"ping", "pong"}, "4 bytes@200ms, 4 bytes@400ms"},
 		{"bandwidth: 500 B each way at 1000 B/s",
 			func(n *Network) error { return errOf(n.LimitBandwidth(ctx, "client", 1000)) },
-			[]string{strings.Repeat("x", 500)}, "500 bytes@1s", false},
-		{"reset at once: the server sees an RST",
+			[]string{strings.Repeat("x", 500)}, "500 bytes@1s"},
+		{"reset at once",
 			func(n *Network) error { return errOf(n.ResetConnections(ctx, "echo", 0)) },
-			[]string{"ping"}, "write reset=true@0s", true},
+			[]string{"ping"}, "write reset=true@0s"},
 		{"reset after 300ms: the second exchange",
 			func(n *Network) error {
 				if _, err := n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
@@ -101,17 +124,40 @@ func TestDialer(t *testing.T) {
 				}
 				return errOf(n.ResetConnections(ctx, "echo", 300*time.Millisecond))
 			},
-			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@300ms", true},
+			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@300ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, serverErr := exchange(t, tc.fault, tc.msgs...)
-			if got != tc.want {
-				t.Errorf("exchanges = %q, want %q", got, tc.want)
-			}
-			if rst := errors.Is(serverErr, syscall.ECONNRESET); rst != tc.serverRST {
-				t.Errorf("server's read ended with %v, want an RST: %v", serverErr, tc.serverRST)
-			}
+			simulated(t, func(t *testing.T, n *Network) {
+				if err := tc.fault(n); err != nil {
+					t.Fatal(err)
+				}
+				if got := exchange(t, n, tc.msgs...); got != tc.want {
+					t.Errorf("exchanges = %q, want %q", got, tc.want)
+				}
+			}, WithAgent("client", "client"), WithAgent("echo", "service"))
 		})
+	}
+}
+
+// On a real TCP connection a reset is one: the server's read ends with
+// ECONNRESET.
+func TestDialerResetsTCP(t *testing.T) {
+	addr, ended := echoServer(t)
+	n := New(nil, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
+	defer n.Close()
+	if _, err := n.ResetConnections(context.Background(), "echo", 0); err != nil {
+		t.Fatal(err)
+	}
+	c, err := n.Dialer("client", nil)(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("ping")); !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("Write under a reset = %v, want ECONNRESET", err)
+	}
+	if err := <-ended; !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the server's read ended with %v, want an RST", err)
 	}
 }

@@ -13,29 +13,27 @@
 //
 // # Time
 //
-// Every wait of the wrappers is [Network.Sleep] on the run's clock. On a
-// wall clock it is a timer. On an *arena.VirtualClock the system's
-// goroutines must be simulated ones, started with [Network.Go]: they run
-// one at a time, each until it sleeps or returns, at the virtual instant it
-// woke up, so a virtual run is reproducible and takes no wall time. The
-// simulation is brought up to the clock lazily, as the fakes are: fault
-// injection and lifting do it, and the system's probe and checks must too
-// ([Network.Probe], [Network.Check], or [Network.Advance] by hand). A
-// context deadline is on the wall clock; use [Network.WithTimeout] for a
-// deadline the wrappers respect in both modes.
+// Every wait of the wrappers is a timer: in real time the wall clock's;
+// inside a testing/synctest bubble the bubble's, where the wait is durable
+// and simulated time jumps past it, so the system's own goroutines,
+// unmodified, run in simulated time (arenatest.Simulate; package sim for a
+// network of nodes in memory). A netfault.Network on an
+// *arena.VirtualClock is refused: netfault no longer has simulated
+// goroutines of its own (Network.Go), because one mechanism for in-process
+// systems, the bubble, runs any Go code, not only code written for a
+// scheduler of arena's.
 //
 // Every wait ends early: when the link's faults change (a lift ends it at
 // once, a new fault lengthens it), with its context, at a connection's
 // deadline or Close, when a response body is closed, and at the Network's
 // Close. Response bodies stream through, each chunk paced. How the faults
-// of a link's two ends combine is arena's one set of network rules, which
-// the fakes apply too: latencies add up (saturating, never past the
-// largest duration), the lower bandwidth cap and the earlier reset win. [HandlerTransport] serves
-// requests with an http.Handler on the caller's goroutine, so a service and
-// its client can share one simulated goroutine. [Network.Close] ends the
-// simulated goroutines.
+// of a link's two ends combine is arena's one set of network rules
+// (internal/netrules), which the fakes and package sim apply too:
+// latencies add up (saturating, never past the largest duration), the
+// lower bandwidth cap and the earlier reset win. [HandlerTransport] serves
+// requests with an http.Handler on the caller's goroutine.
 //
-// examples/netfault tests an HTTP client with retries and a circuit breaker
-// this way, with a scenario of latency, resets and HTTP errors, and an A/B
-// of the breaker.
+// examples/raft-sim/quotes puts http_error on an HTTP client with retries
+// and a circuit breaker this way, around package sim's transport, in
+// simulated time.
 package netfault

@@ -8,7 +8,8 @@ import (
 )
 
 func TestHTTPErrorFault(t *testing.T) {
-	n, _ := virtual(t, WithAgent("api", "service"))
+	n := New(nil, WithAgent("api", "service"))
+	defer n.Close()
 	in := arena.NewInjectorFor(n, arena.WithFault(HTTPErrorFault(n)))
 	for _, tc := range []struct {
 		meta map[string]any

@@ -42,7 +42,7 @@ func (e *ResetError) Unwrap() error { return syscall.ECONNRESET }
 // wrappers (Transport, Dialer), by arena's one set of network rules (the
 // fakes apply the same). It is safe for concurrent use.
 type Network struct {
-	sched scheduler
+	sched *wall
 	links *netrules.Links // the network faults of each agent
 	seed  uint64
 
@@ -90,19 +90,24 @@ func WithSeed(seed uint64) Option {
 	return optionFunc(func(n *Network) { n.seed = seed })
 }
 
-// New returns a network whose waits follow clock: on an *arena.VirtualClock
-// they are virtual (see Go, Sleep and Advance), on any other clock they are
-// real sleeps. Pass the run's clock: the service's (arena.WithClock).
+// New returns a network whose waits are timers and whose Now reads clock
+// (nil: the wall clock): in real time, or inside a testing/synctest
+// bubble, where the timers are the bubble's. Pass the run's clock (the
+// service's, arena.WithClock).
+//
+// An *arena.VirtualClock is refused (New panics): the wrappers wait on
+// timers, which a virtual clock does not move, and the system's own
+// goroutines do not follow it either. Run the system in simulated time
+// (arenatest.Simulate, package sim) or in real time.
 func New(clock arena.Clock, opts ...Option) *Network {
-	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, seed: 1}
-	if vc, ok := clock.(*arena.VirtualClock); ok {
-		n.sched = newSim(vc)
-	} else {
-		if clock == nil {
-			clock = arena.RealClock{}
-		}
-		n.sched = newWall(clock)
+	if _, ok := clock.(*arena.VirtualClock); ok {
+		panic("arena: netfault.New: an *arena.VirtualClock: netfault's waits are timers and a system's own goroutines do not follow a virtual clock; " +
+			"run the system in simulated time (arenatest.Simulate with package sim) or in real time (arena.RealClock)")
 	}
+	if clock == nil {
+		clock = arena.RealClock{}
+	}
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, seed: 1, sched: newWall(clock)}
 	for _, o := range opts {
 		o.apply(n)
 	}
@@ -114,54 +119,16 @@ func New(clock arena.Clock, opts ...Option) *Network {
 	return n
 }
 
-// Now is the network's time: in virtual time, the instant of the simulated
-// goroutine that runs.
+// Now is the network's time: its clock's.
 func (n *Network) Now() time.Time { return n.sched.Now() }
 
-// Go starts fn as a simulated goroutine: in virtual time it runs only when
-// Advance gives it control, one at a time, until it sleeps (Sleep, or a
-// wrapper's delay) or returns; in real time it is a goroutine. Its context
-// ends at Close. A simulated goroutine must not block on another one (a
-// channel, a lock held across a Sleep): only one runs at a time.
-func (n *Network) Go(fn func(ctx context.Context)) { n.sched.spawn(fn) }
-
-// Sleep waits d on the network's clock, at most until a deadline set with
-// WithTimeout (then it returns an error wrapping context.DeadlineExceeded).
-// In virtual time only a goroutine started by Go may sleep.
+// Sleep waits d on a timer, at most until ctx ends (a deadline: an error
+// wrapping context.DeadlineExceeded) or the network closes (ErrClosed).
 func (n *Network) Sleep(ctx context.Context, d time.Duration) error {
 	return n.sched.Sleep(ctx, d, nil)
 }
 
-// WithTimeout returns ctx with a deadline d from now on the network's clock:
-// Sleep and the wrappers stop waiting there. In real time it is
-// context.WithTimeout.
-func (n *Network) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return n.sched.withTimeout(ctx, d)
-}
-
-// Advance runs the simulated goroutines up to the clock's reading (virtual
-// time; nothing in real time). Fault injection and lifting call it first;
-// so must the system's probe and checks (wrap them with Probe and Check).
-func (n *Network) Advance() { n.sched.advance() }
-
-// Probe returns p, run after Advance.
-func (n *Network) Probe(p arena.Probe) arena.Probe {
-	return func(ctx context.Context) error {
-		n.Advance()
-		return p(ctx)
-	}
-}
-
-// Check returns c, run after Advance.
-func (n *Network) Check(c arena.Check) arena.Check {
-	return arena.Check{Name: c.Name, Run: func(ctx context.Context) error {
-		n.Advance()
-		return c.Run(ctx)
-	}}
-}
-
-// Close ends every simulated goroutine (their Sleep returns ErrClosed) and
-// waits for them to return.
+// Close ends every wait of the network's wrappers: they return ErrClosed.
 func (n *Network) Close() { n.sched.close() }
 
 // ListAgents returns the agents in the order they were added.
@@ -179,7 +146,6 @@ func (n *Network) update(ctx context.Context, id string, f func(*netrules.Faults
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n.Advance()
 	err := n.links.Update(id, f)
 	if errors.Is(err, netrules.ErrNoEnd) {
 		return fmt.Errorf("netfault: agent %q: %w", id, arena.ErrNoAgent)
@@ -240,7 +206,6 @@ func (n *Network) FailRoute(ctx context.Context, agentID, route string, status i
 	if status < 400 || status > 599 {
 		return fmt.Errorf("netfault: agent %q: status %d is not an HTTP error (400-599)", agentID, status)
 	}
-	n.Advance()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.links.Has(agentID) {
@@ -266,7 +231,6 @@ func (n *Network) liftRoutes(ctx context.Context, agentID string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n.Advance()
 	if !n.links.Has(agentID) {
 		return fmt.Errorf("netfault: agent %q: %w", agentID, arena.ErrNoAgent)
 	}

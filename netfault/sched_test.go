@@ -3,106 +3,80 @@ package netfault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ares-arena/arena"
-	"github.com/google/go-cmp/cmp"
 )
 
-func virtual(t *testing.T, opts ...Option) (*Network, *arena.VirtualClock) {
+// bubbleEpoch is where a testing/synctest bubble's clock starts.
+var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// simulated runs f in a synctest bubble on a fresh network of opts, closed
+// when f returns: the network's waits are the bubble's timers.
+func simulated(t *testing.T, f func(t *testing.T, n *Network), opts ...Option) {
 	t.Helper()
-	clock := arena.NewVirtualClock(time.Time{})
-	n := New(clock, opts...)
-	t.Cleanup(n.Close)
-	return n, clock
-}
-
-// at is the offset of the network's time from the epoch.
-func at(n *Network) time.Duration { return n.Now().Sub(arena.VirtualEpoch) }
-
-// Simulated goroutines run one at a time at their virtual instants, in
-// (time, start order) order, and only as far as the clock has moved.
-func TestSimulatedGoroutines(t *testing.T) {
-	n, clock := virtual(t)
-	var log []string
-	for _, name := range []string{"a", "b"} {
-		n.Go(func(ctx context.Context) {
-			for i := range 3 {
-				log = append(log, fmt.Sprintf("%s%d@%s", name, i, at(n)))
-				if err := n.Sleep(ctx, 150*time.Millisecond); err != nil {
-					return
-				}
-			}
-			log = append(log, name+" done@"+at(n).String())
-		})
-	}
-	n.Advance()
-	if want := []string{"a0@0s", "b0@0s"}; !cmp.Equal(want, log) {
-		t.Fatalf("at 0: %q, want %q", log, want)
-	}
-	clock.Advance(200 * time.Millisecond)
-	n.Advance()
-	clock.Advance(time.Second)
-	n.Advance()
-	want := []string{"a0@0s", "b0@0s", "a1@150ms", "b1@150ms", "a2@300ms", "b2@300ms", "a done@450ms", "b done@450ms"}
-	if diff := cmp.Diff(want, log); diff != "" {
-		t.Errorf("log (-want +got):\n%s", diff)
-	}
-	if got := at(n); got != 1200*time.Millisecond {
-		t.Errorf("Now() = %s after the goroutines, want the clock's 1.2s", got)
-	}
-}
-
-func TestSleepDeadlineAndClose(t *testing.T) {
-	n, clock := virtual(t)
-	var errs []string
-	n.Go(func(ctx context.Context) {
-		tctx, cancel := n.WithTimeout(ctx, 100*time.Millisecond)
-		defer cancel()
-		err := n.Sleep(tctx, time.Second)
-		errs = append(errs, fmt.Sprintf("%v@%s deadline=%v", err, at(n), errors.Is(err, context.DeadlineExceeded)))
-		err = n.Sleep(tctx, time.Millisecond) // past the deadline: at once
-		errs = append(errs, fmt.Sprintf("%v@%s", err, at(n)))
-		err = n.Sleep(ctx, time.Hour) // Close ends it
-		errs = append(errs, fmt.Sprintf("%v", err))
+	synctest.Test(t, func(t *testing.T) {
+		n := New(arena.RealClock{}, opts...)
+		defer n.Close()
+		f(t, n)
 	})
-	clock.Advance(time.Second)
-	n.Advance()
-	n.Close()
-	want := []string{"context deadline exceeded@100ms deadline=true", "context deadline exceeded@100ms", ErrClosed.Error()}
-	if diff := cmp.Diff(want, errs); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	n.Go(func(context.Context) { t.Error("a goroutine started after Close ran") })
-	n.Advance()
 }
 
-func TestSleepOutsideASimulatedGoroutine(t *testing.T) {
-	n, _ := virtual(t)
-	if err := n.Sleep(context.Background(), time.Second); !errors.Is(err, ErrNotSimulated) {
-		t.Errorf("Sleep from the test goroutine = %v, want ErrNotSimulated", err)
-	}
-	if err := n.Sleep(context.Background(), 0); err != nil {
-		t.Errorf("Sleep(0) = %v, want nil: nothing to wait for", err)
-	}
+// at is the offset of the network's time from the bubble's start.
+func at(n *Network) time.Duration { return n.Now().Sub(bubbleEpoch) }
+
+// netfault waits on timers: a VirtualClock, which moves no timer, is
+// refused at New with the cause and the fix.
+func TestNewRefusesAVirtualClock(t *testing.T) {
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "arena: netfault.New: an *arena.VirtualClock") || !strings.Contains(msg, "arenatest.Simulate") {
+			t.Errorf("New(VirtualClock) panicked with %q, want the cause and the fix", msg)
+		}
+	}()
+	New(arena.NewVirtualClock(time.Time{}))
+	t.Error("New(VirtualClock) returned")
+}
+
+// In a bubble the waits are simulated: a context's deadline ends a Sleep
+// at its simulated instant, and Close ends the ones under way.
+func TestSleepDeadlineAndClose(t *testing.T) {
+	simulated(t, func(t *testing.T, n *Network) {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if err := n.Sleep(ctx, time.Second); !errors.Is(err, context.DeadlineExceeded) || at(n) != 100*time.Millisecond {
+			t.Errorf("Sleep(1s) with a 100ms deadline = %v at %s, want DeadlineExceeded at 100ms", err, at(n))
+		}
+		if err := n.Sleep(ctx, time.Millisecond); !errors.Is(err, context.DeadlineExceeded) || at(n) != 100*time.Millisecond {
+			t.Errorf("Sleep past the deadline = %v at %s, want DeadlineExceeded at once", err, at(n))
+		}
+		done := make(chan error)
+		go func() { done <- n.Sleep(context.Background(), time.Hour) }()
+		time.Sleep(time.Minute)
+		n.Close()
+		if err := <-done; !errors.Is(err, ErrClosed) || at(n) != time.Minute+100*time.Millisecond {
+			t.Errorf("Sleep at Close = %v at %s, want ErrClosed at 1m0.1s", err, at(n))
+		}
+		if err := n.Sleep(context.Background(), time.Second); !errors.Is(err, ErrClosed) {
+			t.Errorf("Sleep after Close = %v, want ErrClosed", err)
+		}
+	})
 }
 
 func TestRealTime(t *testing.T) {
-	n := New(arena.RealClock{})
-	done := make(chan error, 1)
-	n.Go(func(ctx context.Context) {
-		tctx, cancel := n.WithTimeout(ctx, time.Millisecond)
-		defer cancel()
-		done <- n.Sleep(tctx, time.Hour)
-	})
-	if err := <-done; !errors.Is(err, context.DeadlineExceeded) {
+	n := New(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	if err := n.Sleep(ctx, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Sleep past a deadline = %v, want DeadlineExceeded", err)
 	}
-	n.Go(func(ctx context.Context) { done <- n.Sleep(ctx, time.Hour) })
+	done := make(chan error, 1)
+	go func() { done <- n.Sleep(context.Background(), time.Hour) }()
 	n.Close()
 	if err := <-done; !errors.Is(err, ErrClosed) {
 		t.Errorf("Sleep at Close = %v, want ErrClosed", err)

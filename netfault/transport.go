@@ -34,13 +34,9 @@ import (
 //
 // Waits are on the network's clock, by arena's network rules; each ends
 // early when the faults change (a lift ends it, a new fault lengthens it),
-// with the request's context, at a deadline set with WithTimeout, when the
-// response body is closed, and at the Network's Close. A call under no
-// fault goes straight to base.
-//
-// In virtual time the waits must happen on a simulated goroutine (Go):
-// read the response body on the caller's goroutine, and give base a body of
-// known length, or use HandlerTransport, which reads it on the caller's.
+// with the request's context (its deadline), when the response body is
+// closed, and at the Network's Close. A call under no fault goes straight
+// to base.
 func (n *Network) Transport(from string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -148,9 +144,7 @@ func (b *pacedBody) Close() error {
 }
 
 // HandlerTransport serves each request with h on the caller's goroutine,
-// with no network in between: with Transport on top, a service and its
-// client run in one simulated goroutine, so a virtual run stays
-// reproducible (h may Sleep on the network too).
+// with no network in between (h may Sleep on the network too).
 func HandlerTransport(h http.Handler) http.RoundTripper { return handlerTransport{h} }
 
 type handlerTransport struct{ h http.Handler }

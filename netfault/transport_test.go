@@ -15,19 +15,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// httpSystem is a client agent and a server agent on a virtual network; the
-// server answers its path and records when it saw each request.
+// httpAgents are the agents of httpSystem: a client and a server.
+var httpAgents = []Option{WithAgent("client", "client"), WithAgent("api", "service", "api.local")}
+
+// httpSystem is a client agent and a server agent on a network in a
+// bubble; the server answers its path and records when it saw each
+// request.
 type httpSystem struct {
 	n      *Network
-	clock  *arena.VirtualClock
 	client *http.Client
 	seen   []string
 }
 
-func newHTTPSystem(t *testing.T, opts ...Option) *httpSystem {
-	t.Helper()
-	s := &httpSystem{}
-	s.n, s.clock = virtual(t, append([]Option{WithAgent("client", "client"), WithAgent("api", "service", "api.local")}, opts...)...)
+func newHTTPSystem(n *Network) *httpSystem {
+	s := &httpSystem{n: n}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.seen = append(s.seen, r.URL.Path+"@"+at(s.n).String())
 		io.WriteString(w, strings.Repeat("x", 10_000))
@@ -36,36 +37,33 @@ func newHTTPSystem(t *testing.T, opts ...Option) *httpSystem {
 	return s
 }
 
-// call makes one request in a simulated goroutine and returns what
-// happened, with the virtual instants it started and ended.
-func (s *httpSystem) call(t *testing.T, url string, timeout time.Duration) string {
-	t.Helper()
+// call makes one request and returns what happened, with the simulated
+// instants it started and ended; the next call starts a minute later.
+func (s *httpSystem) call(url string, timeout time.Duration) string {
+	ctx := context.Background()
+	start := at(s.n)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := s.client.Do(req)
 	var out string
-	s.n.Go(func(ctx context.Context) {
-		start := at(s.n)
-		if timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = s.n.WithTimeout(ctx, timeout)
-			defer cancel()
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := s.client.Do(req)
-		switch {
-		case errors.Is(err, syscall.ECONNRESET):
-			out = "reset"
-		case errors.Is(err, context.DeadlineExceeded):
-			out = "timeout"
-		case err != nil:
-			out = err.Error()
-		default:
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			out = fmt.Sprintf("%d %dB", resp.StatusCode, len(b))
-		}
-		out += fmt.Sprintf(" %s..%s", start, at(s.n))
-	})
-	s.clock.Advance(time.Minute)
-	s.n.Advance()
+	switch {
+	case errors.Is(err, syscall.ECONNRESET):
+		out = "reset"
+	case errors.Is(err, context.DeadlineExceeded):
+		out = "timeout"
+	case err != nil:
+		out = err.Error()
+	default:
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		out = fmt.Sprintf("%d %dB", resp.StatusCode, len(b))
+	}
+	out += fmt.Sprintf(" %s..%s", start, at(s.n))
+	time.Sleep(time.Minute)
 	return out
 }
 
@@ -131,45 +129,49 @@ func TestTransport(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newHTTPSystem(t)
-			if err := tc.fault(s.n); err != nil {
-				t.Fatal(err)
-			}
-			if got := s.call(t, tc.url, tc.tmo); got != tc.want {
-				t.Errorf("call = %q, want %q", got, tc.want)
-			}
-			var want []string
-			if tc.served != "" {
-				want = []string{tc.served}
-			}
-			if diff := cmp.Diff(want, s.seen); diff != "" {
-				t.Errorf("served (-want +got):\n%s", diff)
-			}
+			simulated(t, func(t *testing.T, n *Network) {
+				s := newHTTPSystem(n)
+				if err := tc.fault(s.n); err != nil {
+					t.Fatal(err)
+				}
+				if got := s.call(tc.url, tc.tmo); got != tc.want {
+					t.Errorf("call = %q, want %q", got, tc.want)
+				}
+				var want []string
+				if tc.served != "" {
+					want = []string{tc.served}
+				}
+				if diff := cmp.Diff(want, s.seen); diff != "" {
+					t.Errorf("served (-want +got):\n%s", diff)
+				}
+			}, httpAgents...)
 		})
 	}
 }
 
 func TestTransportLiftAndJitter(t *testing.T) {
 	ctx := context.Background()
-	draws := func(seed uint64) []string {
-		s := newHTTPSystem(t, WithSeed(seed))
-		lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for range 5 {
-			out = append(out, s.call(t, "http://api/q", 0))
-		}
-		for range 2 { // lifting twice changes nothing
-			if err := lift(ctx); err != nil {
-				t.Errorf("lift of the latency = %v", err)
+	draws := func(seed uint64) (out []string) {
+		simulated(t, func(t *testing.T, n *Network) {
+			s := newHTTPSystem(n)
+			lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		last := s.call(t, "http://api/q", 0)
-		if !strings.HasPrefix(last, "200 10000B ") || !strings.HasSuffix(last, fmt.Sprintf("%s..%s", at(s.n)-time.Minute, at(s.n)-time.Minute)) {
-			t.Errorf("after the lift: %q, want no delay", last)
-		}
+			for range 5 {
+				out = append(out, s.call("http://api/q", 0))
+			}
+			for range 2 { // lifting twice changes nothing
+				if err := lift(ctx); err != nil {
+					t.Errorf("lift of the latency = %v", err)
+				}
+			}
+			last := s.call("http://api/q", 0)
+			span := last[strings.LastIndex(last, " ")+1:]
+			if from, to, _ := strings.Cut(span, ".."); !strings.HasPrefix(last, "200 10000B ") || from != to {
+				t.Errorf("after the lift: %q, want no delay", last)
+			}
+		}, append(httpAgents, WithSeed(seed))...)
 		return out
 	}
 	a, b, c := draws(1), draws(1), draws(2)
@@ -183,7 +185,8 @@ func TestTransportLiftAndJitter(t *testing.T) {
 
 func TestFaultErrors(t *testing.T) {
 	ctx := context.Background()
-	n, _ := virtual(t, WithAgent("api", "service"))
+	n := New(nil, WithAgent("api", "service"))
+	defer n.Close()
 	for name, err := range map[string]error{
 		"unknown peer":   errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "db"})),
 		"zero latency":   errOf(n.InjectLatency(ctx, "api", arena.Latency{})),

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ares-arena/arena"
@@ -38,11 +38,14 @@ func fastConfig(id, typ string, routes ...string) Config {
 	return c
 }
 
-// cluster is agents wired in one process through httptest servers.
+// cluster is agents wired in one process through an in-memory network
+// (memNet): agent id answers at http://id. Started inside a
+// testing/synctest bubble, the whole cluster runs on the bubble's clock.
 type cluster struct {
 	t      *testing.T
 	agents map[string]*Agent
-	srvs   map[string]*httptest.Server
+	urls   map[string]string
+	srvs   []*http.Server
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	client *http.Client
@@ -51,45 +54,48 @@ type cluster struct {
 // startCluster starts the agents of cfgs, each routing by ID to the others.
 func startCluster(t *testing.T, cfgs ...Config) *cluster {
 	t.Helper()
-	c := &cluster{t: t, agents: map[string]*Agent{}, srvs: map[string]*httptest.Server{}, client: &http.Client{Transport: &http.Transport{}}}
-	var mu sync.Mutex
-	urls := map[string]string{}
+	mn := newMemNet()
+	c := &cluster{t: t, agents: map[string]*Agent{}, urls: map[string]string{}, client: &http.Client{Transport: mn.transport()}}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	t.Cleanup(c.stop)
 	for _, cfg := range cfgs {
-		cfg.RouteURL = func(id string) string {
-			mu.Lock()
-			defer mu.Unlock()
-			return urls[id]
-		}
+		cfg.RouteURL = func(id string) string { return "http://" + id }
 		cfg.Client = c.client
 		a, err := NewAgent(cfg, nil)
 		if err != nil {
 			t.Fatalf("NewAgent(%s): %v", cfg.ID, err)
 		}
 		c.agents[cfg.ID] = a
-		srv := httptest.NewServer(a.Handler())
-		c.srvs[cfg.ID] = srv
-		mu.Lock()
-		urls[cfg.ID] = srv.URL
-		mu.Unlock()
+		c.urls[cfg.ID] = "http://" + cfg.ID
+		srv := &http.Server{Handler: a.Handler()}
+		c.srvs = append(c.srvs, srv)
+		l := mn.listen(cfg.ID)
+		c.wg.Go(func() { srv.Serve(l) })
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
 	for _, a := range c.agents {
 		c.wg.Go(func() { a.Run(ctx) })
 	}
-	t.Cleanup(c.stop)
 	return c
 }
 
+// stop ends the agents' loops, closes their servers (dropping the requests
+// a pause holds) and waits for all of it.
 func (c *cluster) stop() {
 	c.cancel()
-	c.wg.Wait()
-	for id, s := range c.srvs {
+	for _, s := range c.srvs {
 		s.Close()
-		c.agents[id].Close()
+	}
+	c.wg.Wait()
+	for _, a := range c.agents {
+		a.Close()
 	}
 	c.client.CloseIdleConnections()
-	c.srvs = map[string]*httptest.Server{}
+}
+
+// heldClient is a client of the cluster that gives up after d.
+func (c *cluster) heldClient(d time.Duration) *http.Client {
+	return &http.Client{Timeout: d, Transport: c.client.Transport}
 }
 
 // do sends a request to agent id and decodes the answer into out.
@@ -102,7 +108,7 @@ func (c *cluster) do(method, id, path string, body any, out any) int {
 	} else {
 		rd = bytes.NewReader(nil)
 	}
-	req, _ := http.NewRequest(method, c.srvs[id].URL+path, rd)
+	req, _ := http.NewRequest(method, c.urls[id]+path, rd)
 	resp, err := c.client.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s%s: %v", method, id, path, err)
@@ -291,7 +297,7 @@ func TestBadFaults(t *testing.T) {
 func TestClientSpeaksToAgentd(t *testing.T) {
 	c := refCluster(t, "")
 	ctx := context.Background()
-	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	cl := agentapi.Client{HTTP: c.client, URL: c.urls["worker-1"], Agent: "worker-1"}
 	st, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Timeout: agentapi.Duration(time.Second)})
 	if err != nil || len(st.Faults) != 1 || st.Faults[0].Kind != agentapi.KindToolTimeout {
 		t.Fatalf("Land(tool_timeout) = %+v, %v; want it active", st, err)
@@ -319,7 +325,7 @@ func TestClientSpeaksToAgentd(t *testing.T) {
 func TestEveryKindOfTheContract(t *testing.T) {
 	c := refCluster(t, "")
 	ctx := context.Background()
-	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["orchestrator-0"].URL, Agent: "orchestrator-0"}
+	cl := agentapi.Client{HTTP: c.client, URL: c.urls["orchestrator-0"], Agent: "orchestrator-0"}
 	kinds := slices.DeleteFunc(agentapi.Kinds(), func(k string) bool { return k == agentapi.KindPause })
 	for _, kind := range append(kinds, agentapi.KindPause) {
 		f := agentapi.Fault{Kind: kind}
@@ -345,7 +351,7 @@ func TestEveryKindOfTheContract(t *testing.T) {
 func TestClockJump(t *testing.T) {
 	c := refCluster(t, "")
 	ctx := context.Background()
-	cl := agentapi.Client{HTTP: c.client, URL: c.srvs["worker-1"].URL, Agent: "worker-1"}
+	cl := agentapi.Client{HTTP: c.client, URL: c.urls["worker-1"], Agent: "worker-1"}
 	if _, err := cl.Land(ctx, agentapi.Fault{Kind: agentapi.KindToolTimeout, Duration: agentapi.Duration(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
@@ -435,39 +441,47 @@ func TestRouteURLs(t *testing.T) {
 }
 
 // A paused agent holds every request but the pause's lift, and its loops
-// stop: the leader creates and hands on no task until the lift.
+// stop: the leader creates and hands on no task until the lift. In a
+// synctest bubble, so that "no task for 20 task intervals" is measured on
+// the cluster's own clock, exactly, however loaded the machine.
 func TestPauseHoldsTheAgent(t *testing.T) {
-	c := refCluster(t, "")
-	eventually(t, 5*time.Second, "tasks reach the orchestrator", func() bool { return c.state("orchestrator-0").Tasks.Accepted > 0 })
-	if code := c.do(http.MethodPost, "leader-0", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
-		t.Fatalf("POST pause = %d", code)
-	}
-	held := &http.Client{Timeout: 100 * time.Millisecond}
-	if resp, err := held.Get(c.srvs["leader-0"].URL + agentapi.PathHealth); err == nil {
-		resp.Body.Close()
-		t.Fatalf("GET /health of a paused agent answered %s, want no answer", resp.Status)
-	}
-	// Whatever was on its way has arrived by now (a hand-off gives up
-	// after routeTimeout); from here the count stays.
-	time.Sleep(routeTimeout)
-	before := c.state("orchestrator-0").Tasks.Accepted
-	time.Sleep(200 * time.Millisecond) // 20 task intervals
-	if after := c.state("orchestrator-0").Tasks.Accepted; after != before {
-		t.Errorf("the orchestrator accepted %d tasks while the leader was paused, want 0", after-before)
-	}
-	// A lift aimed at some other target leaves the pause in place.
-	c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause+"?target=worker-1", nil, nil)
-	if resp, err := held.Get(c.srvs["leader-0"].URL + agentapi.PathHealth); err == nil {
-		resp.Body.Close()
-		t.Fatalf("GET /health after a lift with a target answered %s, want still paused", resp.Status)
-	}
-	if code := c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
-		t.Fatalf("DELETE pause = %d", code)
-	}
-	if st := c.state("leader-0"); len(st.Faults) != 0 {
-		t.Errorf("faults after the lift: %+v", st.Faults)
-	}
-	eventually(t, 5*time.Second, "tasks flow again", func() bool { return c.state("orchestrator-0").Tasks.Accepted > before })
+	synctest.Test(t, func(t *testing.T) {
+		c := refCluster(t, "")
+		eventually(t, 5*time.Second, "tasks reach the orchestrator", func() bool { return c.state("orchestrator-0").Tasks.Accepted > 0 })
+		if code := c.do(http.MethodPost, "leader-0", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
+			t.Fatalf("POST pause = %d", code)
+		}
+		held := c.heldClient(100 * time.Millisecond)
+		if resp, err := held.Get(c.urls["leader-0"] + agentapi.PathHealth); err == nil {
+			resp.Body.Close()
+			t.Fatalf("GET /health of a paused agent answered %s, want no answer", resp.Status)
+		}
+		// Every goroutine of the cluster is blocked: a hand-off the
+		// leader had on its way when the pause landed has arrived.
+		synctest.Wait()
+		leader := c.agents["leader-0"].State().Tasks
+		before := c.state("orchestrator-0").Tasks.Accepted
+		time.Sleep(20 * c.agents["leader-0"].cfg.TaskInterval)
+		if after := c.state("orchestrator-0").Tasks.Accepted; after != before {
+			t.Errorf("the orchestrator accepted %d tasks while the leader was paused, want 0", after-before)
+		}
+		if now := c.agents["leader-0"].State().Tasks; now != leader {
+			t.Errorf("the paused leader's tasks went from %+v to %+v in 20 task intervals, want no change", leader, now)
+		}
+		// A lift aimed at some other target leaves the pause in place.
+		c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause+"?target=worker-1", nil, nil)
+		if resp, err := held.Get(c.urls["leader-0"] + agentapi.PathHealth); err == nil {
+			resp.Body.Close()
+			t.Fatalf("GET /health after a lift with a target answered %s, want still paused", resp.Status)
+		}
+		if code := c.do(http.MethodDelete, "leader-0", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
+			t.Fatalf("DELETE pause = %d", code)
+		}
+		if st := c.state("leader-0"); len(st.Faults) != 0 {
+			t.Errorf("faults after the lift: %+v", st.Faults)
+		}
+		eventually(t, 5*time.Second, "tasks flow again", func() bool { return c.state("orchestrator-0").Tasks.Accepted > before })
+	})
 }
 
 // A pause with a Duration ends on its own: a request held meanwhile is
@@ -488,24 +502,27 @@ func TestPauseEndsOnItsOwn(t *testing.T) {
 
 // A hand-off held by a pause whose sender gave up is not accepted when the
 // pause ends: the sender has handed the task to another route meanwhile.
+// In a synctest bubble, so that the test waits for exactly what it means:
+// the server has seen the sender go, and the lift has had every effect it
+// will have.
 func TestPausedAgentDropsAbandonedHandOffs(t *testing.T) {
-	c := startCluster(t, fastConfig("worker-1", "worker"))
-	if code := c.do(http.MethodPost, "worker-1", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
-		t.Fatalf("POST pause = %d", code)
-	}
-	body := strings.NewReader(`{"id":"task-abandoned","from":"orchestrator-0"}`)
-	sender := &http.Client{Timeout: 100 * time.Millisecond, Transport: &http.Transport{}}
-	defer sender.CloseIdleConnections()
-	if resp, err := sender.Post(c.srvs["worker-1"].URL+agentapi.PathTasks, "application/json", body); err == nil {
-		resp.Body.Close()
-		t.Fatalf("POST /tasks to a paused agent answered %s, want no answer", resp.Status)
-	}
-	time.Sleep(50 * time.Millisecond) // the server has seen the sender go
-	if code := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
-		t.Fatalf("DELETE pause = %d", code)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if got := c.state("worker-1").Ledger.Accepted; slices.Contains(got, "task-abandoned") {
-		t.Errorf("worker-1 accepted the abandoned hand-off after the pause: %v", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		c := startCluster(t, fastConfig("worker-1", "worker"))
+		if code := c.do(http.MethodPost, "worker-1", agentapi.PathFaults, agentapi.Fault{Kind: agentapi.KindPause}, nil); code != http.StatusOK {
+			t.Fatalf("POST pause = %d", code)
+		}
+		body := strings.NewReader(`{"id":"task-abandoned","from":"orchestrator-0"}`)
+		if resp, err := c.heldClient(100*time.Millisecond).Post(c.urls["worker-1"]+agentapi.PathTasks, "application/json", body); err == nil {
+			resp.Body.Close()
+			t.Fatalf("POST /tasks to a paused agent answered %s, want no answer", resp.Status)
+		}
+		synctest.Wait() // the server has seen the sender go
+		if code := c.do(http.MethodDelete, "worker-1", agentapi.PathFaults+"/"+agentapi.KindPause, nil, nil); code != http.StatusOK {
+			t.Fatalf("DELETE pause = %d", code)
+		}
+		synctest.Wait() // whatever the lift lets through has run
+		if got := c.state("worker-1").Ledger.Accepted; slices.Contains(got, "task-abandoned") {
+			t.Errorf("worker-1 accepted the abandoned hand-off after the pause: %v", got)
+		}
+	})
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,15 +94,25 @@ func TestRun(t *testing.T) {
 		t.Fatalf("POST pause = %s", resp.Status)
 	}
 	held := make(chan error, 1)
+	sent := make(chan struct{})
+	var once sync.Once
 	go func() {
-		resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}).Get("http://" + addr + "/health")
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { once.Do(func() { close(sent) }) }}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, "http://"+addr+"/health", nil)
+		resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{}}).Do(req)
 		if err == nil {
 			resp.Body.Close()
 			err = fmt.Errorf("answered %s", resp.Status)
 		}
 		held <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the GET is held
+	// The GET is with the paused agent once it is written: held, or about
+	// to be; either way the shutdown must drop it, not wait for the pause.
+	select {
+	case <-sent:
+	case err := <-held:
+		t.Fatalf("GET /health of the paused agent ended before it was sent: %v", err)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("run = %v, want a clean shutdown while paused", err)

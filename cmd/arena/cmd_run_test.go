@@ -145,14 +145,14 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 // --virtual=false runs in real time; under synctest real time is fake, so
-// the 50 seconds of the scenario pass at once.
+// the 50 seconds of the scenario pass at once, and the report says so.
 func TestRunRealTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		code, out, errOut := cli(t, "run", "leader-failover", "--seed", "7", "--virtual=false")
 		if code != exitPass {
 			t.Fatalf("exit %d:\n%s%s", code, out, errOut)
 		}
-		if !strings.Contains(out, "arena report: seed 7, real time, 50s observed") || errOut != "arena: leader-failover runs in real time, about 50s\n" {
+		if !strings.Contains(out, "arena report: seed 7, simulated time (synctest), 50s observed in ") || errOut != "arena: leader-failover runs in real time, about 50s\n" {
 			t.Errorf("stdout:\n%s\nstderr: %q", out, errOut)
 		}
 	})

@@ -192,7 +192,7 @@ func progress(svc *arena.Service, w io.Writer) (stop func()) {
 				_ = bar.Finish()
 				return
 			case <-t.C:
-				st := svc.GetSurvivalStatus()
+				st := svc.SurvivalStatus()
 				if !st.Running {
 					continue
 				}

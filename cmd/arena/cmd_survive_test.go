@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,17 +71,64 @@ func TestSurviveGateAndBadInput(t *testing.T) {
 	}
 }
 
+// TestSurviveInterruptedPrintsTheReport: a survival run interrupted while
+// it runs still prints its report. The interrupt comes once the progress
+// bar shows the run going, not after a guess at how long starting takes.
 func TestSurviveInterruptedPrintsTheReport(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := newWatchWriter(" actions, score ") // the bar's description of a running survival
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-stderr.seen:
+		case <-ctx.Done(): // the run ended first
+		case <-time.After(time.Minute): // a deadline: the bar draws every 100ms
+		}
 		cancel()
 	}()
-	code, out, errOut := cliCtx(t, ctx, "survive", "--duration", "720h", "--seed", "5", "--progress", "always")
+	var stdout bytes.Buffer
+	code := run(ctx, []string{"survive", "--duration", "720h", "--seed", "5", "--progress", "always"}, &stdout, stderr)
+	out, errOut := stdout.String(), stderr.String()
+	select {
+	case <-stderr.seen:
+	default:
+		t.Errorf("the progress bar never showed the survival running; stderr %q", errOut)
+	}
 	if code != exitInfra || !strings.Contains(out, "survival: 720h0m0s of chaos every 10s, interrupted (context canceled) after ") || !strings.Contains(out, "arena report: seed 5") {
 		t.Errorf("exit %d, report %q", code, out)
 	}
 	if !strings.Contains(errOut, "survival did not finish: context canceled (seed 5)") {
 		t.Errorf("stderr = %q", errOut)
 	}
+}
+
+// watchWriter keeps what is written to it, and closes seen once that
+// holds marker. Safe for concurrent use.
+type watchWriter struct {
+	marker string
+	seen   chan struct{}
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	closed bool
+}
+
+func newWatchWriter(marker string) *watchWriter {
+	return &watchWriter{marker: marker, seen: make(chan struct{})}
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if !w.closed && strings.Contains(w.buf.String(), w.marker) {
+		w.closed = true
+		close(w.seen)
+	}
+	return n, err
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

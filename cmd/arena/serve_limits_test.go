@@ -36,7 +36,8 @@ func TestServeSlowBodiesWithFewDescriptors(t *testing.T) {
 	}
 	outcomes := make(chan outcome, slow)
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	var wg, connected sync.WaitGroup
+	connected.Add(slow)
 	start := time.Now()
 	for i := 0; i < slow; i++ {
 		wg.Add(1)
@@ -44,12 +45,14 @@ func TestServeSlowBodiesWithFewDescriptors(t *testing.T) {
 			defer wg.Done()
 			conn, err := net.Dial("tcp", addr)
 			if err != nil {
+				connected.Done()
 				outcomes <- outcome{err: err}
 				return
 			}
 			defer conn.Close()
 			_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 			_, _ = io.WriteString(conn, "POST /arena/scenario/validate HTTP/1.1\r\nHost: arena\r\nContent-Length: 100000\r\n\r\n")
+			connected.Done()
 			go func() { // one body byte a second, until the test ends
 				for {
 					select {
@@ -79,8 +82,9 @@ func TestServeSlowBodiesWithFewDescriptors(t *testing.T) {
 		}()
 	}
 
-	// The valid request, while the slow ones are connecting.
-	time.Sleep(50 * time.Millisecond)
+	// The valid request, once every slow one has connected and sent its
+	// headers.
+	connected.Wait()
 	req, _ := http.NewRequest("GET", url+"/arena/stats", nil)
 	req.Header.Set("X-API-Key", key)
 	client := &http.Client{Timeout: 20 * time.Second}

@@ -292,7 +292,7 @@ func Survive(ctx context.Context, svc *arena.Service) (*arena.SurvivalReport, er
 // StopIfFailing stops the running survival run once its live score has
 // fallen below min, and returns its report; nil while it is doing well.
 func StopIfFailing(svc *arena.Service, min arena.Grade) (*arena.SurvivalReport, error) {
-	st := svc.GetSurvivalStatus()
+	st := svc.SurvivalStatus()
 	if !st.Running || !st.Score.Measured || st.Score.Grade.AtLeast(min) {
 		return nil, nil
 	}
@@ -322,7 +322,7 @@ func Compare(ctx context.Context, svc *arena.Service, scorer arena.Scorer, oldSt
 	if err != nil {
 		return false, err
 	}
-	return res.Verdict == arena.Better, nil // was Confident && NewBetter
+	return res.Verdict == arena.VerdictBetter, nil // was Confident && NewBetter
 }
 
 // Serve puts the HTTP API on mux. Close the handler on shutdown: it ends

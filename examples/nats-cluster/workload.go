@@ -210,10 +210,11 @@ func (w *Workload) Run(ctx context.Context, pace time.Duration) {
 		a := Attempt{At: start, Done: time.Now(), OK: err == nil, Server: w.nc.ConnectedServerName()}
 		if err != nil {
 			a.Err = err.Error()
-		} else {
-			w.acked++
 		}
 		w.mu.Lock()
+		if err == nil {
+			w.acked++
+		}
 		w.attempts = append(w.attempts, a)
 		w.mu.Unlock()
 		if err == nil {

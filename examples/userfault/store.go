@@ -49,9 +49,19 @@ func NewStore(clock arena.Clock, compactAfter time.Duration) *Store {
 	return s
 }
 
-// Clock is the store's clock (arenatest runs a store on a virtual clock in
-// virtual time).
+// Clock is the store's clock.
 func (s *Store) Clock() arena.Clock { return s.clock }
+
+var _ arena.VirtualSystem = (*Store)(nil)
+
+// VirtualClock returns the store's clock when it is virtual (nil
+// otherwise): the store has no goroutines or timers, and its compactor is
+// a deadline read against the clock, so arena may run it in virtual time
+// (arena.VirtualSystem; arenatest does).
+func (s *Store) VirtualClock() *arena.VirtualClock {
+	vc, _ := s.clock.(*arena.VirtualClock)
+	return vc
+}
 
 // ListAgents lists the nodes: arena resolves random and type:storage from it.
 func (s *Store) ListAgents(context.Context) ([]arena.AgentInfo, error) {

@@ -110,10 +110,11 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 		return fmt.Errorf("htmlreport: %w", err)
 	}
 	v.Rep, v.Chart = rep, template.HTML(chart) // generated here: no input reaches it unescaped
-	v.Mode = "real time"
-	if rep.Virtual {
-		v.Mode = "virtual time"
+	clock := rep.Clock
+	if clock == "" && rep.Virtual { // a report made before reports named their clock
+		clock = arena.ClockVirtual
 	}
+	v.Mode = clock.Time() // "virtual time", "simulated time (synctest)", "real time"
 	v.Length = rep.End.Sub(rep.Start)
 	v.Dims = []dimension{
 		{"availability", rep.Score.Availability, fmt.Sprintf("%d of %d samples healthy, downtime %s", rep.HealthySamples, rep.Samples, rep.Downtime)},

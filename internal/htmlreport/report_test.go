@@ -149,7 +149,7 @@ func TestWriteSurvival(t *testing.T) {
 // TestUnmeasured: a run with no probe and no fault has no grade and no
 // health line, and the page says so.
 func TestUnmeasured(t *testing.T) {
-	now := arena.VirtualEpoch
+	now := arena.VirtualEpoch()
 	rep := &arena.ScenarioReport{Scenario: "empty", Gate: arena.GateResult{Verdict: arena.GateInconclusive},
 		Report: &arena.Report{Start: now, End: now.Add(time.Second)}}
 	var buf bytes.Buffer
@@ -167,7 +167,7 @@ func TestUnmeasured(t *testing.T) {
 }
 
 func TestRowsCap(t *testing.T) {
-	now := arena.VirtualEpoch
+	now := arena.VirtualEpoch()
 	r := &arena.Report{Start: now, End: now.Add(time.Hour)}
 	for i := range MaxRows + 5 {
 		r.Faults = append(r.Faults, arena.FaultOutcome{At: arena.Duration(time.Duration(i) * time.Second), Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "w"}})

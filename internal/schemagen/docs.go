@@ -1,7 +1,8 @@
 package schemagen
 
 // docs are the schema's descriptions, by Go type and "Type.Field" (the
-// metadata keys' are their arena.MetaKey.Doc). They are what an editor
+// metadata keys' are their arena.MetaKey.Doc, and Action.Metadata's is
+// derived from the specs: metadataDoc). They are what an editor
 // shows on hover; a test checks that every property has one.
 var docs = map[string]string{
 	"Scenario":             "An arena chaos scenario: steps that inject faults, how to play them, and the scenario's own gate.",
@@ -50,7 +51,6 @@ var docs = map[string]string{
 	"Action.Type":     "The fault type.",
 	"Action.TargetID": "The agent (or DAG node) to hit, or a selector: random, or type:<agent type>. Not for kill_leader and kill_orchestrator.",
 	"Action.SourceID": "The source of the DAG edge (remove_edge only).",
-	"Action.Metadata": "Per-type parameters: duration (lifetime, after which the engine lifts the fault), delay (slow_agent), timeout (tool_timeout), error_type (llm_failure).",
 
 	"Gate":              "The scenario's gate. Left-out criteria are not checked.",
 	"Gate.MinGrade":     "The run's grade is at least this (A+ ≥ 95, A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60). A run with nothing measured has no grade and fails.",

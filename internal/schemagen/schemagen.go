@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,7 @@ func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 	}
 
 	action.Properties.Delete("id") // the engine's: scenario steps have labels
+	prop(action, "metadata").Description = metadataDoc(faults)
 	for _, name := range []string{"target_id", "source_id"} {
 		prop(action, name).MinLength = ptr(uint64(1))
 		prop(action, name).MaxLength = ptr(uint64(256))
@@ -187,6 +189,37 @@ func perType(f arena.FaultSpec) *jsonschema.Schema {
 	ifs := &jsonschema.Schema{Properties: jsonschema.NewProperties(), Required: []string{"type"}}
 	ifs.Properties.Set("type", &jsonschema.Schema{Const: t})
 	return &jsonschema.Schema{If: ifs, Then: &then, Description: t + ": " + f.Doc}
+}
+
+// metadataDoc describes an action's metadata: each key the types take,
+// with the types that take it, read from their specs (keys that the same
+// types take are grouped): "Per-type parameters: duration (pause_agent,
+// slow_agent, …); delay (slow_agent); …". The per-type rules say what each
+// key means.
+func metadataDoc(faults []arena.FaultSpec) string {
+	var keys []string
+	takers := map[string][]string{}
+	for _, f := range faults {
+		for _, k := range f.Metadata {
+			if _, seen := takers[k.Name]; !seen {
+				keys = append(keys, k.Name)
+			}
+			takers[k.Name] = append(takers[k.Name], string(f.Type))
+		}
+	}
+	if len(keys) == 0 {
+		return "Per-type parameters: none of these types takes any."
+	}
+	var groups []string
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && slices.Equal(takers[keys[j]], takers[keys[i]]) {
+			j++
+		}
+		groups = append(groups, strings.Join(keys[i:j], ", ")+" ("+strings.Join(takers[keys[i]], ", ")+")")
+		i = j
+	}
+	return "Per-type parameters, each checked against the type's own (its rule says what they mean): " + strings.Join(groups, "; ") + "."
 }
 
 // metaSchema is the schema of one metadata value.

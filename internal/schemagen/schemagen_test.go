@@ -3,8 +3,11 @@ package schemagen
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/ares-arena/arena"
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
@@ -67,5 +70,58 @@ func TestEveryPropertyIsDocumented(t *testing.T) {
 			t.Errorf("$defs.%s has no description", name)
 		}
 		check(name, d)
+	}
+}
+
+// The description of an action's metadata names every key of every type,
+// with exactly the types that take it: the network keys and clock_jump's
+// offset too, and a key of a user's own type in that type's schema.
+func TestMetadataDocNamesEveryKey(t *testing.T) {
+	user := arena.FaultSpec{Type: "acme_brownout", Target: arena.TargetAgent,
+		Metadata: []arena.MetaKey{{Name: "watts", Kind: arena.MetaKindNumber}}}
+	for _, faults := range [][]arena.FaultSpec{arena.FaultSpecs(), append(arena.FaultSpecs(), user)} {
+		b, err := GenerateFor(faults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Defs map[string]struct {
+				Properties map[string]struct {
+					Description string `json:"description"`
+				} `json:"properties"`
+			} `json:"$defs"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		text := doc.Defs["Action"].Properties["metadata"].Description
+		_, list, ok := strings.Cut(text, ": ")
+		if !ok {
+			t.Fatalf("metadata description %q: no list", text)
+		}
+		got := map[string]string{} // key → the types the text gives it
+		for _, group := range strings.Split(strings.TrimSuffix(list, "."), "; ") {
+			keys, types, ok := strings.Cut(strings.TrimSuffix(group, ")"), " (")
+			if !ok {
+				t.Fatalf("metadata description %q: group %q is not keys (types)", text, group)
+			}
+			for _, k := range strings.Split(keys, ", ") {
+				got[k] = types
+			}
+		}
+		want := map[string]string{}
+		for _, f := range faults {
+			for _, k := range f.Metadata {
+				want[k.Name] = strings.TrimPrefix(want[k.Name]+", "+string(f.Type), ", ")
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("metadata description %q: keys and their types (-want +got):\n%s", text, diff)
+		}
+		for _, k := range []string{arena.MetaLatency, arena.MetaJitter, arena.MetaDirection, arena.MetaPeer, arena.MetaRate, arena.MetaAfter, arena.MetaOffset} {
+			if got[k] == "" {
+				t.Errorf("metadata description %q lacks %s", text, k)
+			}
+		}
 	}
 }

@@ -1,21 +1,17 @@
-package netfaultexample
+package quotes
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/ares-arena/arena/netfault"
 )
 
 // Client gets quotes from the service, with retries, and from the cache
 // when the service fails (or its breaker is open).
 type Client struct {
-	n          *netfault.Network
 	http       *http.Client
 	Tries      int           // tries of the service per call (default 3)
 	Backoff    time.Duration // before the second try, doubling (default 50ms)
@@ -23,49 +19,46 @@ type Client struct {
 	Breaker    *Breaker      // nil: no breaker
 }
 
-// NewClient returns a client of agent "client" on n, reaching the services
-// through h.
-func NewClient(n *netfault.Network, h http.Handler, breaker *Breaker) *Client {
-	return &Client{
-		n:     n,
-		http:  &http.Client{Transport: n.Transport("client", netfault.HandlerTransport(h))},
-		Tries: 3, Backoff: 50 * time.Millisecond, TryTimeout: 250 * time.Millisecond,
-		Breaker: breaker,
-	}
+// NewClient returns a client that reaches the services through rt.
+func NewClient(rt http.RoundTripper, breaker *Breaker) *Client {
+	return &Client{http: &http.Client{Transport: rt}, Tries: 3, Backoff: 50 * time.Millisecond,
+		TryTimeout: 250 * time.Millisecond, Breaker: breaker}
 }
 
 // Quote returns the quote of symbol: fresh from the service, or stale
 // from the cache.
 func (c *Client) Quote(ctx context.Context, symbol string) (Quote, error) {
-	if c.Breaker == nil || c.Breaker.Allow(c.n.Now()) {
+	if c.Breaker == nil || c.Breaker.Allow(time.Now()) {
 		backoff := c.Backoff
 		for try := 0; try < c.Tries; try++ {
 			if try > 0 {
-				if err := c.n.Sleep(ctx, backoff); err != nil {
-					return Quote{}, err
+				select {
+				case <-time.After(backoff):
+				case <-ctx.Done():
+					return Quote{}, ctx.Err()
 				}
 				backoff *= 2
 			}
-			q, err := c.get(ctx, "http://quotes.internal/quote/"+symbol)
-			if errors.Is(err, netfault.ErrClosed) {
-				return Quote{}, err
+			q, err := c.get(ctx, "http://quotes/quote/"+symbol)
+			if ctx.Err() != nil {
+				return Quote{}, ctx.Err()
 			}
 			if c.Breaker != nil {
-				c.Breaker.Record(c.n.Now(), err == nil)
+				c.Breaker.Record(time.Now(), err == nil)
 			}
 			if err == nil {
 				return q, nil
 			}
-			if c.Breaker != nil && !c.Breaker.Allow(c.n.Now()) {
+			if c.Breaker != nil && !c.Breaker.Allow(time.Now()) {
 				break // the breaker opened: stop hammering the service
 			}
 		}
 	}
-	return c.get(ctx, "http://cache.internal/quote/"+symbol)
+	return c.get(ctx, "http://cache/quote/"+symbol)
 }
 
 func (c *Client) get(ctx context.Context, url string) (Quote, error) {
-	ctx, cancel := c.n.WithTimeout(ctx, c.TryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.TryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

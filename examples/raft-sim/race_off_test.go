@@ -1,0 +1,5 @@
+//go:build !race
+
+package raftsim
+
+const raceEnabled = false
