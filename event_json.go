@@ -3,6 +3,8 @@ package arena
 import (
 	"regexp"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -221,9 +223,56 @@ func checkGivenID(id string) error {
 // zero-padded to six digits (fmt.Sprintf("act-%06d", n)).
 func actionID(n uint64) string {
 	var buf [24]byte
-	b := append(buf[:0], "act-"...)
+	return string(appendActionID(buf[:0], n))
+}
+
+func appendActionID(b []byte, n uint64) []byte {
+	b = append(b, "act-"...)
 	for p := uint64(100000); p > 1 && n < p; p /= 10 {
 		b = append(b, '0')
 	}
-	return string(strconv.AppendUint(b, n, 10))
+	return strconv.AppendUint(b, n, 10)
+}
+
+// idBlockLen is how many action IDs share one string (idBlocks).
+const idBlockLen = 64
+
+// idBlocks hands out actionID(n) cut from one string per block of
+// idBlockLen numbers: an ID is a substring of its block's, so Execute does
+// not allocate one per action (an ID kept keeps its block's, about 700
+// bytes, alive). Safe for concurrent use: callers racing across a block's
+// edge each make the block they need.
+type idBlocks struct{ cur atomic.Pointer[idBlock] }
+
+type idBlock struct {
+	first uint64
+	s     string
+	ends  [idBlockLen]uint16 // where each ID ends in s
+}
+
+func (b *idBlocks) id(n uint64) string {
+	blk := b.cur.Load()
+	if blk == nil || n-blk.first >= idBlockLen {
+		blk = newIDBlock(n - n%idBlockLen)
+		b.cur.Store(blk)
+	}
+	i := n - blk.first
+	start := uint16(0)
+	if i > 0 {
+		start = blk.ends[i-1]
+	}
+	return blk.s[start:blk.ends[i]]
+}
+
+func newIDBlock(first uint64) *idBlock {
+	blk := &idBlock{first: first}
+	var sb strings.Builder
+	sb.Grow(idBlockLen * len("act-000000"))
+	for i := range uint64(idBlockLen) {
+		var buf [24]byte
+		sb.Write(appendActionID(buf[:0], first+i))
+		blk.ends[i] = uint16(sb.Len())
+	}
+	blk.s = sb.String()
+	return blk
 }

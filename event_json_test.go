@@ -44,10 +44,23 @@ func TestFormatDurationMatchesTime(t *testing.T) {
 }
 
 func TestActionIDMatchesSprintf(t *testing.T) {
-	for _, n := range []uint64{0, 1, 9, 10, 99999, 100000, 999999, 1000000, 1234567, math.MaxUint64} {
-		if got, want := actionID(n), fmt.Sprintf("act-%06d", n); got != want {
+	var blocks idBlocks
+	for _, n := range []uint64{0, 1, 9, 10, 63, 64, 65, 99999, 100000, 100001, 999999, 1000000, 1234567, math.MaxUint64 - 64, math.MaxUint64} {
+		want := fmt.Sprintf("act-%06d", n)
+		if got := actionID(n); got != want {
 			t.Errorf("actionID(%d) = %q, want %q", n, got, want)
 		}
+		if got := blocks.id(n); got != want {
+			t.Errorf("idBlocks.id(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n := range uint64(3 * idBlockLen) { // in order, as the service hands them out
+		if got, want := blocks.id(n), actionID(n); got != want {
+			t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(10*idBlockLen, func() { _ = blocks.id(7) }); n != 0 {
+		t.Errorf("%v allocations per ID within a block, want 0", n)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -79,8 +80,11 @@ type activeFaults struct {
 	m  map[string]*activeFault
 	// outside indexes the faults of m from outside a run by type (its
 	// faultKind.idx), then target: there is at most one of each (see
-	// supersede). A slot, so that replacing a fault writes no map.
+	// supersede). A slot, so that replacing a fault writes no map; a slot
+	// stays when its fault leaves, for the next fault on that target, until
+	// empty slots are as many as the faults (sweepOutside).
 	outside []map[string]*outsideSlot
+	empty   int // slots of outside with no fault
 	// lifting holds the lifts under way: out of m, not yet done. A rollback
 	// waits for those of its faults, so that a timer firing as a run or the
 	// process ends cannot leave a lift running after Rollback returned.
@@ -114,8 +118,9 @@ type liftEvent struct {
 // landing handed back. A fault executed outside a run with a `duration`
 // gets a timer on the service's clock; a run schedules its own lift
 // (Run.Inject). A landed resume_agent ends the pause it resumes. kind is
-// what the injector knows of res's type.
-func (s *Service) track(res *Result, p Params, kind faultKind, run *Run, lift Lift) {
+// what the injector knows of res's type; given says that the caller gave
+// the action's ID (the service's own IDs are never in the registry yet).
+func (s *Service) track(res *Result, given bool, p Params, kind faultKind, run *Run, lift Lift) {
 	a := &res.Action
 	if a.Type == ActionResumeAgent {
 		s.faults.mu.Lock()
@@ -147,8 +152,10 @@ func (s *Service) track(res *Result, p Params, kind faultKind, run *Run, lift Li
 		s.faults.m = map[string]*activeFault{}
 		s.faults.outside = make([]map[string]*outsideSlot, len(s.injector.kinds))
 	}
-	if old := s.faults.m[a.ID]; old != nil {
-		s.forget(old) // the same ID twice, past admit's check by a race: the later one owns it
+	if given {
+		if old := s.faults.m[a.ID]; old != nil {
+			s.forget(old) // the same ID twice, past admit's check by a race: the later one owns it
+		}
 	}
 	if run == nil {
 		s.supersede(f, kind.idx)
@@ -180,11 +187,14 @@ func (s *Service) supersede(f *activeFault, idx int) {
 		s.faults.outside[idx] = byTarget
 	}
 	slot := byTarget[f.TargetID]
-	if slot == nil {
+	switch {
+	case slot == nil:
 		slot = &outsideSlot{}
 		byTarget[f.TargetID] = slot
-	} else if slot.f != nil {
+	case slot.f != nil:
 		s.drop(slot.f)
+	default:
+		s.faults.empty--
 	}
 	slot.f = f
 }
@@ -202,10 +212,27 @@ func (s *Service) forget(f *activeFault) {
 	if f.run == nil {
 		byTarget := s.faults.outside[s.injector.kinds[f.Type].idx]
 		if slot := byTarget[f.TargetID]; slot != nil && slot.f == f {
-			delete(byTarget, f.TargetID)
+			slot.f = nil
+			s.faults.empty++
+			s.sweepOutside()
 		}
 	}
 	s.drop(f)
+}
+
+// sweepOutside deletes the empty slots of the outside index once they
+// outnumber the faults in the registry and 64: targets come and go (pods
+// are renamed), and a long-lived service must not keep a slot for each
+// one it ever hit. The sweep is paid for by the slots emptied since the
+// last one. Called with s.faults.mu held.
+func (s *Service) sweepOutside() {
+	if s.faults.empty <= max(len(s.faults.m), 64) {
+		return
+	}
+	for _, byTarget := range s.faults.outside {
+		maps.DeleteFunc(byTarget, func(_ string, slot *outsideSlot) bool { return slot.f == nil })
+	}
+	s.faults.empty = 0
 }
 
 // drop removes f from m and stops its timer, leaving the outside index to

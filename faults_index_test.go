@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -54,13 +55,24 @@ func checkOutsideIndex(t *testing.T, step int, s *Service) {
 	t.Helper()
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
+	empty := 0
 	for idx, byTarget := range s.faults.outside {
 		for target, slot := range byTarget {
 			f := slot.f
-			if f == nil || s.faults.m[f.ID] != f || f.run != nil || f.TargetID != target || s.injector.kinds[f.Type].idx != idx {
+			if f == nil {
+				empty++ // kept for the target's next fault
+				continue
+			}
+			if s.faults.m[f.ID] != f || f.run != nil || f.TargetID != target || s.injector.kinds[f.Type].idx != idx {
 				t.Fatalf("step %d: index slot [%d][%s] holds %+v, not a fault of the registry from outside a run", step, idx, target, f)
 			}
 		}
+	}
+	if empty != s.faults.empty {
+		t.Fatalf("step %d: %d empty slots, counted %d", step, empty, s.faults.empty)
+	}
+	if empty > max(len(s.faults.m), 64) {
+		t.Fatalf("step %d: %d empty slots kept for %d faults", step, empty, len(s.faults.m))
 	}
 	for id, f := range s.faults.m {
 		if f.run != nil {
@@ -70,6 +82,56 @@ func checkOutsideIndex(t *testing.T, step int, s *Service) {
 			t.Fatalf("step %d: active fault %s (%s on %s) is not in the index", step, id, f.Type, f.TargetID)
 		}
 	}
+}
+
+// Targets come and go (pods are renamed): the slots the index keeps for
+// targets whose fault left are swept once they outnumber the faults, so a
+// long-lived service does not keep one per target it ever hit; a target
+// hit again reuses its slot.
+func TestOutsideIndexForgetsGoneTargets(t *testing.T) {
+	clock := NewVirtualClock(time.Time{})
+	stub := newStub(clock, 0)
+	svc := NewService(NewInjector(stub, stub), nil, nil, WithClock(clock))
+	ctx := context.Background()
+	slots := func() int {
+		svc.faults.mu.Lock()
+		defer svc.faults.mu.Unlock()
+		n := 0
+		for _, byTarget := range svc.faults.outside {
+			n += len(byTarget)
+		}
+		return n
+	}
+	most := 0
+	for i := range 1000 {
+		res := svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: fmt.Sprintf("pod-%d", i)})
+		if !res.Success {
+			t.Fatal(res.Error)
+		}
+		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
+			t.Fatal(err)
+		}
+		checkOutsideIndex(t, i, svc)
+		most = max(most, slots())
+	}
+	if most > 65 {
+		t.Errorf("the index held %d slots at most for faults on 1000 targets one after another, want at most 65", most)
+	}
+	res := svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: "worker-1"})
+	svc.faults.mu.Lock()
+	slot := svc.faults.outside[svc.injector.kinds[ActionNetworkPartition].idx]["worker-1"]
+	svc.faults.mu.Unlock()
+	if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: "worker-1"})
+	svc.faults.mu.Lock()
+	again := svc.faults.outside[svc.injector.kinds[ActionNetworkPartition].idx]["worker-1"]
+	svc.faults.mu.Unlock()
+	if slot == nil || again != slot {
+		t.Error("a target's next fault did not reuse its slot")
+	}
+	checkOutsideIndex(t, 1000, svc)
 }
 
 // Two faults with one ID past admit's check (concurrent Executes): the
@@ -84,7 +146,7 @@ func TestDuplicateIDKeepsTheLaterFault(t *testing.T) {
 		t.Fatal(res.Error)
 	}
 	// What the second Execute would register had it passed admit at the same time.
-	svc.track(&Result{Action: Action{ID: "x", Type: ActionSlowAgent, TargetID: "worker-3"}, StartedAt: clock.Now()}, Params{}, svc.injector.kinds[ActionSlowAgent], nil, func(context.Context) error { return nil })
+	svc.track(&Result{Action: Action{ID: "x", Type: ActionSlowAgent, TargetID: "worker-3"}, StartedAt: clock.Now()}, true, Params{}, svc.injector.kinds[ActionSlowAgent], nil, func(context.Context) error { return nil })
 	checkOutsideIndex(t, 0, svc)
 	if res := svc.Execute(ctx, Action{Type: ActionNetworkPartition, TargetID: "worker-1"}); !res.Success {
 		t.Fatal(res.Error)

@@ -277,6 +277,7 @@ type Observer struct {
 	ex     Executor
 	clock  ClockKind // named in the report (NewRun sets it)
 	probe  Probe
+	pwatch *probeWatch // bounds the probe in virtual time; nil in real time
 	checks []Check
 	opts   ObserveOptions
 	start  time.Time
@@ -370,7 +371,11 @@ func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) 
 	if ex.Virtual() {
 		clock = ClockVirtual
 	}
-	return &Observer{ex: ex, clock: clock, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	o := &Observer{ex: ex, clock: clock, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	if ex.Virtual() {
+		o.pwatch = newProbeWatch(o.opts.ProbeTimeout)
+	}
+	return o
 }
 
 // Start schedules probe samples every ProbeInterval from the run's start up
@@ -411,10 +416,17 @@ func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)
 
 // sample probes the system. The sample is stamped with the clock's reading
 // when it starts: in real time a late sample is not back-dated, so a fault
-// landing while the probe runs is never fed a sample from before it.
+// landing while the probe runs is never fed a sample from before it. The
+// probe's context ends after ProbeTimeout of wall time, on either clock (in
+// virtual time through the watchdog, probeWatch).
 func (o *Observer) sample(ctx context.Context) {
 	t := o.ex.Now()
 	err := safely(func() error {
+		if o.pwatch != nil {
+			pctx := o.pwatch.begin(ctx)
+			defer o.pwatch.end(pctx)
+			return o.probe(pctx)
+		}
 		pctx := newLazyDeadline(ctx, o.opts.ProbeTimeout)
 		defer pctx.release()
 		return o.probe(pctx)

@@ -70,6 +70,7 @@ func (s *Service) lease() (*lease, error) {
 		return nil, err
 	}
 	s.leased = &lease{id: fmt.Sprintf("run-%d", s.runIDs.Add(1))}
+	s.markHeld()
 	return s.leased, nil
 }
 
@@ -78,8 +79,13 @@ func (s *Service) endLease(l *lease) {
 	defer s.mu.Unlock()
 	if s.leased == l {
 		s.leased = nil
+		s.markHeld()
 	}
 }
+
+// markHeld mirrors whether a run or a lease holds the service in s.held,
+// which Execute reads without the lock. Called with s.mu held.
+func (s *Service) markHeld() { s.held.Store(s.holder != nil || s.leased != nil) }
 
 // activeLocked names what holds the service against a caller under lease
 // l (nil: none): the run holding it, or an A/B test's lease other than l.
@@ -107,6 +113,7 @@ func (s *Service) hold(ctx context.Context, r *Run) error {
 		return err
 	}
 	s.holder = r
+	s.markHeld()
 	return nil
 }
 
@@ -115,6 +122,7 @@ func (s *Service) release(r *Run) {
 	defer s.mu.Unlock()
 	if s.holder == r {
 		s.holder = nil
+		s.markHeld()
 	}
 }
 
@@ -128,26 +136,28 @@ func (s *Service) release(r *Run) {
 // refused, not mixed into that run's score: it is recorded as a failed
 // action (history, stats, events) and the HTTP action routes answer 409.
 func (s *Service) Admit(a Action) error {
-	if a.ID != "" {
+	given := a.ID != ""
+	if given {
 		if err := checkGivenID(a.ID); err != nil {
 			return err
 		}
 	}
 	p, _ := s.injector.faults.params(a) // an invalid action is Execute's to report
-	return s.admit(context.Background(), a, p, nil)
+	return s.admit(context.Background(), a, given, p, nil)
 }
 
 // admit is Admit for an action of run (nil: outside any run) whose
 // metadata decoded to p, executed with ctx (which may carry an A/B test's
-// lease).
-func (s *Service) admit(ctx context.Context, a Action, p Params, run *Run) error {
+// lease). given says that the caller gave a's ID: only such an ID may be
+// an active fault's (the service's own are never reused).
+func (s *Service) admit(ctx context.Context, a Action, given bool, p Params, run *Run) error {
 	if err := s.checkDuration(p); err != nil {
 		return err
 	}
-	if s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
+	if given && s.faultActive(a.ID) { // the registry is keyed by ID: a second fault would hide the first from every lift
 		return invalid("id", "%q is the ID of an active fault (lift it, or give this action another ID)", a.ID)
 	}
-	if run != nil {
+	if run != nil || !s.held.Load() { // nothing holds the service: no lock, no lease to look up
 		return nil
 	}
 	s.mu.Lock()

@@ -21,6 +21,12 @@ type EventStore interface {
 	StreamVersion(ctx context.Context, stream string) (uint64, error)
 }
 
+// eventAppender is an EventStore that appends one event without a slice to
+// hold it (events.MemoryStore): the service appends one per action.
+type eventAppender interface {
+	AppendEvent(ctx context.Context, stream string, e events.Event, expectedVersion uint64) (uint64, error)
+}
+
 // The stream and event types the service writes.
 const (
 	EventStream         = "arena"
@@ -50,11 +56,18 @@ type ActionEvent struct {
 type Service struct {
 	injector *Injector
 	store    EventStore
+	appender eventAppender // store, when it appends one event at a time
+	payloads payloadSlab   // where action events are encoded
 	evidence EvidenceStore
 	opts     serviceOptions
 	metrics  *metrics
-	ids      atomic.Uint64
+	ids      atomic.Uint64 // the last action ID's number
+	idBlocks idBlocks      // the strings of the IDs
 	runIDs   atomic.Uint64
+	// born is when the service was made: time.Since(born) reads only the
+	// monotonic clock, half of what time.Now reads, so Execute times its
+	// latency with two of those.
+	born time.Time
 	// version is the arena stream's version as of the service's last
 	// append: the expected version of its next one, so that an append
 	// needs no read first unless someone else appended meanwhile.
@@ -66,10 +79,12 @@ type Service struct {
 	shared   *rand.Rand // rng behind mu, for concurrent callers
 	stats    Stats      // ByType is nil: the counts are in byType
 	byType   map[ActionType]*FaultTypeStats
+	byKind   []*FaultTypeStats // byType's counters of the injector's types, by faultKind.idx
 	history  history
-	survival *survival // the running survival run, if any
-	holder   *Run      // the run that holds the service (run_guard.go)
-	leased   *lease    // the A/B test that holds it, admitting its trials' runs
+	survival *survival   // the running survival run, if any
+	holder   *Run        // the run that holds the service (run_guard.go)
+	leased   *lease      // the A/B test that holds it, admitting its trials' runs
+	held     atomic.Bool // holder or leased is set (markHeld)
 }
 
 // NewService returns a service over injector. store and evidence may be nil
@@ -86,10 +101,12 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 		injector: injector, store: store, evidence: evidence, opts: o,
 		metrics: newMetrics(o.registerer),
 		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
-		history: history{cap: o.historyCap},
+		history: history{cap: o.historyCap}, born: time.Now(),
 	}
 	s.shared = lockedRand(&s.mu, s.rng)
 	s.byType = map[ActionType]*FaultTypeStats{}
+	s.byKind = make([]*FaultTypeStats, len(injector.kinds)) // an injector's kinds are fixed when it is made
+	s.appender, _ = store.(eventAppender)
 	return s
 }
 
@@ -117,11 +134,11 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if run != nil {
 		clock = run.ex
 	}
-	wallStart := time.Now()
+	wallStart := time.Since(s.born)
 	start := clock.Now()
 	given := a.ID != ""
 	if !given {
-		a.ID = actionID(s.ids.Add(1))
+		a.ID = s.idBlocks.id(s.ids.Add(1))
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = start
@@ -132,7 +149,7 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 		err = checkGivenID(a.ID)
 	}
 	if err == nil {
-		err = s.admit(ctx, prepared, params, run) // duration bound; refused outside a run that holds the service
+		err = s.admit(ctx, prepared, given, params, run) // duration bound; refused outside a run that holds the service
 	}
 	if err == nil {
 		start = clock.Now()
@@ -146,15 +163,15 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	if err != nil {
 		res.Error = err.Error()
 	} else {
-		s.track(&res, params, kind, run, lift) // into the active-fault registry, if arena can lift it
+		s.track(&res, given, params, kind, run, lift) // into the active-fault registry, if arena can lift it
 	}
-	s.record(&res, kind.spec != nil, time.Since(wallStart))
+	s.record(&res, kind, time.Since(s.born)-wallStart)
 	if s.store != nil {
 		ev := ActionEvent{
 			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
 			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
 		}
-		s.appendEncoded(ctx, actionEventType(res), start, ev.appendJSON(make([]byte, 0, 160)))
+		s.appendEncoded(ctx, actionEventType(res), start, s.payloads.actionEvent(&ev))
 	}
 	if !res.Success {
 		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
@@ -179,11 +196,11 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	return s.shared
 }
 
-// record counts res in stats, metrics and history; known says whether its
-// type is one the injector knows.
-func (s *Service) record(res *Result, known bool, wall time.Duration) {
+// record counts res in stats, metrics and history; kind is what the
+// injector knows of its type (a zero kind: the type is unknown).
+func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
 	typ := res.Action.Type
-	if !known {
+	if kind.spec == nil {
 		typ = invalidType // any string a client sends must not become a label
 	}
 	om := s.metrics.forOutcome(typ, res.Success)
@@ -191,11 +208,7 @@ func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := s.byType[typ]
-	if ts == nil {
-		ts = new(FaultTypeStats)
-		s.byType[typ] = ts
-	}
+	ts := s.typeStats(typ, kind)
 	s.stats.Total++
 	ts.Total++
 	if res.Success {
@@ -207,6 +220,27 @@ func (s *Service) record(res *Result, known bool, wall time.Duration) {
 	}
 	s.stats.injectionWall += wall
 	s.history.add(res)
+}
+
+// typeStats returns the counters of typ, made on first use; kind indexes
+// them for the injector's types (byKind), so that Execute need not hash the
+// type. Called with s.mu held.
+func (s *Service) typeStats(typ ActionType, kind faultKind) *FaultTypeStats {
+	known := kind.spec != nil
+	if known {
+		if ts := s.byKind[kind.idx]; ts != nil {
+			return ts
+		}
+	}
+	ts := s.byType[typ]
+	if ts == nil {
+		ts = new(FaultTypeStats)
+		s.byType[typ] = ts
+	}
+	if known {
+		s.byKind[kind.idx] = ts
+	}
+	return ts
 }
 
 // appendEvent appends one event to the arena stream with optimistic
@@ -228,20 +262,15 @@ func (s *Service) appendEvent(ctx context.Context, typ string, at time.Time, pay
 // appendEncoded is appendEvent with the payload encoded already. The store
 // takes ownership of data.
 func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, data []byte) {
-	ev := eventSlices.Get().(*[]events.Event)
-	defer func() {
-		clear(*ev) // drop the references before the slice is reused
-		eventSlices.Put(ev)
-	}()
 	// No metadata: the payload names the action (a map per event was the
 	// largest part of a long run's retained events).
-	(*ev)[0] = events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
+	e := events.Event{Stream: EventStream, Type: typ, Time: at, Data: data}
 	if ctx.Done() != nil {
 		ctx = context.WithoutCancel(ctx) // a cancelled run still records what it did
 	}
 	v := s.version.Load()
 	for attempt := 0; ; attempt++ {
-		nv, err := s.store.Append(ctx, EventStream, *ev, v)
+		nv, err := s.appendOne(ctx, e, v)
 		if err == nil {
 			s.version.Store(nv) // a racing append may store an older one: it costs a retry, never an event
 			return
@@ -259,9 +288,23 @@ func (s *Service) appendEncoded(ctx context.Context, typ string, at time.Time, d
 	}
 }
 
+// appendOne appends e to the arena stream expecting version v.
+func (s *Service) appendOne(ctx context.Context, e events.Event, v uint64) (uint64, error) {
+	if s.appender != nil {
+		return s.appender.AppendEvent(ctx, EventStream, e, v)
+	}
+	evs := eventSlices.Get().(*[]events.Event)
+	defer func() {
+		clear(*evs) // drop the references before the slice is reused
+		eventSlices.Put(evs)
+	}()
+	(*evs)[0] = e
+	return s.store.Append(ctx, EventStream, *evs, v)
+}
+
 const maxAppendAttempts = 1000
 
-// eventSlices holds one-event slices for appendEncoded: the store copies the
+// eventSlices holds one-event slices for appendOne: the store copies the
 // event out, so the slice need not be allocated per call.
 var eventSlices = sync.Pool{New: func() any { return &[]events.Event{{}} }}
 

@@ -85,11 +85,22 @@ func eventSize(e *Event) int64 {
 	return int64(n)
 }
 
-// digits is the length of v in decimal.
+// digits is the length of v in decimal. It compares instead of dividing:
+// it runs twice per append of a full store (the event in, the one out).
 func digits(v uint64) int {
 	n := 1
-	for ; v >= 10; v /= 10 {
+	for n < len(pow10) && v >= pow10[n] {
 		n++
 	}
 	return n
 }
+
+// pow10[i] is 10 to the i; the last is the largest power of ten a uint64
+// holds.
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()

@@ -64,10 +64,15 @@ type MemoryStore struct {
 	mu       sync.Mutex
 	closed   bool
 	versions map[string]*uint64 // a pointer, so an append looks its stream up once
-	log      ring
-	total    uint64 // events ever appended = Sequence of the newest
-	lagged   uint64
-	subs     []*Subscription
+	// last is the stream of the last append and its version's pointer: a
+	// writer appends to one stream over and over (arena's service to
+	// "arena"), and comparing a string costs less than hashing it.
+	last   string
+	lastVP *uint64
+	log    ring
+	total  uint64 // events ever appended = Sequence of the newest
+	lagged uint64
+	subs   []*Subscription
 }
 
 // NewMemoryStore returns an empty store.
@@ -102,38 +107,78 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return 0, ErrClosed
+	vp, version, err := s.expect(stream, expectedVersion, len(evs) > 0)
+	if err != nil || len(evs) == 0 {
+		return version, err
 	}
-	vp := s.versions[stream]
+	for _, e := range evs {
+		version = s.push(stream, vp, e)
+	}
+	return version, nil
+}
+
+// AppendEvent is Append of the one event e, without a slice to hold it: a
+// writer that appends one event at a time (arena's service, per action)
+// need not keep one.
+func (s *MemoryStore) AppendEvent(ctx context.Context, stream string, e Event, expectedVersion uint64) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := validateEvent(stream, 0, &e); err != nil {
+		return 0, err
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vp, version, err := s.expect(stream, expectedVersion, true)
+	if err != nil {
+		return version, err
+	}
+	return s.push(stream, vp, e), nil
+}
+
+// expect returns stream's version, and the pointer that holds it (made for
+// a new stream when create is set), or a *ConflictError when it is not
+// expectedVersion. s.mu must be held.
+func (s *MemoryStore) expect(stream string, expectedVersion uint64, create bool) (*uint64, uint64, error) {
+	if s.closed {
+		return nil, 0, ErrClosed
+	}
+	vp := s.lastVP
+	if vp == nil || stream != s.last {
+		if vp = s.versions[stream]; vp != nil {
+			s.last, s.lastVP = stream, vp
+		}
+	}
 	var version uint64
 	if vp != nil {
 		version = *vp
 	}
 	if expectedVersion != AnyVersion && expectedVersion != version {
-		return 0, &ConflictError{Stream: stream, Expected: expectedVersion, Actual: version}
+		return nil, 0, &ConflictError{Stream: stream, Expected: expectedVersion, Actual: version}
 	}
-	if len(evs) == 0 {
-		return version, nil
-	}
-	for _, e := range evs {
-		version++
-		s.total++
-		e.Stream, e.Version, e.Sequence = stream, version, s.total
-		// An empty ID stays empty in the ring and is made on the way out
-		// (withID): most events are never read, and the string was one
-		// allocation per event.
-		s.log.push(e)
-		// Deliver from e, not from the ring: with a batch larger than the
-		// retention the ring may already have dropped it.
-		s.deliver(e)
-	}
-	if vp == nil {
+	if vp == nil && create {
 		vp = new(uint64)
 		s.versions[stream] = vp
+		s.last, s.lastVP = stream, vp
 	}
-	*vp = version
-	return version, nil
+	return vp, version, nil
+}
+
+// push appends e to stream, whose version vp holds, and returns the
+// stream's new version. s.mu must be held.
+func (s *MemoryStore) push(stream string, vp *uint64, e Event) uint64 {
+	*vp++
+	s.total++
+	e.Stream, e.Version, e.Sequence = stream, *vp, s.total
+	// An empty ID stays empty in the ring and is made on the way out
+	// (withID): most events are never read, and the string was one
+	// allocation per event.
+	s.log.push(e)
+	// Deliver from e, not from the ring: with a batch larger than the
+	// retention the ring may already have dropped it.
+	s.deliver(e)
+	return *vp
 }
 
 // withID returns e with the store's ID, "<stream>-<version>", if it has
@@ -154,13 +199,24 @@ func validate(stream string, evs []Event) error {
 	if stream == "" {
 		return errors.New("events: empty stream name")
 	}
-	for i, e := range evs {
-		if e.Type == "" {
-			return fmt.Errorf("events: event[%d]: empty type", i)
+	for i := range evs {
+		if err := validateEvent(stream, i, &evs[i]); err != nil {
+			return err
 		}
-		if e.Stream != "" && e.Stream != stream {
-			return fmt.Errorf("events: event[%d]: stream %q differs from append stream %q", i, e.Stream, stream)
-		}
+	}
+	return nil
+}
+
+// validateEvent checks e, event i of an append to stream.
+func validateEvent(stream string, i int, e *Event) error {
+	if stream == "" {
+		return errors.New("events: empty stream name")
+	}
+	if e.Type == "" {
+		return fmt.Errorf("events: event[%d]: empty type", i)
+	}
+	if e.Stream != "" && e.Stream != stream {
+		return fmt.Errorf("events: event[%d]: stream %q differs from append stream %q", i, e.Stream, stream)
 	}
 	return nil
 }

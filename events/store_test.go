@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -476,5 +477,98 @@ func TestClose(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close() = %v, want nil", err)
+	}
+}
+
+// AppendEvent(e) is Append of []Event{e}: the same versions, sequences,
+// conflicts, errors, stored events and deliveries, step by step.
+func TestAppendEventIsAppendOfOne(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		stream   string
+		e        Event
+		expected uint64
+	}{
+		{"arena", Event{Type: "a", Time: at, Data: json.RawMessage(`{"n":1}`)}, 0},
+		{"arena", Event{Type: "b"}, 1},
+		{"arena", Event{Type: "c"}, 1}, // conflict: the version is 2
+		{"agent", Event{Type: "d", ID: "mine"}, 0},
+		{"agent", Event{Type: "e", Stream: "agent"}, AnyVersion},
+		{"arena", Event{Type: "f", Stream: "agent"}, AnyVersion}, // another stream's event
+		{"arena", Event{}, AnyVersion},                           // no type
+		{"", Event{Type: "g"}, AnyVersion},                       // no stream
+		{"new", Event{Type: "h"}, 3},                             // conflict on a new stream
+		{"arena", Event{Type: "i"}, 2},
+	}
+	type store struct {
+		s   *MemoryStore
+		sub *Subscription
+	}
+	open := func() store {
+		s := NewMemoryStore()
+		sub, err := s.Subscribe(ctx, Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return store{s, sub}
+	}
+	slice, one := open(), open()
+	for i, st := range steps {
+		v1, err1 := slice.s.Append(ctx, st.stream, []Event{st.e}, st.expected)
+		v2, err2 := one.s.AppendEvent(ctx, st.stream, st.e, st.expected)
+		if v1 != v2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("step %d: Append = %d, %v; AppendEvent = %d, %v", i, v1, err1, v2, err2)
+		}
+	}
+	for _, stream := range []string{"arena", "agent", "new"} {
+		v1, _ := slice.s.StreamVersion(ctx, stream)
+		v2, _ := one.s.StreamVersion(ctx, stream)
+		if v1 != v2 {
+			t.Errorf("StreamVersion(%q): %d after Append, %d after AppendEvent", stream, v1, v2)
+		}
+	}
+	read1, _ := slice.s.Read(ctx, Filter{}, 0)
+	read2, _ := one.s.Read(ctx, Filter{}, 0)
+	if len(read1) != 5 { // a, b, d, e, i
+		t.Errorf("%d events stored, want 5", len(read1))
+	}
+	if diff := cmp.Diff(read1, read2); diff != "" {
+		t.Errorf("stored events (-Append +AppendEvent):\n%s", diff)
+	}
+	var got [2][]Event
+	for k, st := range []store{slice, one} {
+		for range read1 {
+			select {
+			case e := <-st.sub.C():
+				got[k] = append(got[k], e)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("store %d: %d events delivered, want %d", k, len(got[k]), len(read1))
+			}
+		}
+		st.s.Close()
+	}
+	if diff := cmp.Diff(got[0], got[1]); diff != "" {
+		t.Errorf("delivered (-Append +AppendEvent):\n%s", diff)
+	}
+	if _, err := one.s.AppendEvent(ctx, "arena", Event{Type: "j"}, AnyVersion); !errors.Is(err, ErrClosed) {
+		t.Errorf("AppendEvent after Close = %v, want ErrClosed", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := NewMemoryStore().AppendEvent(cctx, "arena", Event{Type: "k"}, AnyVersion); !errors.Is(err, context.Canceled) {
+		t.Errorf("AppendEvent with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestDigits(t *testing.T) {
+	vs := []uint64{0, 1, 9, 10, 11, 99, 100, 999_999, 1_000_000, 1<<63 - 1, 9_999_999_999_999_999_999, 10_000_000_000_000_000_000, ^uint64(0)}
+	for i := range 64 {
+		vs = append(vs, 1<<i, 1<<i-1)
+	}
+	for _, v := range vs {
+		if got, want := digits(v), len(strconv.FormatUint(v, 10)); got != want {
+			t.Errorf("digits(%d) = %d, want %d", v, got, want)
+		}
 	}
 }
