@@ -130,9 +130,6 @@ func (r *Run) Start() time.Time { return r.start }
 // End returns when the run ends.
 func (r *Run) End() time.Time { return r.end }
 
-// Executor returns the run's executor, for schedules to add events.
-func (r *Run) Executor() Executor { return r.ex }
-
 // Rand returns the run's seeded generator. It is safe for concurrent use;
 // draws from it in a fixed order keep a virtual run reproducible.
 func (r *Run) Rand() *rand.Rand { return r.lockedRand() }
@@ -285,16 +282,13 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	return rep, err
 }
 
-// OnOutcome registers fn to hear each fault's final outcome, as the
+// onOutcome registers fn to hear each fault's final outcome, as the
 // observer decides it (schedules use it to track what is still active).
-func (r *Run) OnOutcome(fn func(FaultOutcome)) {
+func (r *Run) onOutcome(fn func(FaultOutcome)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.listeners = append(r.listeners, fn)
 }
-
-// Observer returns the run's observer.
-func (r *Run) Observer() *Observer { return r.obs }
 
 // Stop ends the run after the current event; Play then finishes the report
 // at that instant: faults still awaiting a verdict are reported undecided
@@ -316,9 +310,6 @@ func (r *Run) complete() {
 	r.mu.Unlock()
 	r.ex.Stop()
 }
-
-// Snapshot returns a live report of the run so far.
-func (r *Run) Snapshot() *Report { return r.obs.Report(r.seed) }
 
 // RunSchedule plays a code-defined schedule against the service's system and
 // returns the scored report. It is the smallest complete use of the engine:
