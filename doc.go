@@ -215,7 +215,7 @@
 //     VirtualExecutor, NewVirtualExecutor, RealExecutor, NewRealExecutor,
 //     DefaultGrace, Clock, RealClock, VirtualClock, NewVirtualClock, ClockKind,
 //     ClockVirtual, ClockSimulated, ClockReal, InBubble, VirtualSystem,
-//     VirtualEpoch, ErrClockBusy, EventKind, Observer, NewObserver, Fault,
+//     VirtualEpoch, ErrClockBusy, EventKind,
 //     ObserveOptions, ObserveSetting, DefaultProbeInterval, MinProbeInterval,
 //     DefaultProbeTimeout, DefaultStableSamples, DefaultRecoveryDeadline,
 //     DefaultSettleTime, DefaultTimelineCap, DefaultListCap.

@@ -25,7 +25,7 @@ type RunOptions struct {
 type Run struct {
 	svc    *Service
 	ex     Executor
-	obs    *Observer
+	obs    *observer
 	seed   uint64
 	start  time.Time
 	end    time.Time
@@ -84,7 +84,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	}
 	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
-	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	r.obs = newObserver(ex, s.opts.probe, s.opts.checks, obs)
 	r.obs.clock = clockKindOf(s.opts.clock)
 	var (
 		vmu        sync.Mutex // checks may run on several goroutines in real time
