@@ -275,7 +275,7 @@ type faultTrack struct {
 // observer samples the probe on an executor's schedule, follows each landed
 // fault to its outcome, runs consistency checks and scores the run.
 type observer struct {
-	ex     Executor
+	ex     executor
 	clock  ClockKind // named in the report (NewRun sets it)
 	probe  Probe
 	pwatch *probeWatch // bounds the probe in virtual time; nil in real time
@@ -367,7 +367,7 @@ type landedFault struct{ t *faultTrack }
 
 // newObserver returns an observer for a run on ex that starts now. probe may
 // be nil (availability and recovery are then unmeasured).
-func newObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) *observer {
+func newObserver(ex executor, probe Probe, checks []Check, opts ObserveOptions) *observer {
 	clock := ClockReal
 	if ex.Virtual() {
 		clock = ClockVirtual

@@ -24,7 +24,7 @@ type RunOptions struct {
 // list, a scenario, survival) are added with At and Inject, then Play runs it.
 type Run struct {
 	svc    *Service
-	ex     Executor
+	ex     executor
 	obs    *observer
 	seed   uint64
 	start  time.Time
@@ -71,11 +71,11 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	if opts.Seed == 0 {
 		opts.Seed = DrawSeed()
 	}
-	var ex Executor
+	var ex executor
 	if vc, ok := s.opts.clock.(*VirtualClock); ok {
-		ex = NewVirtualExecutor(vc)
+		ex = newVirtualExecutor(vc)
 	} else {
-		ex = NewRealExecutor(s.opts.clock)
+		ex = newRealExecutor(s.opts.clock)
 	}
 	r := &Run{
 		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),

@@ -36,7 +36,7 @@ type stepRun struct {
 // slots in the order they fell due. When every step has completed or been
 // skipped, the run ends after the cooldown.
 //
-// In virtual time an injection takes no time (Executor.Go runs it inline),
+// In virtual time an injection takes no time (executor.Go runs it inline),
 // so steps due at one instant start at that instant, one after the other.
 // In real time injections run on goroutines and overlap, up to the bound.
 type scheduler struct {
