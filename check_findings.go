@@ -76,7 +76,7 @@ const (
 func (c CheckResult) Failed() bool { return !c.Passed && !c.NotApplicable && !c.Undecided }
 
 // checkResult makes the result of one run of check name at offset at.
-func (o *Observer) checkResult(name string, at Duration, err error) CheckResult {
+func (o *observer) checkResult(name string, at Duration, err error) CheckResult {
 	r := CheckResult{Name: name, At: at, Passed: err == nil,
 		NotApplicable: errors.Is(err, ErrNotApplicable), Undecided: errors.Is(err, ErrUndecided)}
 	if err == nil {
@@ -92,7 +92,7 @@ func (o *Observer) checkResult(name string, at Duration, err error) CheckResult 
 
 // annotate copies v, bounded in lines and bytes, with each operation's offset and the faults
 // active during it.
-func (o *Observer) annotate(v *Violation) *Violation {
+func (o *observer) annotate(v *Violation) *Violation {
 	out := &Violation{Summary: cutUTF8(v.Summary, maxViolationText), Files: slices.Clone(v.Files)}
 	for _, d := range v.Details[:min(len(v.Details), maxViolationDetails)] {
 		out.Details = append(out.Details, cutUTF8(d, maxViolationText))
@@ -124,7 +124,7 @@ func (o *Observer) annotate(v *Violation) *Violation {
 // to]. A fault is active from the instant arena started landing it until
 // arena lifted it, the runtime healed it, or the system recovered from it;
 // one that never recovered is active to the end. Under mu.
-func (o *Observer) faultsDuring(from, to time.Time) []string {
+func (o *observer) faultsDuring(from, to time.Time) []string {
 	var out []string
 	for _, f := range o.faults {
 		if f.landed.After(to) {
@@ -139,7 +139,7 @@ func (o *Observer) faultsDuring(from, to time.Time) []string {
 }
 
 // faultEnd is when fault f stopped acting, if it has.
-func (o *Observer) faultEnd(f *faultTrack) (time.Time, bool) {
+func (o *observer) faultEnd(f *faultTrack) (time.Time, bool) {
 	switch {
 	case f.out.Lifted != nil:
 		return o.start.Add(f.out.Lifted.D()), true

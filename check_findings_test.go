@@ -125,7 +125,7 @@ func TestAbortOnlyOnFailedChecks(t *testing.T) {
 // maxViolationText bytes on a rune boundary, whatever the check found.
 func TestViolationBounded(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
-	o := NewObserver(NewVirtualExecutor(clock), nil, nil, ObserveOptions{})
+	o := newObserver(newVirtualExecutor(clock), nil, nil, ObserveOptions{})
 	long := strings.Repeat("ключ", 1000) // 8000 bytes, two a rune
 	v := &Violation{Summary: "key " + long + " is not linearizable", Details: make([]string, 30), Ops: make([]ViolationOp, 60)}
 	for i := range v.Details {

@@ -19,8 +19,8 @@
 //		arena.Step{At: 10 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
 //	fmt.Print(rep) // score, grade, dimensions, each fault with its TTR
 //
-// A *VirtualClock makes the run virtual: a VirtualExecutor jumps the clock
-// from event to event, so an hour of chaos takes milliseconds and the same
+// A *VirtualClock makes the run virtual: the run jumps the clock from
+// event to event, so an hour of chaos takes milliseconds and the same
 // seed always gives the same report.
 //
 // # Actions
@@ -211,14 +211,13 @@
 //     DefaultRollbackTimeout.
 //   - Watching: Service.RunStatus, RunStatus, HealthEvent, MaxHealthReason,
 //     Service.HistoryPage, Service.HistoryBefore.
-//   - Runs: Run, RunOptions, RunSchedule, Step, DrawSeed, Executor,
-//     VirtualExecutor, NewVirtualExecutor, RealExecutor, NewRealExecutor,
-//     DefaultGrace, Clock, RealClock, VirtualClock, NewVirtualClock, ClockKind,
-//     ClockVirtual, ClockSimulated, ClockReal, InBubble, VirtualSystem,
-//     VirtualEpoch, ErrClockBusy, EventKind, Observer, NewObserver, Fault,
-//     ObserveOptions, ObserveSetting, DefaultProbeInterval, MinProbeInterval,
-//     DefaultProbeTimeout, DefaultStableSamples, DefaultRecoveryDeadline,
-//     DefaultSettleTime, DefaultTimelineCap, DefaultListCap.
+//   - Runs: Run, RunOptions, RunSchedule, Step, DrawSeed, Clock, RealClock,
+//     VirtualClock, NewVirtualClock, ClockKind, ClockVirtual, ClockSimulated,
+//     ClockReal, InBubble, VirtualSystem, VirtualEpoch, ErrClockBusy,
+//     EventKind (for Run.At), ObserveOptions, ObserveSetting,
+//     DefaultProbeInterval, MinProbeInterval, DefaultProbeTimeout,
+//     DefaultStableSamples, DefaultRecoveryDeadline, DefaultSettleTime,
+//     DefaultTimelineCap, DefaultListCap.
 //   - Scores: Report, FaultOutcome, CheckResult, Transition, Score, Dimension,
 //     Grade, GradeFor, ParseGrade, ComputeScore, Inputs, ScoreOptions,
 //     Weights, DefaultWeights.

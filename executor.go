@@ -28,9 +28,9 @@ const (
 	KindPhase
 )
 
-// Executor plays a run's schedule of timed events. Both implementations are
+// executor plays a run's schedule of timed events. Both implementations are
 // driven the same way: schedule with At, then Run.
-type Executor interface {
+type executor interface {
 	Clock
 	// At schedules fn to run at t. It may be called from within an event,
 	// and from goroutines started by Go.
@@ -150,32 +150,32 @@ func (s *queue) peek() (time.Time, bool) {
 	return s.q[0].at, true
 }
 
-// VirtualExecutor jumps a VirtualClock to each event and runs it at once, on
+// virtualExecutor jumps a VirtualClock to each event and runs it at once, on
 // one goroutine, in (time, kind, sequence) order. A day of chaos runs at CPU
 // speed and the same schedule always gives the same run.
-type VirtualExecutor struct {
+type virtualExecutor struct {
 	clock *VirtualClock
 	queue
 	ctx context.Context // Run's, for Go; guarded by queue.mu
 }
 
-// NewVirtualExecutor returns an executor driving clock.
-func NewVirtualExecutor(clock *VirtualClock) *VirtualExecutor {
-	return &VirtualExecutor{clock: clock}
+// newVirtualExecutor returns an executor driving clock.
+func newVirtualExecutor(clock *VirtualClock) *virtualExecutor {
+	return &virtualExecutor{clock: clock}
 }
 
 // Now returns the virtual time.
-func (e *VirtualExecutor) Now() time.Time { return e.clock.Now() }
+func (e *virtualExecutor) Now() time.Time { return e.clock.Now() }
 
 // At schedules fn at t. A time in the past runs next, before the other
 // events of the current instant.
-func (e *VirtualExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+func (e *virtualExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	e.at(t, kind, fn)
 }
 
 // Go runs fn at once, with the context Run was given: in virtual time an
 // injection takes no time.
-func (e *VirtualExecutor) Go(fn func(ctx context.Context)) {
+func (e *virtualExecutor) Go(fn func(ctx context.Context)) {
 	e.mu.Lock()
 	ctx := e.ctx
 	e.mu.Unlock()
@@ -186,10 +186,10 @@ func (e *VirtualExecutor) Go(fn func(ctx context.Context)) {
 }
 
 // Virtual reports true.
-func (e *VirtualExecutor) Virtual() bool { return true }
+func (e *virtualExecutor) Virtual() bool { return true }
 
 // Run plays the schedule up to end.
-func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
+func (e *virtualExecutor) Run(ctx context.Context, end time.Time) error {
 	e.mu.Lock()
 	e.ctx = ctx
 	e.mu.Unlock()
@@ -209,50 +209,50 @@ func (e *VirtualExecutor) Run(ctx context.Context, end time.Time) error {
 	}
 }
 
-// RealExecutor sleeps until each event is due. Work started with Go runs on
+// realExecutor sleeps until each event is due. Work started with Go runs on
 // its own goroutine, so slow injections overlap as they would in production.
 // It reads time from its Clock, so it also runs inside testing/synctest.
-type RealExecutor struct {
+type realExecutor struct {
 	clock Clock
 	queue
 	emu     sync.Mutex
 	wg      sync.WaitGroup
-	ctx     context.Context // for work started with Go; cancelled Grace after the end
+	ctx     context.Context // for work started with Go; cancelled grace after the end
 	cancel  context.CancelFunc
 	pending []func(ctx context.Context)
-	// Grace is how long Run waits, once the schedule is over, for work
+	// grace is how long Run waits, once the schedule is over, for work
 	// started with Go before cancelling its context (default 5s): a hung
 	// provider call must not hold a run past its end.
-	Grace time.Duration
+	grace time.Duration
 }
 
-// DefaultGrace is RealExecutor.Grace's default.
-const DefaultGrace = 5 * time.Second
+// defaultGrace is realExecutor.grace's default.
+const defaultGrace = 5 * time.Second
 
-// NewRealExecutor returns a wall-clock executor (clock nil means RealClock).
-func NewRealExecutor(clock Clock) *RealExecutor {
+// newRealExecutor returns a wall-clock executor (clock nil means RealClock).
+func newRealExecutor(clock Clock) *realExecutor {
 	if clock == nil {
 		clock = RealClock{}
 	}
-	e := &RealExecutor{clock: clock, Grace: DefaultGrace}
+	e := &realExecutor{clock: clock, grace: defaultGrace}
 	e.wake = make(chan struct{}, 1)
 	return e
 }
 
 // Now reads the executor's clock.
-func (e *RealExecutor) Now() time.Time { return e.clock.Now() }
+func (e *realExecutor) Now() time.Time { return e.clock.Now() }
 
 // At schedules fn at t.
-func (e *RealExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
+func (e *realExecutor) At(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 	e.at(t, kind, fn)
 }
 
 // Virtual reports false.
-func (e *RealExecutor) Virtual() bool { return false }
+func (e *realExecutor) Virtual() bool { return false }
 
 // Go runs fn on a new goroutine with the run's context. Called before Run,
 // fn starts when Run starts.
-func (e *RealExecutor) Go(fn func(ctx context.Context)) {
+func (e *realExecutor) Go(fn func(ctx context.Context)) {
 	e.emu.Lock()
 	defer e.emu.Unlock()
 	if e.ctx == nil {
@@ -262,7 +262,7 @@ func (e *RealExecutor) Go(fn func(ctx context.Context)) {
 	e.start(e.ctx, fn)
 }
 
-func (e *RealExecutor) start(ctx context.Context, fn func(ctx context.Context)) {
+func (e *realExecutor) start(ctx context.Context, fn func(ctx context.Context)) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -271,7 +271,7 @@ func (e *RealExecutor) start(ctx context.Context, fn func(ctx context.Context)) 
 }
 
 // Run plays the schedule up to end in real time.
-func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
+func (e *realExecutor) Run(ctx context.Context, end time.Time) error {
 	e.emu.Lock()
 	e.ctx, e.cancel = context.WithCancel(ctx)
 	for _, fn := range e.pending {
@@ -314,15 +314,15 @@ func (e *RealExecutor) Run(ctx context.Context, end time.Time) error {
 	}
 }
 
-// drain waits for the work started with Go, at most Grace, then cancels
+// drain waits for the work started with Go, at most grace, then cancels
 // its context and waits for it to return.
-func (e *RealExecutor) drain() {
+func (e *realExecutor) drain() {
 	done := make(chan struct{})
 	go func() {
 		e.wg.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(e.Grace)
+	t := time.NewTimer(e.grace)
 	defer t.Stop()
 	select {
 	case <-done:

@@ -19,7 +19,7 @@ import (
 // phase edges; within a kind, in scheduling order; earlier instants first.
 func TestVirtualExecutorSameInstantOrder(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
-	ex := NewVirtualExecutor(clock)
+	ex := newVirtualExecutor(clock)
 	t0 := clock.Now()
 	var got []string
 	add := func(at time.Duration, kind EventKind, name string) {
@@ -49,7 +49,7 @@ func TestVirtualExecutorSameInstantOrder(t *testing.T) {
 
 func TestVirtualExecutorEventsScheduleEvents(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
-	ex := NewVirtualExecutor(clock)
+	ex := newVirtualExecutor(clock)
 	t0 := clock.Now()
 	n := 0
 	var tick func(context.Context)
@@ -68,7 +68,7 @@ func TestVirtualExecutorEventsScheduleEvents(t *testing.T) {
 
 func TestVirtualExecutorHonoursCancel(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
-	ex := NewVirtualExecutor(clock)
+	ex := newVirtualExecutor(clock)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ran := 0
@@ -93,7 +93,7 @@ func TestVirtualExecutorHonoursCancel(t *testing.T) {
 // order, and work started with Go overlaps the schedule.
 func TestRealExecutorInSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ex := NewRealExecutor(nil)
+		ex := newRealExecutor(nil)
 		t0 := time.Now()
 		var mu sync.Mutex
 		var got []string
@@ -126,7 +126,7 @@ func TestRealExecutorInSynctest(t *testing.T) {
 
 func TestRealExecutorCancelWaitsForGoroutines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ex := NewRealExecutor(nil)
+		ex := newRealExecutor(nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		finished := false
@@ -147,7 +147,7 @@ func TestRealExecutorCancelWaitsForGoroutines(t *testing.T) {
 
 func TestStopEndsTheRunAtThatInstant(t *testing.T) {
 	clock := NewVirtualClock(time.Time{})
-	ex := NewVirtualExecutor(clock)
+	ex := newVirtualExecutor(clock)
 	t0 := clock.Now()
 	ran := 0
 	for i := range 10 {
@@ -161,7 +161,7 @@ func TestStopEndsTheRunAtThatInstant(t *testing.T) {
 		t.Errorf("ran %d events, clock at +%s; want 4 (0s…3s) and +3s", ran, clock.Now().Sub(t0))
 	}
 	synctest.Test(t, func(t *testing.T) {
-		ex := NewRealExecutor(nil)
+		ex := newRealExecutor(nil)
 		t0 := time.Now()
 		ex.At(t0.Add(2*time.Second), KindPhase, func(context.Context) { ex.Stop() })
 		if err := ex.Run(context.Background(), t0.Add(time.Hour)); err != nil {
@@ -190,7 +190,7 @@ func TestHungProviderCallIsCancelledAfterGrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(start); d != 5*time.Second+DefaultGrace {
+		if d := time.Since(start); d != 5*time.Second+defaultGrace {
 			t.Errorf("run returned after %s, want 10s (5s + the grace)", d)
 		}
 		if len(rep.InjectionErrors) != 1 && len(rep.Faults) != 0 {

@@ -22,7 +22,7 @@ func (in *Injector) healedAt(a Action, since time.Time) (time.Time, bool) {
 }
 
 // Healed records that the runtime's own mechanism ended fault f at t.
-func (o *Observer) Healed(f Fault, t time.Time) {
+func (o *observer) Healed(f landedFault, t time.Time) {
 	if f.t == nil {
 		return
 	}
@@ -34,7 +34,7 @@ func (o *Observer) Healed(f Fault, t time.Time) {
 
 // Lifting records that arena will lift fault f at t: the fault is watched
 // until SettleTime after that, not only after it landed.
-func (o *Observer) Lifting(f Fault, t time.Time) {
+func (o *observer) Lifting(f landedFault, t time.Time) {
 	if f.t == nil {
 		return
 	}

@@ -201,7 +201,8 @@ func mergeObserve(o, def ObserveOptions) ObserveOptions {
 // recovered: a healthy run that is broken within that
 // time does not count, and the fault is recovered at the first stable run
 // after the last unhealthy sample. A later injection cuts the settle time
-// short for a fault already stably healthy then (see Observer.Settle). The verdict, and the consistency checks
+// short for a fault already stably healthy then: it is recovered and
+// checked before the next fault lands. The verdict, and the consistency checks
 // that follow a recovery, come once both StableSamples and SettleTime have
 // passed. When the run ends first, a fault whose last StableSamples samples
 // were healthy is recovered (its checks are the end-of-run checks); any
@@ -271,10 +272,10 @@ type faultTrack struct {
 	done     bool
 }
 
-// Observer samples the probe on an executor's schedule, follows each landed
+// observer samples the probe on an executor's schedule, follows each landed
 // fault to its outcome, runs consistency checks and scores the run.
-type Observer struct {
-	ex     Executor
+type observer struct {
+	ex     executor
 	clock  ClockKind // named in the report (NewRun sets it)
 	probe  Probe
 	pwatch *probeWatch // bounds the probe in virtual time; nil in real time
@@ -336,7 +337,7 @@ type watched struct {
 }
 
 // watch returns the state the stop conditions look at.
-func (o *Observer) watch() watched {
+func (o *observer) watch() watched {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	w := o.watched
@@ -361,17 +362,17 @@ type tally struct {
 	injectionErrs              int
 }
 
-// Fault is a handle on a landed fault, for reporting its lift.
-type Fault struct{ t *faultTrack }
+// landedFault is a handle on a landed fault, for reporting its lift.
+type landedFault struct{ t *faultTrack }
 
-// NewObserver returns an observer for a run on ex that starts now. probe may
+// newObserver returns an observer for a run on ex that starts now. probe may
 // be nil (availability and recovery are then unmeasured).
-func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) *Observer {
+func newObserver(ex executor, probe Probe, checks []Check, opts ObserveOptions) *observer {
 	clock := ClockReal
 	if ex.Virtual() {
 		clock = ClockVirtual
 	}
-	o := &Observer{ex: ex, clock: clock, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
+	o := &observer{ex: ex, clock: clock, probe: probe, checks: checks, opts: opts.withDefaults(), start: ex.Now(), lastHealthy: -1}
 	if ex.Virtual() {
 		o.pwatch = newProbeWatch(o.opts.ProbeTimeout)
 	}
@@ -380,7 +381,7 @@ func NewObserver(ex Executor, probe Probe, checks []Check, opts ObserveOptions) 
 
 // Start schedules probe samples every ProbeInterval from the run's start up
 // to and including end.
-func (o *Observer) Start(end time.Time) {
+func (o *observer) Start(end time.Time) {
 	if o.probe != nil {
 		o.nextSample, o.sampleEnd = o.start, end
 		o.sampleFn = o.sampleAndRearm
@@ -388,7 +389,7 @@ func (o *Observer) Start(end time.Time) {
 	}
 }
 
-func (o *Observer) armSample() {
+func (o *observer) armSample() {
 	if !o.armed && !o.nextSample.After(o.sampleEnd) {
 		o.armed = true
 		o.ex.At(o.nextSample, KindSample, o.sampleFn)
@@ -397,7 +398,7 @@ func (o *Observer) armSample() {
 
 // extend samples on until end (overtime): done is called at the first
 // instant at which no fault is unsettled.
-func (o *Observer) extend(end time.Time, done func(ctx context.Context)) {
+func (o *observer) extend(end time.Time, done func(ctx context.Context)) {
 	o.overtimeDone = done
 	if o.probe != nil && end.After(o.sampleEnd) {
 		o.sampleEnd = end
@@ -405,21 +406,21 @@ func (o *Observer) extend(end time.Time, done func(ctx context.Context)) {
 	}
 }
 
-func (o *Observer) sampleAndRearm(ctx context.Context) {
+func (o *observer) sampleAndRearm(ctx context.Context) {
 	o.armed = false
 	o.sample(ctx)
 	o.nextSample = o.nextSample.Add(o.opts.ProbeInterval)
 	o.armSample()
 }
 
-func (o *Observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }
+func (o *observer) offset(t time.Time) Duration { return Duration(t.Sub(o.start)) }
 
 // sample probes the system. The sample is stamped with the clock's reading
 // when it starts: in real time a late sample is not back-dated, so a fault
 // landing while the probe runs is never fed a sample from before it. The
 // probe's context ends after ProbeTimeout of wall time, on either clock (in
 // virtual time through the watchdog, probeWatch).
-func (o *Observer) sample(ctx context.Context) {
+func (o *observer) sample(ctx context.Context) {
 	t := o.ex.Now()
 	err := safely(func() error {
 		if o.pwatch != nil {
@@ -499,7 +500,7 @@ func (o *Observer) sample(ctx context.Context) {
 
 // checkAwaiting runs the checks of a recovered fault, unless Finish has
 // taken it over (the run ended before its check event).
-func (o *Observer) checkAwaiting(ctx context.Context, f *faultTrack) {
+func (o *observer) checkAwaiting(ctx context.Context, f *faultTrack) {
 	o.mu.Lock()
 	i := slices.Index(o.awaiting, f)
 	if i >= 0 {
@@ -511,7 +512,7 @@ func (o *Observer) checkAwaiting(ctx context.Context, f *faultTrack) {
 	}
 }
 
-func (o *Observer) tell(ctx context.Context, outs []FaultOutcome) {
+func (o *observer) tell(ctx context.Context, outs []FaultOutcome) {
 	if o.onOutcome == nil {
 		return
 	}
@@ -522,7 +523,7 @@ func (o *Observer) tell(ctx context.Context, outs []FaultOutcome) {
 
 // advance feeds one sample to an open fault. It closes the fault (done) when
 // it recovers or misses its deadline.
-func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
+func (o *observer) advance(f *faultTrack, t time.Time, healthy bool) {
 	if t.Before(f.landed) {
 		return // a real-time sample that started before the fault landed
 	}
@@ -549,7 +550,7 @@ func (o *Observer) advance(f *faultTrack, t time.Time, healthy bool) {
 	o.recover(f)
 }
 
-func (o *Observer) recover(f *faultTrack) {
+func (o *observer) recover(f *faultTrack) {
 	f.done = true
 	f.out.Recovered = true
 	if f.out.Degraded {
@@ -558,14 +559,14 @@ func (o *Observer) recover(f *faultTrack) {
 }
 
 // undecided closes a fault the run did not watch long enough. Under mu.
-func (o *Observer) undecided(f *faultTrack) {
+func (o *observer) undecided(f *faultTrack) {
 	f.done = true
 	f.out.Undecided = true
 	o.tally.faultsUndecided++
 }
 
 // decide adds a fault's verdict to the tally. Called once per fault, under mu.
-func (o *Observer) decide(f *faultTrack) {
+func (o *observer) decide(f *faultTrack) {
 	t := &o.tally
 	t.decided++
 	if !f.out.Recovered {
@@ -586,7 +587,7 @@ func (o *Observer) decide(f *faultTrack) {
 // Landed reports it, is followed from its start, not from the call's return.
 // Every Landing is followed by a Landed with a Result whose StartedAt is the
 // returned time.
-func (o *Observer) Landing() time.Time {
+func (o *observer) Landing() time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	now := o.ex.Now()
@@ -598,7 +599,7 @@ func (o *Observer) Landing() time.Time {
 // (see Landing) and took res.Duration. A fault that landed is followed to its
 // outcome from its start; one that did not is listed as an injection error
 // and kept out of the score.
-func (o *Observer) Landed(ctx context.Context, res Result) Fault {
+func (o *observer) Landed(ctx context.Context, res Result) landedFault {
 	o.mu.Lock()
 	flight := o.endFlight(res.StartedAt)
 	if !res.Success {
@@ -607,7 +608,7 @@ func (o *Observer) Landed(ctx context.Context, res Result) Fault {
 			o.injectionErrs = append(o.injectionErrs, res)
 		}
 		o.mu.Unlock()
-		return Fault{}
+		return landedFault{}
 	}
 	landed := res.StartedAt
 	if landed.IsZero() {
@@ -620,7 +621,7 @@ func (o *Observer) Landed(ctx context.Context, res Result) Fault {
 	}
 	if o.probe == nil {
 		o.mu.Unlock()
-		return Fault{f}
+		return landedFault{f}
 	}
 	for _, s := range flight {
 		if !f.done {
@@ -630,25 +631,25 @@ func (o *Observer) Landed(ctx context.Context, res Result) Fault {
 	if !f.done {
 		o.open = append(o.open, f)
 		o.mu.Unlock()
-		return Fault{f}
+		return landedFault{f}
 	}
 	o.decide(f) // decided by the samples of a long call
 	if f.out.Recovered {
 		o.awaiting = append(o.awaiting, f)
 		o.mu.Unlock()
 		o.ex.At(o.ex.Now(), KindCheck, func(ctx context.Context) { o.checkAwaiting(ctx, f) })
-		return Fault{f}
+		return landedFault{f}
 	}
 	out := f.out
 	o.mu.Unlock()
 	o.tell(ctx, []FaultOutcome{out})
-	return Fault{f}
+	return landedFault{f}
 }
 
 // endFlight returns the samples taken since start, then forgets the
 // in-flight injection that started then and the samples no other in-flight
 // injection needs. Under mu.
-func (o *Observer) endFlight(start time.Time) []sampleAt {
+func (o *observer) endFlight(start time.Time) []sampleAt {
 	flight := slices.Clone(o.recent)
 	if i := slices.IndexFunc(o.inflight, start.Equal); i >= 0 {
 		o.inflight = slices.Delete(o.inflight, i, i+1)
@@ -666,7 +667,7 @@ func (o *Observer) endFlight(start time.Time) []sampleAt {
 // of open faults that have been stably healthy since their last unhealthy
 // sample: they are recovered now and their checks run now, before the next
 // fault lands, so that what happens next is the next fault's doing.
-func (o *Observer) Settle(ctx context.Context) {
+func (o *observer) Settle(ctx context.Context) {
 	o.mu.Lock()
 	var settled []*faultTrack
 	o.open = slices.DeleteFunc(o.open, func(f *faultTrack) bool {
@@ -686,7 +687,7 @@ func (o *Observer) Settle(ctx context.Context) {
 
 // Lifted records that the engine lifted fault f now (err is the runtime's
 // answer).
-func (o *Observer) Lifted(f Fault, err error) {
+func (o *observer) Lifted(f landedFault, err error) {
 	if f.t == nil {
 		return
 	}
@@ -701,7 +702,7 @@ func (o *Observer) Lifted(f Fault, err error) {
 
 // unsettled counts the open faults that the run's end would leave
 // undecided: those not healthy for StableSamples samples in a row. Under mu.
-func (o *Observer) unsettled() int {
+func (o *observer) unsettled() int {
 	n := 0
 	for _, f := range o.open {
 		if f.runLen < o.opts.StableSamples {
@@ -712,14 +713,14 @@ func (o *Observer) unsettled() int {
 }
 
 // Unsettled is unsettled under the lock.
-func (o *Observer) Unsettled() int {
+func (o *observer) Unsettled() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.unsettled()
 }
 
 // Open returns the number of landed faults still awaiting a verdict.
-func (o *Observer) Open() int {
+func (o *observer) Open() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.open)
@@ -727,9 +728,9 @@ func (o *Observer) Open() int {
 
 // probed reports whether o samples a probe: without one no landed fault
 // gets an outcome.
-func (o *Observer) probed() bool { return o.probe != nil }
+func (o *observer) probed() bool { return o.probe != nil }
 
-func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
+func (o *observer) runChecks(ctx context.Context, f *faultTrack) {
 	results := o.check(ctx)
 	o.mu.Lock()
 	for i := range results {
@@ -744,7 +745,7 @@ func (o *Observer) runChecks(ctx context.Context, f *faultTrack) {
 }
 
 // check runs every check once, now.
-func (o *Observer) check(ctx context.Context) []CheckResult {
+func (o *observer) check(ctx context.Context) []CheckResult {
 	at := o.offset(o.ex.Now())
 	results := make([]CheckResult, 0, len(o.checks))
 	for _, c := range o.checks {
@@ -755,7 +756,7 @@ func (o *Observer) check(ctx context.Context) []CheckResult {
 }
 
 // tellFailed tells onFailed of the failed results.
-func (o *Observer) tellFailed(ctx context.Context, results []CheckResult) {
+func (o *observer) tellFailed(ctx context.Context, results []CheckResult) {
 	if o.onFailed == nil {
 		return
 	}
@@ -767,7 +768,7 @@ func (o *Observer) tellFailed(ctx context.Context, results []CheckResult) {
 }
 
 // record adds check results to the tally and the capped list; under mu.
-func (o *Observer) record(results []CheckResult) {
+func (o *observer) record(results []CheckResult) {
 	for _, r := range results {
 		switch {
 		case r.NotApplicable:
@@ -797,7 +798,7 @@ func (o *Observer) record(results []CheckResult) {
 // that recover at the end (and recovered faults whose check event the end
 // cut off) get the end-of-run checks as theirs, so a violation they left
 // still reaches the evolution bridge.
-func (o *Observer) Finish(ctx context.Context) {
+func (o *observer) Finish(ctx context.Context) {
 	o.mu.Lock()
 	var ended, lost []*faultTrack
 	for _, f := range o.open {

@@ -45,7 +45,7 @@ func (o clockOption) apply(s *serviceOptions) {
 }
 
 // WithClock sets the system's clock. A *VirtualClock makes runs virtual:
-// they are played by a VirtualExecutor at CPU speed.
+// they jump the clock from event to event and play at CPU speed.
 func WithClock(c Clock) Option { return clockOption{c} }
 
 type probeOption struct{ p Probe }

@@ -187,8 +187,8 @@ func TestSampleCtx(t *testing.T) {
 // A virtual sample costs no allocation: its context is reused and the
 // watchdog, once started, is not started again.
 func TestVirtualSampleDoesNotAllocate(t *testing.T) {
-	ex := NewVirtualExecutor(NewVirtualClock(time.Time{}))
-	o := NewObserver(ex, func(ctx context.Context) error { return ctx.Err() }, nil, ObserveOptions{})
+	ex := newVirtualExecutor(NewVirtualClock(time.Time{}))
+	o := newObserver(ex, func(ctx context.Context) error { return ctx.Err() }, nil, ObserveOptions{})
 	ctx := context.Background()
 	o.sample(ctx) // the first sample makes the context and the timeline's entry
 	if n := testing.AllocsPerRun(1000, func() { o.sample(ctx) }); n != 0 {

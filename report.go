@@ -72,7 +72,7 @@ type Report struct {
 // Report builds the run's report from what was observed so far. Call it
 // after Finish for the final report; during a run it is a live snapshot
 // (faults still awaiting a verdict are listed but not yet scored).
-func (o *Observer) Report(seed uint64) *Report {
+func (o *observer) Report(seed uint64) *Report {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	t := o.tally
@@ -114,7 +114,7 @@ func (o *Observer) Report(seed uint64) *Report {
 }
 
 // Score returns the live score of the run so far, without building a report.
-func (o *Observer) Score() Score {
+func (o *observer) Score() Score {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.score()
@@ -122,7 +122,7 @@ func (o *Observer) Score() Score {
 
 // score: without a probe no fault is followed, so none is decided and
 // recovery is unmeasured.
-func (o *Observer) score() Score {
+func (o *observer) score() Score {
 	t := o.tally
 	return scoreFrom(o.samples, o.healthySamples, t.decided, t.recoverySum, t.checks, t.passed, o.opts.Scoring)
 }

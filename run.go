@@ -24,8 +24,8 @@ type RunOptions struct {
 // list, a scenario, survival) are added with At and Inject, then Play runs it.
 type Run struct {
 	svc    *Service
-	ex     Executor
-	obs    *Observer
+	ex     executor
+	obs    *observer
 	seed   uint64
 	start  time.Time
 	end    time.Time
@@ -71,11 +71,11 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	if opts.Seed == 0 {
 		opts.Seed = DrawSeed()
 	}
-	var ex Executor
+	var ex executor
 	if vc, ok := s.opts.clock.(*VirtualClock); ok {
-		ex = NewVirtualExecutor(vc)
+		ex = newVirtualExecutor(vc)
 	} else {
-		ex = NewRealExecutor(s.opts.clock)
+		ex = newRealExecutor(s.opts.clock)
 	}
 	r := &Run{
 		svc: s, ex: ex, seed: opts.Seed, start: ex.Now(), opts: obs.withDefaults(),
@@ -84,7 +84,7 @@ func (s *Service) NewRun(opts RunOptions) (*Run, error) {
 	}
 	r.shared = lockedRand(&r.mu, r.rng)
 	r.end = r.start.Add(opts.Duration)
-	r.obs = NewObserver(ex, s.opts.probe, s.opts.checks, obs)
+	r.obs = newObserver(ex, s.opts.probe, s.opts.checks, obs)
 	r.obs.clock = clockKindOf(s.opts.clock)
 	var (
 		vmu        sync.Mutex // checks may run on several goroutines in real time
@@ -129,9 +129,6 @@ func (r *Run) Start() time.Time { return r.start }
 
 // End returns when the run ends.
 func (r *Run) End() time.Time { return r.end }
-
-// Executor returns the run's executor, for schedules to add events.
-func (r *Run) Executor() Executor { return r.ex }
 
 // Rand returns the run's seeded generator. It is safe for concurrent use;
 // draws from it in a fixed order keep a virtual run reproducible.
@@ -285,16 +282,13 @@ func (r *Run) Play(ctx context.Context) (rep *Report, err error) {
 	return rep, err
 }
 
-// OnOutcome registers fn to hear each fault's final outcome, as the
+// onOutcome registers fn to hear each fault's final outcome, as the
 // observer decides it (schedules use it to track what is still active).
-func (r *Run) OnOutcome(fn func(FaultOutcome)) {
+func (r *Run) onOutcome(fn func(FaultOutcome)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.listeners = append(r.listeners, fn)
 }
-
-// Observer returns the run's observer.
-func (r *Run) Observer() *Observer { return r.obs }
 
 // Stop ends the run after the current event; Play then finishes the report
 // at that instant: faults still awaiting a verdict are reported undecided
@@ -316,9 +310,6 @@ func (r *Run) complete() {
 	r.mu.Unlock()
 	r.ex.Stop()
 }
-
-// Snapshot returns a live report of the run so far.
-func (r *Run) Snapshot() *Report { return r.obs.Report(r.seed) }
 
 // RunSchedule plays a code-defined schedule against the service's system and
 // returns the scored report. It is the smallest complete use of the engine:

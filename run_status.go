@@ -56,7 +56,7 @@ func (s *Service) RunStatus() RunStatus {
 
 // verdict is the probe's verdict at the last sample: nil before the first,
 // or without a probe.
-func (o *Observer) verdict() *bool {
+func (o *observer) verdict() *bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.lastHealthy < 0 {

@@ -56,7 +56,7 @@ func RunScenarioReport(ctx context.Context, svc *Service, sc *Scenario) (*Scenar
 		r.startGate(sc.Config.Warmup.D(), fmt.Sprintf("the end of the warmup (%s)", trimDuration(sc.Config.Warmup.D())))
 	}
 	playCtx := ctx
-	if !r.Executor().Virtual() {
+	if !r.ex.Virtual() {
 		// A provider call that hangs must not hold the run past its end.
 		var cancel context.CancelFunc
 		playCtx, cancel = context.WithTimeoutCause(ctx, r.End().Sub(r.Start())+realTimeGrace, errScenarioTimeout)
@@ -96,7 +96,7 @@ func (s *scheduler) report(rep *Report, outcome RunOutcome) *ScenarioReport {
 	sc := s.sc
 	out := &ScenarioReport{
 		Scenario: sc.Name, Description: sc.Description, Tags: sc.Tags, Source: sc.Source(),
-		Seed: s.r.Seed(), Virtual: s.r.Executor().Virtual(), Start: s.r.Start(), End: rep.End,
+		Seed: s.r.Seed(), Virtual: s.r.ex.Virtual(), Start: s.r.Start(), End: rep.End,
 		Outcome: outcome, Steps: make([]StepReport, len(sc.Actions)), Report: rep,
 	}
 	for i, st := range sc.Actions {

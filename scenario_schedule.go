@@ -36,7 +36,7 @@ type stepRun struct {
 // slots in the order they fell due. When every step has completed or been
 // skipped, the run ends after the cooldown.
 //
-// In virtual time an injection takes no time (Executor.Go runs it inline),
+// In virtual time an injection takes no time (executor.Go runs it inline),
 // so steps due at one instant start at that instant, one after the other.
 // In real time injections run on goroutines and overlap, up to the bound.
 type scheduler struct {
@@ -98,7 +98,7 @@ func (s *scheduler) start() {
 // Called with s.mu held.
 func (s *scheduler) readyAt(i int, t time.Time) {
 	s.steps[i].ready = t
-	s.r.Executor().At(t.Add(s.sc.Actions[i].Delay.D()), KindInject, func(context.Context) { s.due(i) })
+	s.r.ex.At(t.Add(s.sc.Actions[i].Delay.D()), KindInject, func(context.Context) { s.due(i) })
 }
 
 func (s *scheduler) due(i int) {
@@ -117,7 +117,7 @@ func (s *scheduler) due(i int) {
 // take claims slots for queued steps. Nothing new starts once the run is
 // cancelled or past its end. Called with s.mu held.
 func (s *scheduler) take() []int {
-	now := s.r.Executor().Now()
+	now := s.r.ex.Now()
 	if s.ctx.Err() != nil || now.After(s.r.End()) {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (s *scheduler) take() []int {
 
 func (s *scheduler) launch(starts []int) {
 	for _, i := range starts {
-		s.r.Executor().Go(func(ctx context.Context) {
+		s.r.ex.Go(func(ctx context.Context) {
 			s.complete(i, s.r.Inject(ctx, s.sc.Actions[i].Action))
 		})
 	}
@@ -145,7 +145,7 @@ func (s *scheduler) launch(starts []int) {
 // and ends the run after the cooldown once nothing is left to do.
 func (s *scheduler) complete(i int, res Result) {
 	s.mu.Lock()
-	now := s.r.Executor().Now()
+	now := s.r.ex.Now()
 	st := &s.steps[i]
 	st.phase, st.result = phaseDone, res
 	st.met, st.reason = expectationMet(s.sc.Actions[i], res)
@@ -165,7 +165,7 @@ func (s *scheduler) complete(i int, res Result) {
 	starts := s.take()
 	if s.open == 0 && s.inflight == 0 && !s.ending {
 		s.ending, s.lastDone = true, now
-		s.r.Executor().At(now.Add(s.sc.Config.Cooldown.D()), KindPhase, func(context.Context) { s.end() })
+		s.r.ex.At(now.Add(s.sc.Config.Cooldown.D()), KindPhase, func(context.Context) { s.end() })
 	}
 	s.mu.Unlock()
 	s.launch(starts)

@@ -428,7 +428,7 @@ func (s *Service) RunSurvival(ctx context.Context, cfg SurvivalConfig) (*Surviva
 
 	rep := &SurvivalReport{Config: cfg, ByType: map[ActionType]FaultTypeOutcome{}, byID: map[string]ActionType{}, Warnings: warnings}
 	ch := &chaos{svc: s, sv: sv, rep: rep, rng: rand.New(rand.NewPCG(cfg.Seed^0x5eed, cfg.Seed))}
-	r.OnOutcome(ch.outcome)
+	r.onOutcome(ch.outcome)
 	ch.schedule(cfg.Interval)
 	run, err := r.Play(ctx)
 	if run == nil {
@@ -468,12 +468,12 @@ func (s *Service) SurvivalStatus() SurvivalStatus {
 		return SurvivalStatus{}
 	}
 	r := sv.run
-	elapsed := min(r.Executor().Now().Sub(r.Start()), sv.cfg.Duration)
+	elapsed := min(r.ex.Now().Sub(r.Start()), sv.cfg.Duration)
 	return SurvivalStatus{
-		Running: true, Seed: sv.cfg.Seed, Virtual: r.Executor().Virtual(),
+		Running: true, Seed: sv.cfg.Seed, Virtual: r.ex.Virtual(),
 		Progress: float64(elapsed) / float64(sv.cfg.Duration),
 		Elapsed:  Duration(elapsed), Duration: Duration(sv.cfg.Duration), Actions: int(sv.actions.Load()),
-		Active: r.Observer().Open(), Score: r.Observer().Score(),
+		Active: r.obs.Open(), Score: r.obs.Score(),
 	}
 }
 
@@ -531,7 +531,7 @@ func (c *chaos) schedule(t time.Duration) {
 func (c *chaos) tick(ctx context.Context) {
 	r := c.sv.run
 	c.rep.Ticks++
-	if r.Observer().probed() && r.Observer().Open()+c.inflight() >= c.sv.cfg.MaxActiveFaults {
+	if r.obs.probed() && r.obs.Open()+c.inflight() >= c.sv.cfg.MaxActiveFaults {
 		c.rep.Skipped++
 		return
 	}
@@ -543,7 +543,7 @@ func (c *chaos) tick(ctx context.Context) {
 	c.sv.actions.Add(1)
 	c.rep.Actions++
 	c.flying.Add(1)
-	r.Executor().Go(func(ctx context.Context) {
+	r.ex.Go(func(ctx context.Context) {
 		res := r.Inject(ctx, a)
 		c.record(r, res, a)
 		c.flying.Add(-1)
@@ -563,7 +563,7 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		if f, ok := c.early[res.Action.ID]; ok {
 			delete(c.early, res.Action.ID)
 			o.count(f)
-		} else if r.Observer().probed() { // without a probe no outcome comes
+		} else if r.obs.probed() { // without a probe no outcome comes
 			c.rep.byID[res.Action.ID] = a.Type
 		}
 	} else {
