@@ -266,7 +266,7 @@ func (d *dash) load() {
 	tb.do("fill the survival form",
 		chromedp.SetValue(chromedp.CSS("#sv-duration"), "100s"), chromedp.SetValue(chromedp.CSS("#sv-interval"), "2ms"),
 		chromedp.SetValue(chromedp.CSS("#sv-seed"), "11"), chromedp.Click(chromedp.CSS("#survival-form summary")),
-		chromedp.SetValue(chromedp.CSS("#sv-max-active"), "100000"), chromedp.SetValue(chromedp.CSS("#sv-min-life"), "10ms"),
+		chromedp.SetValue(chromedp.CSS("#sv-max-active"), "10000"), chromedp.SetValue(chromedp.CSS("#sv-min-life"), "10ms"),
 		chromedp.SetValue(chromedp.CSS("#sv-max-life"), "50ms"))
 	tb.waitFor("the page to see no run going", 10*time.Second, `!document.getElementById('survival-start').disabled`, `document.getElementById('run-status').textContent`)
 	tb.do("click Start survival", chromedp.Click(chromedp.CSS("#survival-start")))
