@@ -219,13 +219,8 @@ func checkGivenID(id string) error {
 	return nil
 }
 
-// actionID is the ID Execute gives an action without one: "act-" and n,
-// zero-padded to six digits (fmt.Sprintf("act-%06d", n)).
-func actionID(n uint64) string {
-	var buf [24]byte
-	return string(appendActionID(buf[:0], n))
-}
-
+// appendActionID appends the ID Execute gives an action without one: "act-"
+// and n, zero-padded to six digits (fmt.Sprintf("act-%06d", n)).
 func appendActionID(b []byte, n uint64) []byte {
 	b = append(b, "act-"...)
 	for p := uint64(100000); p > 1 && n < p; p /= 10 {
@@ -237,7 +232,7 @@ func appendActionID(b []byte, n uint64) []byte {
 // idBlockLen is how many action IDs share one string (idBlocks).
 const idBlockLen = 64
 
-// idBlocks hands out actionID(n) cut from one string per block of
+// idBlocks hands out the IDs of appendActionID cut from one string per block of
 // idBlockLen numbers: an ID is a substring of its block's, so Execute does
 // not allocate one per action (an ID kept keeps its block's, about 700
 // bytes, alive). Safe for concurrent use: callers racing across a block's

@@ -47,15 +47,12 @@ func TestActionIDMatchesSprintf(t *testing.T) {
 	var blocks idBlocks
 	for _, n := range []uint64{0, 1, 9, 10, 63, 64, 65, 99999, 100000, 100001, 999999, 1000000, 1234567, math.MaxUint64 - 64, math.MaxUint64} {
 		want := fmt.Sprintf("act-%06d", n)
-		if got := actionID(n); got != want {
-			t.Errorf("actionID(%d) = %q, want %q", n, got, want)
-		}
 		if got := blocks.id(n); got != want {
 			t.Errorf("idBlocks.id(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for n := range uint64(3 * idBlockLen) { // in order, as the service hands them out
-		if got, want := blocks.id(n), actionID(n); got != want {
+		if got, want := blocks.id(n), fmt.Sprintf("act-%06d", n); got != want {
 			t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
 		}
 	}
