@@ -192,7 +192,9 @@
 //     LLMFailer, LatencyInjector, Latency, Direction, BandwidthLimiter,
 //     ConnectionResetter, ClockJumper, DAGProvider, Lift, Refuser, FaultLifter
 //     (deprecated), HealReporter, AgentInfo, AgentStatus, TypeLeader,
-//     TypeOrchestrator, TypeWorker, RoleResolver, WithRoles, Edge, Probe, Check.
+//     TypeOrchestrator, TypeWorker, RoleResolver, WithRoles, Edge, Probe, Check;
+//     change feeds for large systems (survival ticks in the time of the
+//     changes): AgentFeed, AgentChange, DAGFeed, NodeChange, EdgeChange.
 //   - Checks: ErrNotApplicable, ErrUndecided, UndecidedError, Violation,
 //     ViolationOp, ReportDirEnv.
 //   - Engine: Injector, NewInjector, NewInjectorFor, InjectorOption (WithDAG,

@@ -211,6 +211,9 @@ type Cluster struct {
 	// upWorkers counts the agents with upWorker set, so a probe reads the
 	// quorum without walking the agents. touch keeps it true.
 	upWorkers int
+	// agentLog records each touch, for the agent feed (AppendAgentChanges):
+	// every change of a listing is followed by a touch.
+	agentLog changeLog
 	// corrupt lists, once each, the agents whose memory may not match
 	// their checkpoint (every corrupted agent is on it), so a checkpoint
 	// tick does not walk the agents.
@@ -494,6 +497,7 @@ func (c *Cluster) Probe(ctx context.Context) error {
 // change of an agent's type, status, partition, slowness or latency is
 // followed by a touch of the agent.
 func (c *Cluster) touch(i int) {
+	c.agentLog.add(i, len(c.agents))
 	a := &c.agents[i]
 	up := a.typ == arena.TypeWorker && c.available(i)
 	if up != a.upWorker {

@@ -15,7 +15,11 @@ type dagState struct {
 	nodes   []dagNode
 	edges   []dagEdge // canonical order: by source, then target
 	in      [][]int   // per node, its incoming canonical edges
+	out     [][]int   // per node, its outgoing canonical edges
 	missing int       // removed nodes + removed edges
+	// The feeds' logs (AppendNodeChanges): a node's change is also one of
+	// each of its edges.
+	nodeLog, edgeLog changeLog
 }
 
 type dagNode struct {
@@ -32,6 +36,7 @@ type dagEdge struct {
 func (d *dagState) init(c *Cluster) {
 	d.nodes = make([]dagNode, len(c.agents))
 	d.in = make([][]int, len(c.agents))
+	d.out = make([][]int, len(c.agents))
 	leader, orch := c.index["leader-0"], c.index["orchestrator-0"]
 	d.add(leader, orch)
 	for i := range c.agents {
@@ -43,6 +48,7 @@ func (d *dagState) init(c *Cluster) {
 
 func (d *dagState) add(src, dst int) {
 	d.in[dst] = append(d.in[dst], len(d.edges))
+	d.out[src] = append(d.out[src], len(d.edges))
 	d.edges = append(d.edges, dagEdge{src: src, dst: dst})
 }
 
@@ -98,6 +104,7 @@ func (d *dagState) repairNode(i int, gen uint32) {
 	if n := &d.nodes[i]; n.removed && n.gen == gen {
 		n.removed = false
 		d.missing--
+		d.nodeChanged(i)
 	}
 }
 
@@ -105,6 +112,18 @@ func (d *dagState) repairEdge(e int, gen uint32) {
 	if x := &d.edges[e]; x.removed && x.gen == gen {
 		x.removed = false
 		d.missing--
+		d.edgeLog.add(e, len(d.edges))
+	}
+}
+
+// nodeChanged logs a change of node i, and of its edges' presence.
+func (d *dagState) nodeChanged(i int) {
+	d.nodeLog.add(i, len(d.nodes))
+	for _, e := range d.in[i] {
+		d.edgeLog.add(e, len(d.edges))
+	}
+	for _, e := range d.out[i] {
+		d.edgeLog.add(e, len(d.edges))
 	}
 }
 
@@ -178,6 +197,7 @@ func (c *Cluster) RemoveNode(ctx context.Context, nodeID string) error {
 	n.removed = true
 	n.gen++
 	c.dag.missing++
+	c.dag.nodeChanged(i)
 	if h := &c.opts.healing; h.DAGRepair {
 		c.schedule(h.DAGRepairDelay, evNodeRepair, i, n.gen)
 	}
@@ -214,6 +234,7 @@ func (c *Cluster) RemoveEdge(ctx context.Context, sourceID, targetID string) err
 	x.removed = true
 	x.gen++
 	c.dag.missing++
+	c.dag.edgeLog.add(e, len(c.dag.edges))
 	if h := &c.opts.healing; h.DAGRepair {
 		c.schedule(h.DAGRepairDelay, evEdgeRepair, e, x.gen)
 	}
