@@ -2,7 +2,6 @@ package arena
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -510,10 +508,12 @@ type chaos struct {
 	feasible []ActionType
 	weights  []float64
 	byStatus []statusCount
-	// The system's lists, refilled by runtimes that append (state).
+	// The system's lists, refilled by runtimes that append (state), or
+	// kept in step through their feeds.
 	agentBuf []AgentInfo
 	nodeBuf  []string
 	edgeBuf  []Edge
+	view     systemView
 }
 
 // schedule adds the tick at offset t; each tick schedules the next, so the
@@ -690,196 +690,4 @@ func (c *chaos) lifetime() time.Duration {
 	lo, hi := c.sv.cfg.MinLifetime, c.sv.cfg.MaxLifetime
 	steps := int64((hi - lo) / (100 * time.Millisecond))
 	return lo + time.Duration(c.rng.Int64N(steps+1))*100*time.Millisecond
-}
-
-// systemState is what survival reads of the system before each choice.
-type systemState struct {
-	agents []AgentInfo
-	nodes  []string
-	edges  []Edge
-	filter TargetFilter
-	// byStatus counts the agents the filter allows, by status, so that
-	// counting the targets of a fault on agents reads a few statuses
-	// instead of every agent.
-	byStatus []statusCount
-}
-
-type statusCount struct {
-	status AgentStatus
-	n      int
-}
-
-type target struct{ id, src string }
-
-// agentAppender and dagAppender are runtimes that list into the caller's
-// slice (fakes.Cluster): survival lists the system before every injection,
-// and with them a tick does not allocate a copy of it.
-type agentAppender interface {
-	AppendAgents(ctx context.Context, dst []AgentInfo) ([]AgentInfo, error)
-}
-
-type dagAppender interface {
-	AppendNodes(ctx context.Context, dst []string) ([]string, error)
-	AppendEdges(ctx context.Context, dst []Edge) ([]Edge, error)
-}
-
-func (c *chaos) state(ctx context.Context) systemState {
-	in := c.svc.Injector()
-	st := systemState{filter: c.sv.cfg.Targets, byStatus: c.byStatus[:0]}
-	if in.runtime != nil { // every runtime lists its agents
-		_ = safely(func() error {
-			var err error
-			if ap, ok := in.runtime.(agentAppender); ok && in.roles == nil {
-				c.agentBuf, err = ap.AppendAgents(ctx, c.agentBuf[:0])
-				st.agents = c.agentBuf
-				return err
-			}
-			st.agents, err = in.listAgents(ctx)
-			return err
-		})
-		// Runtimes list in ID order as a rule: check before sorting (a
-		// strictly ordered list has one sorted order, so skipping the sort
-		// changes nothing).
-		if !idsIncrease(st.agents) {
-			sort.Slice(st.agents, func(i, j int) bool { return st.agents[i].ID < st.agents[j].ID })
-		}
-	next:
-		for i := range st.agents {
-			a := &st.agents[i]
-			if !st.filter.allows(*a) {
-				continue
-			}
-			for k := range st.byStatus {
-				if st.byStatus[k].status == a.Status {
-					st.byStatus[k].n++
-					continue next
-				}
-			}
-			st.byStatus = append(st.byStatus, statusCount{a.Status, 1})
-		}
-		c.byStatus = st.byStatus
-	}
-	if dag := in.DAG(); dag != nil {
-		_ = safely(func() error {
-			var err error
-			if ap, ok := dag.(dagAppender); ok {
-				c.nodeBuf, err = ap.AppendNodes(ctx, c.nodeBuf[:0])
-				if st.nodes = c.nodeBuf; err != nil {
-					return err
-				}
-				c.edgeBuf, err = ap.AppendEdges(ctx, c.edgeBuf[:0])
-				st.edges = c.edgeBuf
-				return err
-			}
-			if st.nodes, err = dag.ListNodes(ctx); err != nil {
-				return err
-			}
-			st.edges, err = dag.ListEdges(ctx)
-			return err
-		})
-		if !slices.IsSorted(st.nodes) {
-			slices.Sort(st.nodes)
-		}
-		byEnds := func(a, b Edge) int {
-			return cmp.Or(strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
-		}
-		if !slices.IsSortedFunc(st.edges, byEnds) {
-			slices.SortFunc(st.edges, byEnds)
-		}
-	}
-	return st
-}
-
-// idsIncrease reports whether the agents are in strictly increasing ID
-// order.
-func idsIncrease(agents []AgentInfo) bool {
-	for i := 1; i < len(agents); i++ {
-		if agents[i-1].ID >= agents[i].ID {
-			return false
-		}
-	}
-	return true
-}
-
-// walk visits, in order, where a fault of spec can land now, until visit
-// returns false: resume only paused agents, no kills of stopped agents,
-// roles only when someone holds them, the system as a whole always, never
-// an empty target. Counting and indexing walk instead of listing, so a
-// tick allocates nothing per type however many agents there are.
-func (st *systemState) walk(spec *FaultSpec, visit func(target) bool) {
-	switch spec.Target {
-	case TargetSystem:
-		visit(target{})
-		return
-	case TargetNode:
-		for _, n := range st.nodes {
-			if !visit(target{id: n}) {
-				return
-			}
-		}
-		return
-	case TargetEdge:
-		for _, e := range st.edges {
-			if !visit(target{id: e.Target, src: e.Source}) {
-				return
-			}
-		}
-		return
-	case TargetRole:
-		// The holder Prepare will hit: the first running agent of the
-		// role, filters aside; if the filters exclude it, nothing to hit.
-		for i := range st.agents {
-			if a := &st.agents[i]; a.Type == spec.Role && spec.eligible(a.Status) {
-				if st.filter.allows(*a) {
-					visit(target{id: a.ID})
-				}
-				return
-			}
-		}
-		return
-	}
-	for i := range st.agents {
-		if a := &st.agents[i]; st.filter.allows(*a) && spec.eligible(a.Status) {
-			if !visit(target{id: a.ID}) {
-				return
-			}
-		}
-	}
-}
-
-// count returns how many targets walk visits, stopping at limit (< 0: no
-// limit). For a fault on agents it adds up the counts by status.
-func (st *systemState) count(spec *FaultSpec, limit int) int {
-	n := 0
-	switch spec.Target {
-	case TargetSystem, TargetNode, TargetEdge, TargetRole:
-		st.walk(spec, func(target) bool {
-			n++
-			return n != limit
-		})
-		return n
-	}
-	for _, sc := range st.byStatus {
-		if spec.eligible(sc.status) {
-			n += sc.n
-		}
-	}
-	if limit > 0 && n > limit {
-		n = limit
-	}
-	return n
-}
-
-// nth returns the k-th target walk visits (0-based; k < count).
-func (st *systemState) nth(spec *FaultSpec, k int) target {
-	var out target
-	st.walk(spec, func(t target) bool {
-		if k == 0 {
-			out = t
-			return false
-		}
-		k--
-		return true
-	})
-	return out
 }
