@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Injector lands faults through a runtime and a DAG provider, reading each
@@ -142,6 +143,20 @@ func NewInjector(runtime RuntimeProvider, dag DAGProvider, opts ...InjectorOptio
 }
 
 // listAgents lists the runtime's agents with their live roles.
+// appendAgents is listAgents into dst when the runtime appends
+// (agentAppender) and no roles are resolved: picking a holder for every
+// kill_leader of a long run then copies the agents into a reused buffer
+// from agentBufs, not a new list.
+// agentBufs holds the buffers of appendAgents' callers.
+var agentBufs = sync.Pool{New: func() any { return new([]AgentInfo) }}
+
+func (in *Injector) appendAgents(ctx context.Context, dst []AgentInfo) ([]AgentInfo, error) {
+	if ap, ok := in.runtime.(agentAppender); ok && in.roles == nil {
+		return ap.AppendAgents(ctx, dst)
+	}
+	return in.listAgents(ctx)
+}
+
 func (in *Injector) listAgents(ctx context.Context) ([]AgentInfo, error) {
 	agents, err := in.runtime.ListAgents(ctx)
 	if err != nil || in.roles == nil {
@@ -324,7 +339,10 @@ func (in *Injector) prepare(ctx context.Context, a Action, rng *rand.Rand) (Acti
 	case TargetRole, TargetAgent:
 		if spec.Target == TargetRole || a.TargetID == "random" || strings.HasPrefix(a.TargetID, "type:") {
 			err = safely(func() error {
-				agents, err := in.listAgents(ctx)
+				buf := agentBufs.Get().(*[]AgentInfo)
+				defer agentBufs.Put(buf)
+				agents, err := in.appendAgents(ctx, (*buf)[:0])
+				*buf = agents
 				if err != nil {
 					return fmt.Errorf("list agents: %w", err)
 				}
