@@ -61,8 +61,8 @@ type scheduled struct {
 // Less orders events by (at, kind, seq). seq is unique, so the order is
 // total and any correct heap pops the same sequence.
 func (a *scheduled) Less(b *scheduled) bool {
-	if !a.at.Equal(b.at) {
-		return a.at.Before(b.at)
+	if c := a.at.Compare(b.at); c != 0 {
+		return c < 0
 	}
 	if a.kind != b.kind {
 		return a.kind < b.kind
@@ -72,10 +72,17 @@ func (a *scheduled) Less(b *scheduled) bool {
 
 // queue is the schedule both executors share.
 type queue struct {
-	mu      sync.Mutex
-	q       heapq.Heap[scheduled, *scheduled]
-	seq     uint64
-	stopped bool
+	mu sync.Mutex
+	q  heapq.Heap[scheduled, *scheduled]
+	// sample holds a queued probe sample outside the heap (hasSample): the
+	// observer keeps one armed at a time, re-armed after each, so most
+	// events of a run are samples and each would be a heap push and pop.
+	// It is ordered against q's top by the same Less, seq included, so the
+	// order of events is the heap's alone; a second sample goes in q.
+	sample    scheduled
+	hasSample bool
+	seq       uint64
+	stopped   bool
 	// overtime: the schedule is over and the run only watches its faults
 	// settle (Run.overtime): injections are dropped, new ones refused.
 	overtime bool
@@ -106,7 +113,12 @@ func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 		return
 	}
 	s.seq++
-	s.q.Push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	ev := scheduled{at: t, kind: kind, seq: s.seq, fn: fn}
+	if kind == KindSample && !s.hasSample {
+		s.sample, s.hasSample = ev, true
+	} else {
+		s.q.Push(ev)
+	}
 	s.mu.Unlock()
 	s.signal()
 }
@@ -131,12 +143,33 @@ func (s *queue) isStopped() bool {
 	return s.stopped
 }
 
+// front returns the earliest event, in the sample slot or on the heap, or
+// nil. Called with s.mu held.
+func (s *queue) front() *scheduled {
+	switch {
+	case s.hasSample && (len(s.q) == 0 || s.sample.Less(&s.q[0])):
+		return &s.sample
+	case len(s.q) > 0:
+		return &s.q[0]
+	}
+	return nil
+}
+
 // next pops the earliest event if it is due by end.
 func (s *queue) next(end time.Time) (scheduled, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped || len(s.q) == 0 || s.q[0].at.After(end) {
+	if s.stopped {
 		return scheduled{}, false
+	}
+	ev := s.front()
+	switch {
+	case ev == nil || ev.at.After(end):
+		return scheduled{}, false
+	case ev == &s.sample:
+		e := s.sample
+		s.sample, s.hasSample = scheduled{}, false
+		return e, true
 	}
 	return s.q.Pop(), true
 }
@@ -144,10 +177,10 @@ func (s *queue) next(end time.Time) (scheduled, bool) {
 func (s *queue) peek() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.q) == 0 {
-		return time.Time{}, false
+	if ev := s.front(); ev != nil {
+		return ev.at, true
 	}
-	return s.q[0].at, true
+	return time.Time{}, false
 }
 
 // virtualExecutor jumps a VirtualClock to each event and runs it at once, on

@@ -257,3 +257,73 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// queueOps plays ops, two bytes each, on a queue and on a plain heap of the
+// same events (the reference: every event on the heap), and fails at the
+// first event they pop differently. Samples are a third of the events, so
+// the slot is often full and a second sample goes to the heap.
+func queueOps(t *testing.T, ops []byte) {
+	t.Helper()
+	var (
+		q   queue
+		ref heapq.Heap[scheduled, *scheduled]
+		seq uint64
+	)
+	base := time.Unix(0, 0)
+	for i := 0; i+1 < len(ops); i += 2 {
+		op, arg := ops[i], ops[i+1]
+		at := base.Add(time.Duration(arg%16) * time.Second)
+		switch op % 4 {
+		case 0, 1:
+			kind := EventKind(arg / 16 % 5)
+			if op%4 == 1 {
+				kind = KindSample
+			}
+			q.at(at, kind, nil)
+			seq++
+			ref.Push(scheduled{at: at, kind: kind, seq: seq})
+		case 2:
+			got, ok := q.next(at)
+			want, wantOK := scheduled{}, len(ref) > 0 && !ref[0].at.After(at)
+			if wantOK {
+				want = ref.Pop()
+			}
+			if ok != wantOK || got.at != want.at || got.kind != want.kind || got.seq != want.seq {
+				t.Fatalf("op %d: next(%v) = %+v, %v; want %+v, %v", i/2, at, got, ok, want, wantOK)
+			}
+		case 3:
+			got, ok := q.peek()
+			if wantOK := len(ref) > 0; ok != wantOK || (ok && got != ref[0].at) {
+				t.Fatalf("op %d: peek() = %v, %v; want the heap's top", i/2, got, ok)
+			}
+		}
+	}
+	for len(ref) > 0 {
+		want := ref.Pop()
+		if got, ok := q.next(base.Add(time.Hour)); !ok || got.seq != want.seq {
+			t.Fatalf("draining: next() = %+v, %v; want %+v", got, ok, want)
+		}
+	}
+	if got, ok := q.next(base.Add(time.Hour)); ok {
+		t.Fatalf("drained queue: next() = %+v, want nothing", got)
+	}
+}
+
+// TestQueueSampleSlot: the sample slot leaves the order of events what a
+// heap of all of them gives.
+func TestQueueSampleSlot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		ops := make([]byte, 2*rng.IntN(200))
+		for i := range ops {
+			ops[i] = byte(rng.UintN(256))
+		}
+		queueOps(t, ops)
+	}
+}
+
+func FuzzQueueSampleSlot(f *testing.F) {
+	f.Add([]byte{1, 3, 1, 3, 0, 0x23, 2, 15, 2, 15, 2, 15})
+	f.Add([]byte{0, 0x25, 1, 5, 3, 0, 2, 4, 1, 4, 2, 5})
+	f.Fuzz(queueOps)
+}
