@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ares-arena/arena/internal/heapq"
@@ -35,6 +36,9 @@ type executor interface {
 	// At schedules fn to run at t. It may be called from within an event,
 	// and from goroutines started by Go.
 	At(t time.Time, kind EventKind, fn func(ctx context.Context))
+	// sampleAt schedules the observer's probe sample at t, as At(t,
+	// KindSample, fn) would, when none is queued by it: see queue.sample.
+	sampleAt(t time.Time, fn func(ctx context.Context))
 	// Go runs fn concurrently with the schedule in real time, and at once,
 	// on the executor's goroutine, in virtual time (where an injection takes
 	// no time).
@@ -54,7 +58,7 @@ type executor interface {
 type scheduled struct {
 	at   time.Time
 	kind EventKind
-	seq  uint64
+	seq  uint64 // the order in which events were scheduled: see queue.seq
 	fn   func(ctx context.Context)
 }
 
@@ -74,15 +78,21 @@ func (a *scheduled) Less(b *scheduled) bool {
 type queue struct {
 	mu sync.Mutex
 	q  heapq.Heap[scheduled, *scheduled]
-	// sample holds a queued probe sample outside the heap (hasSample): the
-	// observer keeps one armed at a time, re-armed after each, so most
-	// events of a run are samples and each would be a heap push and pop.
-	// It is ordered against q's top by the same Less, seq included, so the
-	// order of events is the heap's alone; a second sample goes in q.
+	// sample is the observer's probe sample, when one is queued
+	// (hasSample), outside the heap: the observer keeps one queued and
+	// queues the next from the last, so samples are most of a run's events
+	// and each would be a lock, a heap push and a pop. Only the goroutine
+	// that plays the schedule touches it (sampleAt before Run or from an
+	// event, next and peek in Run), so it takes no lock. It is ordered
+	// against q's top by the same Less, so the order of events is that of
+	// one heap of them all.
 	sample    scheduled
 	hasSample bool
-	seq       uint64
-	stopped   bool
+	// seq counts the events At scheduled; written under mu, read by
+	// sampleAt without it. An At event's seq is 2·count, a sample's
+	// 2·count+1: after the events scheduled before it, before the later.
+	seq     atomic.Uint64
+	stopped bool
 	// overtime: the schedule is over and the run only watches its faults
 	// settle (Run.overtime): injections are dropped, new ones refused.
 	overtime bool
@@ -112,15 +122,21 @@ func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 		s.mu.Unlock()
 		return
 	}
-	s.seq++
-	ev := scheduled{at: t, kind: kind, seq: s.seq, fn: fn}
-	if kind == KindSample && !s.hasSample {
-		s.sample, s.hasSample = ev, true
-	} else {
-		s.q.Push(ev)
-	}
+	n := s.seq.Load() + 1
+	s.seq.Store(n)
+	s.q.Push(scheduled{at: t, kind: kind, seq: n << 1, fn: fn})
 	s.mu.Unlock()
 	s.signal()
+}
+
+// sampleAt queues the observer's sample; see queue.sample for who may call
+// it. None may be queued: the observer queues the next once the last ran.
+func (s *queue) sampleAt(t time.Time, fn func(ctx context.Context)) {
+	if s.hasSample {
+		panic("arena: a probe sample is queued already")
+	}
+	s.sample = scheduled{at: t, kind: KindSample, seq: s.seq.Load()<<1 | 1, fn: fn}
+	s.hasSample = true
 }
 
 // startOvertime readies the queue for a second Run after the schedule's

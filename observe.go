@@ -392,7 +392,7 @@ func (o *observer) Start(end time.Time) {
 func (o *observer) armSample() {
 	if !o.armed && !o.nextSample.After(o.sampleEnd) {
 		o.armed = true
-		o.ex.At(o.nextSample, KindSample, o.sampleFn)
+		o.ex.sampleAt(o.nextSample, o.sampleFn)
 	}
 }
 
