@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,9 @@ type VirtualClock struct {
 	base  time.Time
 	off   atomic.Int64
 	exact atomic.Bool
+	// plain: base has no monotonic reading, so offset can read a time's
+	// distance from it off seconds and nanoseconds.
+	plain bool
 }
 
 // acquire marks the clock as driven by a run; false if one already is.
@@ -68,7 +72,7 @@ func NewVirtualClock(start time.Time) *VirtualClock {
 	if start.IsZero() {
 		start = VirtualEpoch()
 	}
-	c := &VirtualClock{now: start, base: start}
+	c := &VirtualClock{now: start, base: start, plain: start == start.Round(0)}
 	c.exact.Store(true)
 	return c
 }
@@ -89,11 +93,29 @@ func (c *VirtualClock) setNow(t time.Time) {
 	if !c.exact.Load() {
 		return
 	}
-	if d := t.Sub(c.base); c.base.Add(d) == t {
+	if d, ok := c.offset(t); ok {
 		c.off.Store(int64(d))
 		return
 	}
 	c.exact.Store(false)
+}
+
+// maxOffsetSec bounds the seconds of an offset that cannot overflow a
+// Duration, nanoseconds added.
+const maxOffsetSec = math.MaxInt64/int64(time.Second) - 1
+
+// offset returns d such that base.Add(d) == t, if there is one. It runs at
+// every event of a virtual run: a time in base's zone, neither with a
+// monotonic reading, is base plus the difference of their seconds and
+// nanoseconds, found without Sub and Add (which check each other).
+func (c *VirtualClock) offset(t time.Time) (time.Duration, bool) {
+	if c.plain && t.Location() == c.base.Location() && t == t.Round(0) {
+		if s := t.Unix() - c.base.Unix(); -maxOffsetSec <= s && s <= maxOffsetSec {
+			return time.Duration(s)*time.Second + time.Duration(t.Nanosecond()-c.base.Nanosecond()), true
+		}
+	}
+	d := t.Sub(c.base)
+	return d, c.base.Add(d) == t
 }
 
 // Set moves the clock to t. Moving backwards is ignored: time never rewinds.

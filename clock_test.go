@@ -71,3 +71,47 @@ func TestVirtualClockConcurrentNow(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// clockOffset holds offset to the reference it stands in for, Sub checked
+// by Add, for a start and a time given as seconds, nanoseconds, a zone
+// (UTC, a fixed zone, Local) and whether each carries a monotonic reading.
+func clockOffset(t *testing.T, baseSec, tSec int64, baseNsec, tNsec uint32, zones uint8, baseMono, tMono bool) {
+	t.Helper()
+	zone := func(z uint8) *time.Location {
+		return []*time.Location{time.UTC, time.FixedZone("X", 3600), time.Local}[z%3]
+	}
+	at := func(sec int64, nsec uint32, z uint8, mono bool) time.Time {
+		v := time.Unix(sec, int64(nsec%1e9)).In(zone(z))
+		if mono {
+			v = time.Now().Add(v.Sub(time.Now())) // v's instant, with a monotonic reading when in range
+		}
+		return v
+	}
+	base, next := at(baseSec, baseNsec, zones, baseMono), at(tSec, tNsec, zones/3, tMono)
+	c := NewVirtualClock(base)
+	d, ok := c.offset(next)
+	want := next.Sub(base)
+	wantOK := base.Add(want) == next
+	if ok != wantOK || (ok && d != want) {
+		t.Fatalf("offset(%v) from %v = %v, %v; want %v, %v", next, base, d, ok, want, wantOK)
+	}
+}
+
+func TestVirtualClockOffset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20_000 {
+		baseSec := rng.Int64N(1<<40) - 1<<39
+		tSec := baseSec + rng.Int64N(1<<36) - 1<<35
+		if rng.IntN(8) == 0 {
+			tSec = rng.Int64() >> rng.UintN(40)
+		}
+		clockOffset(t, baseSec, tSec, rng.Uint32(), rng.Uint32(), uint8(rng.UintN(9)), rng.IntN(8) == 0, rng.IntN(8) == 0)
+	}
+}
+
+func FuzzVirtualClockOffset(f *testing.F) {
+	f.Add(int64(1735689600), int64(1735689600+86400), uint32(0), uint32(100_000_000), uint8(0), false, false)
+	f.Add(int64(0), int64(9223372036), uint32(0), uint32(999_999_999), uint8(0), false, false)
+	f.Add(int64(0), int64(-9223372036), uint32(999_999_999), uint32(0), uint8(4), false, true)
+	f.Fuzz(clockOffset)
+}

@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ares-arena/arena/internal/heapq"
@@ -35,6 +36,9 @@ type executor interface {
 	// At schedules fn to run at t. It may be called from within an event,
 	// and from goroutines started by Go.
 	At(t time.Time, kind EventKind, fn func(ctx context.Context))
+	// sampleAt schedules the observer's probe sample at t, as At(t,
+	// KindSample, fn) would, when none is queued by it: see queue.sample.
+	sampleAt(t time.Time, fn func(ctx context.Context))
 	// Go runs fn concurrently with the schedule in real time, and at once,
 	// on the executor's goroutine, in virtual time (where an injection takes
 	// no time).
@@ -54,15 +58,15 @@ type executor interface {
 type scheduled struct {
 	at   time.Time
 	kind EventKind
-	seq  uint64
+	seq  uint64 // the order in which events were scheduled: see queue.seq
 	fn   func(ctx context.Context)
 }
 
 // Less orders events by (at, kind, seq). seq is unique, so the order is
 // total and any correct heap pops the same sequence.
 func (a *scheduled) Less(b *scheduled) bool {
-	if !a.at.Equal(b.at) {
-		return a.at.Before(b.at)
+	if c := a.at.Compare(b.at); c != 0 {
+		return c < 0
 	}
 	if a.kind != b.kind {
 		return a.kind < b.kind
@@ -72,9 +76,22 @@ func (a *scheduled) Less(b *scheduled) bool {
 
 // queue is the schedule both executors share.
 type queue struct {
-	mu      sync.Mutex
-	q       heapq.Heap[scheduled, *scheduled]
-	seq     uint64
+	mu sync.Mutex
+	q  heapq.Heap[scheduled, *scheduled]
+	// sample is the observer's probe sample, when one is queued
+	// (hasSample), outside the heap: the observer keeps one queued and
+	// queues the next from the last, so samples are most of a run's events
+	// and each would be a lock, a heap push and a pop. Only the goroutine
+	// that plays the schedule touches it (sampleAt before Run or from an
+	// event, next and peek in Run), so it takes no lock. It is ordered
+	// against q's top by the same Less, so the order of events is that of
+	// one heap of them all.
+	sample    scheduled
+	hasSample bool
+	// seq counts the events At scheduled; written under mu, read by
+	// sampleAt without it. An At event's seq is 2·count, a sample's
+	// 2·count+1: after the events scheduled before it, before the later.
+	seq     atomic.Uint64
 	stopped bool
 	// overtime: the schedule is over and the run only watches its faults
 	// settle (Run.overtime): injections are dropped, new ones refused.
@@ -105,10 +122,21 @@ func (s *queue) at(t time.Time, kind EventKind, fn func(ctx context.Context)) {
 		s.mu.Unlock()
 		return
 	}
-	s.seq++
-	s.q.Push(scheduled{at: t, kind: kind, seq: s.seq, fn: fn})
+	n := s.seq.Load() + 1
+	s.seq.Store(n)
+	s.q.Push(scheduled{at: t, kind: kind, seq: n << 1, fn: fn})
 	s.mu.Unlock()
 	s.signal()
+}
+
+// sampleAt queues the observer's sample; see queue.sample for who may call
+// it. None may be queued: the observer queues the next once the last ran.
+func (s *queue) sampleAt(t time.Time, fn func(ctx context.Context)) {
+	if s.hasSample {
+		panic("arena: a probe sample is queued already")
+	}
+	s.sample = scheduled{at: t, kind: KindSample, seq: s.seq.Load()<<1 | 1, fn: fn}
+	s.hasSample = true
 }
 
 // startOvertime readies the queue for a second Run after the schedule's
@@ -131,12 +159,33 @@ func (s *queue) isStopped() bool {
 	return s.stopped
 }
 
+// front returns the earliest event, in the sample slot or on the heap, or
+// nil. Called with s.mu held.
+func (s *queue) front() *scheduled {
+	switch {
+	case s.hasSample && (len(s.q) == 0 || s.sample.Less(&s.q[0])):
+		return &s.sample
+	case len(s.q) > 0:
+		return &s.q[0]
+	}
+	return nil
+}
+
 // next pops the earliest event if it is due by end.
 func (s *queue) next(end time.Time) (scheduled, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped || len(s.q) == 0 || s.q[0].at.After(end) {
+	if s.stopped {
 		return scheduled{}, false
+	}
+	ev := s.front()
+	switch {
+	case ev == nil || ev.at.After(end):
+		return scheduled{}, false
+	case ev == &s.sample:
+		e := s.sample
+		s.sample, s.hasSample = scheduled{}, false
+		return e, true
 	}
 	return s.q.Pop(), true
 }
@@ -144,10 +193,10 @@ func (s *queue) next(end time.Time) (scheduled, bool) {
 func (s *queue) peek() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.q) == 0 {
-		return time.Time{}, false
+	if ev := s.front(); ev != nil {
+		return ev.at, true
 	}
-	return s.q[0].at, true
+	return time.Time{}, false
 }
 
 // virtualExecutor jumps a VirtualClock to each event and runs it at once, on

@@ -257,3 +257,88 @@ func TestEventQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// queueOps plays ops, two bytes each, on a queue and on a plain heap of the
+// same events in the order they were scheduled (the reference), and fails
+// at the first event they pop differently. A fifth of the events are
+// samples At schedules, to be ordered against the observer's.
+func queueOps(t *testing.T, ops []byte) {
+	t.Helper()
+	var (
+		q   queue
+		ref heapq.Heap[scheduled, *scheduled]
+		n   uint64 // events scheduled; each event's fn reports its number
+		ran uint64
+	)
+	base := time.Unix(0, 0)
+	event := func() func(context.Context) {
+		n++
+		id := n
+		return func(context.Context) { ran = id }
+	}
+	for i := 0; i+1 < len(ops); i += 2 {
+		op, arg := ops[i], ops[i+1]
+		at := base.Add(time.Duration(arg%16) * time.Second)
+		switch op % 4 {
+		case 0:
+			kind := EventKind(arg / 16 % 5)
+			q.at(at, kind, event())
+			ref.Push(scheduled{at: at, kind: kind, seq: n})
+		case 1:
+			if q.hasSample {
+				continue // the observer queues one at a time
+			}
+			q.sampleAt(at, event())
+			ref.Push(scheduled{at: at, kind: KindSample, seq: n})
+		case 2:
+			got, ok := q.next(at)
+			want, wantOK := scheduled{}, len(ref) > 0 && !ref[0].at.After(at)
+			if wantOK {
+				want = ref.Pop()
+			}
+			if ok {
+				got.fn(nil)
+			}
+			if ok != wantOK || (ok && (ran != want.seq || got.at != want.at || got.kind != want.kind)) {
+				t.Fatalf("op %d: next(%v) = event %d %+v, %v; want event %d %+v, %v", i/2, at, ran, got, ok, want.seq, want, wantOK)
+			}
+		case 3:
+			got, ok := q.peek()
+			if wantOK := len(ref) > 0; ok != wantOK || (ok && got != ref[0].at) {
+				t.Fatalf("op %d: peek() = %v, %v; want the heap's top", i/2, got, ok)
+			}
+		}
+	}
+	for len(ref) > 0 {
+		want := ref.Pop()
+		got, ok := q.next(base.Add(time.Hour))
+		if ok {
+			got.fn(nil)
+		}
+		if !ok || ran != want.seq {
+			t.Fatalf("draining: next() = event %d, %v; want event %d", ran, ok, want.seq)
+		}
+	}
+	if got, ok := q.next(base.Add(time.Hour)); ok {
+		t.Fatalf("drained queue: next() = %+v, want nothing", got)
+	}
+}
+
+// TestQueueSampleSlot: the observer's sample, kept beside the heap, leaves
+// the order of events what one heap of them all gives.
+func TestQueueSampleSlot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		ops := make([]byte, 2*rng.IntN(200))
+		for i := range ops {
+			ops[i] = byte(rng.UintN(256))
+		}
+		queueOps(t, ops)
+	}
+}
+
+func FuzzQueueSampleSlot(f *testing.F) {
+	f.Add([]byte{1, 3, 0, 0x23, 1, 3, 0, 0x23, 2, 15, 2, 15, 2, 15})
+	f.Add([]byte{0, 0x25, 1, 5, 3, 0, 2, 4, 1, 4, 2, 5})
+	f.Fuzz(queueOps)
+}

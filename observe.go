@@ -264,12 +264,12 @@ type Transition struct {
 
 // faultTrack follows one fault from its landing to its outcome.
 type faultTrack struct {
-	out      FaultOutcome
-	landed   time.Time
-	liftAt   time.Time // when arena will lift it (zero: never); the settle time runs from then too
-	runStart time.Time // first sample of the current healthy run
-	runLen   int
-	done     bool
+	out     FaultOutcome
+	landed  time.Time
+	liftAt  time.Time     // when arena will lift it (zero: never); the settle time runs from then too
+	runFrom time.Duration // first sample of the current healthy run, after landed (a distance: every sample reads it)
+	runLen  int
+	done    bool
 }
 
 // observer samples the probe on an executor's schedule, follows each landed
@@ -392,7 +392,7 @@ func (o *observer) Start(end time.Time) {
 func (o *observer) armSample() {
 	if !o.armed && !o.nextSample.After(o.sampleEnd) {
 		o.armed = true
-		o.ex.At(o.nextSample, KindSample, o.sampleFn)
+		o.ex.sampleAt(o.nextSample, o.sampleFn)
 	}
 }
 
@@ -524,7 +524,8 @@ func (o *observer) tell(ctx context.Context, outs []FaultOutcome) {
 // advance feeds one sample to an open fault. It closes the fault (done) when
 // it recovers or misses its deadline.
 func (o *observer) advance(f *faultTrack, t time.Time, healthy bool) {
-	if t.Before(f.landed) {
+	since := t.Sub(f.landed)
+	if since < 0 {
 		return // a real-time sample that started before the fault landed
 	}
 	if !healthy {
@@ -532,19 +533,19 @@ func (o *observer) advance(f *faultTrack, t time.Time, healthy bool) {
 		f.runLen = 0
 	} else {
 		if f.runLen == 0 {
-			f.runStart = t
+			f.runFrom = since
 		}
 		f.runLen++
 	}
-	if f.runLen > 0 && f.runStart.Sub(f.landed) > o.opts.RecoveryDeadline {
+	if f.runLen > 0 && f.runFrom > o.opts.RecoveryDeadline {
 		f.done = true // even if this run holds, it began too late
 		return
 	}
-	if f.runLen == 0 && t.Sub(f.landed) > o.opts.RecoveryDeadline {
+	if f.runLen == 0 && since > o.opts.RecoveryDeadline {
 		f.done = true
 		return
 	}
-	if f.runLen < o.opts.StableSamples || t.Sub(f.landed) < o.opts.SettleTime || (!f.liftAt.IsZero() && t.Sub(f.liftAt) < o.opts.SettleTime) {
+	if f.runLen < o.opts.StableSamples || since < o.opts.SettleTime || (!f.liftAt.IsZero() && t.Sub(f.liftAt) < o.opts.SettleTime) {
 		return
 	}
 	o.recover(f)
@@ -554,7 +555,7 @@ func (o *observer) recover(f *faultTrack) {
 	f.done = true
 	f.out.Recovered = true
 	if f.out.Degraded {
-		f.out.TTR = Duration(f.runStart.Sub(f.landed))
+		f.out.TTR = Duration(f.runFrom)
 	}
 }
 

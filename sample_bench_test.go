@@ -1,0 +1,23 @@
+package arena
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// BenchmarkVirtualSampleHour: an hour of samples (36,001) of a probe that
+// does nothing, on a virtual executor: the engine's own cost per sample
+// (clock, queue, probe watchdog, observer), with no fault open.
+func BenchmarkVirtualSampleHour(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		ex := newVirtualExecutor(NewVirtualClock(time.Time{}))
+		o := newObserver(ex, func(context.Context) error { return nil }, nil, ObserveOptions{})
+		end := ex.Now().Add(time.Hour)
+		o.Start(end)
+		if err := ex.Run(context.Background(), end); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
