@@ -211,6 +211,9 @@ type Cluster struct {
 	// upWorkers counts the agents with upWorker set, so a probe reads the
 	// quorum without walking the agents. touch keeps it true.
 	upWorkers int
+	// The last unhealthy probe's verdict and error (verdict).
+	lastVerdict probeVerdict
+	lastErr     error
 	// agentLog records each touch, for the agent feed (AppendAgentChanges):
 	// every change of a listing is followed by a touch.
 	agentLog changeLog
@@ -377,17 +380,50 @@ func (c *Cluster) routable(i int) bool {
 
 func (c *Cluster) unavailableReason(i int) string {
 	a := &c.agents[i]
+	switch k := c.unavailableKey(i); k.why {
+	case whyStatus:
+		return a.id + " " + string(a.status)
+	case whyPartitioned:
+		return a.id + " partitioned"
+	case whyLatency:
+		return a.id + " behind a latency of " + k.d.String()
+	case whyClock:
+		return a.id + " with its clock " + k.d.String() + " ahead"
+	default:
+		return a.id + " slowed by " + k.d.String()
+	}
+}
+
+// unavailable is what unavailableReason says of an agent: which reason,
+// the agent and the status or duration it names.
+type unavailable struct {
+	agent  int
+	why    uint8
+	status arena.AgentStatus
+	d      time.Duration
+}
+
+const (
+	whyStatus = iota + 1
+	whyPartitioned
+	whyLatency
+	whyClock
+	whySlow
+)
+
+func (c *Cluster) unavailableKey(i int) unavailable {
+	a := &c.agents[i]
 	switch {
 	case a.status != arena.StatusRunning:
-		return a.id + " " + string(a.status)
+		return unavailable{agent: i, why: whyStatus, status: a.status}
 	case a.partitioned:
-		return a.id + " partitioned"
+		return unavailable{agent: i, why: whyPartitioned}
 	case a.net.Latency.Latency > c.opts.healing.ElectionTimeout:
-		return a.id + " behind a latency of " + a.net.Latency.Latency.String()
+		return unavailable{agent: i, why: whyLatency, d: a.net.Latency.Latency}
 	case a.clock > c.opts.healing.ElectionTimeout:
-		return a.id + " with its clock " + a.clock.String() + " ahead"
+		return unavailable{agent: i, why: whyClock, d: a.clock}
 	default:
-		return a.id + " slowed by " + a.slow.String()
+		return unavailable{agent: i, why: whySlow, d: a.slow}
 	}
 }
 
@@ -476,21 +512,57 @@ func (c *Cluster) Probe(ctx context.Context) error {
 	defer c.mu.Unlock()
 	c.advance()
 	if h := c.roles[roleLeader].holder; !c.available(h) {
-		return errors.New("leader unavailable: " + c.unavailableReason(h))
+		return c.verdict(probeVerdict{kind: verdictLeader, reason: c.unavailableKey(h)}, func() string {
+			return "leader unavailable: " + c.unavailableReason(h)
+		})
 	}
 	if h := c.roles[roleOrchestrator].holder; !c.available(h) {
-		return errors.New("orchestrator unavailable: " + c.unavailableReason(h))
+		return c.verdict(probeVerdict{kind: verdictOrchestrator, reason: c.unavailableKey(h)}, func() string {
+			return "orchestrator unavailable: " + c.unavailableReason(h)
+		})
 	}
 	if n := c.opts.workers; c.upWorkers < n/2+1 {
-		return fmt.Errorf("quorum lost: %d of %d workers available", c.upWorkers, n)
+		return c.verdict(probeVerdict{kind: verdictQuorum, a: uint64(c.upWorkers)}, func() string {
+			return fmt.Sprintf("quorum lost: %d of %d workers available", c.upWorkers, n)
+		})
 	}
 	if c.dag.missing > 0 {
-		return errors.New("dag broken: " + c.dag.firstMissing(c))
+		return c.verdict(probeVerdict{kind: verdictDAG, a: c.dag.nodeLog.cursor(), b: c.dag.edgeLog.cursor()}, func() string {
+			return "dag broken: " + c.dag.firstMissing(c)
+		})
 	}
 	if r := c.work.errorRate(c.now, c.opts.errorWindow); r > c.opts.errorThreshold {
-		return fmt.Errorf("error rate %.2f above %.2f", r, c.opts.errorThreshold)
+		return c.verdict(probeVerdict{kind: verdictErrorRate, a: uint64(c.work.bad), b: uint64(c.work.ok)}, func() string {
+			return fmt.Sprintf("error rate %.2f above %.2f", r, c.opts.errorThreshold)
+		})
 	}
 	return nil
+}
+
+// probeVerdict is what an unhealthy probe's message is made of, so that a
+// probe finding what the last one found returns its error again instead of
+// making the same message: an outage is sampled ten times a second.
+type probeVerdict struct {
+	kind   uint8
+	reason unavailable // of the role's holder
+	a, b   uint64      // the counts or versions the message reads
+}
+
+const (
+	verdictLeader = iota + 1
+	verdictOrchestrator
+	verdictQuorum
+	verdictDAG
+	verdictErrorRate
+)
+
+// verdict returns the error of v: the last one made, if the last unhealthy
+// probe found v too.
+func (c *Cluster) verdict(v probeVerdict, message func() string) error {
+	if v != c.lastVerdict || c.lastErr == nil {
+		c.lastVerdict, c.lastErr = v, errors.New(message())
+	}
+	return c.lastErr
 }
 
 // touch brings agent i's upWorker, and the count of them, up to date. Every
