@@ -220,17 +220,16 @@ func (a Action) decodeMetadata(spec *FaultSpec) (Params, error) {
 		}
 	}
 	for _, key := range sortedKeys(a.Metadata) {
-		field := "metadata." + key
 		k, ok := spec.metaKey(key)
 		if !ok {
 			if len(spec.Metadata) == 0 {
-				return Params{}, invalid(field, "unknown key: %s takes no metadata", a.Type)
+				return Params{}, invalid("metadata."+key, "unknown key: %s takes no metadata", a.Type)
 			}
-			return Params{}, invalid(field, "unknown key for %s (want %s)", a.Type, strings.Join(spec.metaNames(), ", "))
+			return Params{}, invalid("metadata."+key, "unknown key for %s (want %s)", a.Type, strings.Join(spec.metaNames(), ", "))
 		}
 		v, err := k.decode(a.Metadata[key])
 		if err != nil {
-			return Params{}, invalid(field, "%v", err)
+			return Params{}, invalid("metadata."+key, "%v", err)
 		}
 		p.Values[key] = v
 	}

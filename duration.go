@@ -62,14 +62,16 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 func ParseDuration(v any) (time.Duration, error) {
 	switch x := v.(type) {
 	case string:
+		// A Go duration first: it is the common form, and no string is
+		// both a Go duration and a float other than "0" (zero either way),
+		// so the order changes no result, only what a miss costs.
+		if d, err := time.ParseDuration(x); err == nil {
+			return d, nil
+		}
 		if f, err := strconv.ParseFloat(x, 64); err == nil {
 			return secondsToDuration(f)
 		}
-		d, err := time.ParseDuration(x)
-		if err != nil {
-			return 0, fmt.Errorf("%s is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)", quoteValue(x))
-		}
-		return d, nil
+		return 0, fmt.Errorf("%s is not a duration (want a Go duration such as \"1.5s\" or a number of seconds)", quoteValue(x))
 	case time.Duration:
 		return x, nil
 	case Duration:

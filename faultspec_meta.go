@@ -62,33 +62,41 @@ const (
 func (k MetaKey) Range() (lo, hi any) {
 	switch k.Kind {
 	case MetaKindDuration:
-		l, h := time.Duration(0), time.Duration(MaxMetaDuration)
-		if d, ok := k.Min.(time.Duration); ok {
-			l = d
-		} else if k.Positive {
-			l = time.Nanosecond
-		}
-		if d, ok := k.Max.(time.Duration); ok {
-			h = d
-		}
-		return l, h
+		return k.durationRange()
 	case MetaKindNumber:
-		l, h := 0.0, float64(MaxMetaNumber)
-		if f, ok := k.Min.(float64); ok {
-			l = f
-		} else if k.Positive {
-			l = math.SmallestNonzeroFloat64
-		}
-		if f, ok := k.Max.(float64); ok {
-			h = f
-		}
-		return l, h
+		return k.numberRange()
 	}
 	return nil, nil
 }
 
-// RangeText describes k's range for messages and docs: "0 to 24h",
-// "1 to 1000000000000", "more than 0, at most 100", "at most 1024 bytes".
+// durationRange and numberRange are Range for one kind, unboxed: decode
+// checks every value an action carries against them.
+func (k MetaKey) durationRange() (lo, hi time.Duration) {
+	lo, hi = 0, time.Duration(MaxMetaDuration)
+	if d, ok := k.Min.(time.Duration); ok {
+		lo = d
+	} else if k.Positive {
+		lo = time.Nanosecond
+	}
+	if d, ok := k.Max.(time.Duration); ok {
+		hi = d
+	}
+	return lo, hi
+}
+
+func (k MetaKey) numberRange() (lo, hi float64) {
+	lo, hi = 0.0, float64(MaxMetaNumber)
+	if f, ok := k.Min.(float64); ok {
+		lo = f
+	} else if k.Positive {
+		lo = math.SmallestNonzeroFloat64
+	}
+	if f, ok := k.Max.(float64); ok {
+		hi = f
+	}
+	return lo, hi
+}
+
 func (k MetaKey) RangeText() string {
 	lo, hi := k.Range()
 	switch k.Kind {
@@ -171,13 +179,13 @@ func (k MetaKey) decode(v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		lo, hi := k.Range()
+		lo, hi := k.durationRange()
 		switch {
 		case d < 0:
 			return nil, fmt.Errorf("negative duration %s (want %s)", d, k.RangeText())
 		case d == 0 && k.Positive:
 			return nil, fmt.Errorf("must be positive (want %s)", k.RangeText())
-		case d < lo.(time.Duration) || d > hi.(time.Duration):
+		case d < lo || d > hi:
 			return nil, fmt.Errorf("%s is out of range (want %s)", trimDuration(d), k.RangeText())
 		}
 		out = d
@@ -205,7 +213,7 @@ func (k MetaKey) decode(v any) (any, error) {
 		default:
 			return nil, fmt.Errorf("want a number, got %T", v)
 		}
-		lo, hi := k.Range()
+		lo, hi := k.numberRange()
 		switch {
 		case f != f || f > 1e300 || f < -1e300:
 			return nil, fmt.Errorf("%v is not a finite number (want %s)", f, k.RangeText())
@@ -213,7 +221,7 @@ func (k MetaKey) decode(v any) (any, error) {
 			return nil, fmt.Errorf("negative number %v (want %s)", f, k.RangeText())
 		case f == 0 && k.Positive:
 			return nil, fmt.Errorf("must be positive (want %s)", k.RangeText())
-		case f < lo.(float64) || f > hi.(float64):
+		case f < lo || f > hi:
 			return nil, fmt.Errorf("%s is out of range (want %s)", formatNumber(f), k.RangeText())
 		}
 		out = f
