@@ -367,7 +367,7 @@ func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.D
 	if !f.Recovered && !f.Undecided {
 		s.storeEvidence(ctx, Evidence{ID: "ev-unrecovered-" + f.Action.ID, ActionID: f.Action.ID, Kind: EvidenceUnrecovered, Time: now, Fault: &f})
 	}
-	s.appendEvent(ctx, typ, now, f)
+	s.appendFaultOutcome(ctx, typ, now, &f)
 	if !f.Undecided { // not watched long enough: nothing to propose
 		s.evolve(ctx, f, limit, now)
 	}
