@@ -99,7 +99,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 	}
 	s := &Service{
 		injector: injector, store: store, evidence: evidence, opts: o,
-		metrics: newMetrics(o.registerer),
+		metrics: newMetrics(o.registerer, len(injector.kinds)), // an injector's kinds are fixed when it is made
 		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
 		history: history{cap: o.historyCap}, born: time.Now(),
 	}
@@ -203,7 +203,7 @@ func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
 	if kind.spec == nil {
 		typ = invalidType // any string a client sends must not become a label
 	}
-	om := s.metrics.forOutcome(typ, res.Success)
+	om := s.metrics.forOutcome(typ, kind, res.Success)
 	om.actions.Inc()
 	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
