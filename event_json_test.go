@@ -73,3 +73,34 @@ func FuzzActionEventJSON(f *testing.F) {
 		}
 	})
 }
+
+// checkLiftEventJSON fails t unless appendJSON encodes e as json.Marshal does.
+func checkLiftEventJSON(t *testing.T, e liftEvent) {
+	t.Helper()
+	want, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.appendJSON(nil); string(got) != string(want) {
+		t.Errorf("appendJSON(%#v)\n = %s\nwant %s", e, got, want)
+	}
+}
+
+func TestLiftEventJSONMatchesMarshal(t *testing.T) {
+	strs := []string{"", "worker-3", "a\"b\\c", "<script>&</script>", "tab\tnl\nret\rbs\bff\f", "\x00\x01\x1f\x7f",
+		"ünïcödé µ 日本", "\u2028 and \u2029", "bad \xff utf8 \xc3", "duration", "request", "rollback"}
+	for i, s := range strs {
+		for j := range strs {
+			checkLiftEventJSON(t, liftEvent{ActionID: s, Type: ActionType(strs[(i+j)%len(strs)]), TargetID: strs[(i+1)%len(strs)],
+				Why: strs[(i+j+2)%len(strs)], Error: strs[(i+3*j)%len(strs)]})
+		}
+	}
+}
+
+func FuzzLiftEventJSON(f *testing.F) {
+	f.Add("act-000001", "network_partition", "worker-1", "duration", "")
+	f.Add("<&>", "\u2028", "\xff", "\x00", "lift failed: \"quoted\"")
+	f.Fuzz(func(t *testing.T, id, typ, target, why, errText string) {
+		checkLiftEventJSON(t, liftEvent{ActionID: id, Type: ActionType(typ), TargetID: target, Why: why, Error: errText})
+	})
+}

@@ -2,9 +2,9 @@ package arena
 
 import "sync"
 
-// payloadSlab holds the payloads of the service's action events, encoded
-// one after another into shared blocks, so that Execute allocates a block
-// per few dozen actions instead of a payload each. An event store keeps
+// payloadSlab holds the payloads of the service's action and lift events,
+// encoded one after another into shared blocks, so that Execute allocates a
+// block per few dozen actions instead of a payload each. An event store keeps
 // its events' payloads (it takes ownership of them) for as long as it
 // retains them: a payload per allocation made every retained event one
 // more object for the collector to allocate, mark and sweep, a tenth of
@@ -31,12 +31,29 @@ const (
 func (s *payloadSlab) actionEvent(e *ActionEvent) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.keep(e.appendJSON(s.room()))
+}
+
+// liftEvent returns e's payload (liftEvent.appendJSON), in the slab.
+func (s *payloadSlab) liftEvent(e *liftEvent) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keep(e.appendJSON(s.room()))
+}
+
+// room is where the next payload is encoded: the start of the block's free
+// part, capped at slabRoom. Called with s.mu held.
+func (s *payloadSlab) room() []byte {
 	if cap(s.buf) < slabRoom {
 		s.buf = make([]byte, 0, slabBlock)
 	}
-	room := s.buf[:0:slabRoom]
-	out := e.appendJSON(room)
-	if len(out) == 0 || &out[:1][0] != &room[:1][0] {
+	return s.buf[:0:slabRoom]
+}
+
+// keep takes out, a payload encoded into room, out of the free part.
+// Called with s.mu held.
+func (s *payloadSlab) keep(out []byte) []byte {
+	if len(out) == 0 || &out[:1][0] != &s.buf[:1][0] {
 		return out // it outgrew the room: a slice of its own
 	}
 	s.buf = s.buf[len(out):len(out)]

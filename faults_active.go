@@ -284,7 +284,9 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	s.appendEvent(ctx, EventFaultLifted, s.opts.clock.Now(), ev)
+	if s.store != nil {
+		s.appendEncoded(ctx, EventFaultLifted, s.opts.clock.Now(), s.payloads.liftEvent(&ev))
+	}
 	return true, err
 }
 
