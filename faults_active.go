@@ -289,7 +289,10 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 		ev.Error = err.Error()
 	}
 	if s.store != nil {
-		s.appendEncoded(ctx, EventFaultLifted, s.opts.clock.Now(), s.payloads.liftEvent(&ev))
+		s.mu.Lock()
+		payload := s.payloads.liftEvent(&ev)
+		s.mu.Unlock()
+		s.appendEncoded(ctx, EventFaultLifted, s.opts.clock.Now(), payload)
 	}
 	return true, err
 }
