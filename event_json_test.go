@@ -56,6 +56,13 @@ func TestActionIDMatchesSprintf(t *testing.T) {
 			t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for _, p := range []uint64{1e6, 1e7, 1e12, 1e19} { // where IDs gain a digit: blocks on either side, counted up in full
+		for n := p - idBlockLen; n < p+idBlockLen; n++ {
+			if got, want := blocks.id(n), fmt.Sprintf("act-%06d", n); got != want {
+				t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
+			}
+		}
+	}
 	if n := testing.AllocsPerRun(10*idBlockLen, func() { _ = blocks.id(7) }); n != 0 {
 		t.Errorf("%v allocations per ID within a block, want 0", n)
 	}
@@ -102,5 +109,22 @@ func FuzzLiftEventJSON(f *testing.F) {
 	f.Add("<&>", "\u2028", "\xff", "\x00", "lift failed: \"quoted\"")
 	f.Fuzz(func(t *testing.T, id, typ, target, why, errText string) {
 		checkLiftEventJSON(t, liftEvent{ActionID: id, Type: ActionType(typ), TargetID: target, Why: why, Error: errText})
+	})
+}
+
+func FuzzActionID(f *testing.F) {
+	f.Add(uint64(0))
+	f.Add(uint64(999_999))
+	f.Add(uint64(math.MaxUint64))
+	f.Fuzz(func(t *testing.T, n uint64) {
+		var blocks idBlocks
+		for m := n - n%idBlockLen; ; m++ { // every ID of n's block up to n, as Execute hands them out
+			if got, want := blocks.id(m), fmt.Sprintf("act-%06d", m); got != want {
+				t.Fatalf("idBlocks.id(%d) = %q, want %q", m, got, want)
+			}
+			if m == n {
+				break
+			}
+		}
 	})
 }
