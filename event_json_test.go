@@ -56,6 +56,13 @@ func TestActionIDMatchesSprintf(t *testing.T) {
 			t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for _, p := range []uint64{1e6, 1e7, 1e12, 1e19} { // where IDs gain a digit: blocks on either side, counted up in full
+		for n := p - idBlockLen; n < p+idBlockLen; n++ {
+			if got, want := blocks.id(n), fmt.Sprintf("act-%06d", n); got != want {
+				t.Fatalf("idBlocks.id(%d) = %q, want %q", n, got, want)
+			}
+		}
+	}
 	if n := testing.AllocsPerRun(10*idBlockLen, func() { _ = blocks.id(7) }); n != 0 {
 		t.Errorf("%v allocations per ID within a block, want 0", n)
 	}
@@ -70,6 +77,54 @@ func FuzzActionEventJSON(f *testing.F) {
 		var buf [32]byte
 		if got := string(formatDuration(&buf, time.Duration(d))); got != time.Duration(d).String() {
 			t.Errorf("formatDuration(%d) = %q, want %q", d, got, time.Duration(d).String())
+		}
+	})
+}
+
+// checkLiftEventJSON fails t unless appendJSON encodes e as json.Marshal does.
+func checkLiftEventJSON(t *testing.T, e liftEvent) {
+	t.Helper()
+	want, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.appendJSON(nil); string(got) != string(want) {
+		t.Errorf("appendJSON(%#v)\n = %s\nwant %s", e, got, want)
+	}
+}
+
+func TestLiftEventJSONMatchesMarshal(t *testing.T) {
+	strs := []string{"", "worker-3", "a\"b\\c", "<script>&</script>", "tab\tnl\nret\rbs\bff\f", "\x00\x01\x1f\x7f",
+		"ünïcödé µ 日本", "\u2028 and \u2029", "bad \xff utf8 \xc3", "duration", "request", "rollback"}
+	for i, s := range strs {
+		for j := range strs {
+			checkLiftEventJSON(t, liftEvent{ActionID: s, Type: ActionType(strs[(i+j)%len(strs)]), TargetID: strs[(i+1)%len(strs)],
+				Why: strs[(i+j+2)%len(strs)], Error: strs[(i+3*j)%len(strs)]})
+		}
+	}
+}
+
+func FuzzLiftEventJSON(f *testing.F) {
+	f.Add("act-000001", "network_partition", "worker-1", "duration", "")
+	f.Add("<&>", "\u2028", "\xff", "\x00", "lift failed: \"quoted\"")
+	f.Fuzz(func(t *testing.T, id, typ, target, why, errText string) {
+		checkLiftEventJSON(t, liftEvent{ActionID: id, Type: ActionType(typ), TargetID: target, Why: why, Error: errText})
+	})
+}
+
+func FuzzActionID(f *testing.F) {
+	f.Add(uint64(0))
+	f.Add(uint64(999_999))
+	f.Add(uint64(math.MaxUint64))
+	f.Fuzz(func(t *testing.T, n uint64) {
+		var blocks idBlocks
+		for m := n - n%idBlockLen; ; m++ { // every ID of n's block up to n, as Execute hands them out
+			if got, want := blocks.id(m), fmt.Sprintf("act-%06d", m); got != want {
+				t.Fatalf("idBlocks.id(%d) = %q, want %q", m, got, want)
+			}
+			if m == n {
+				break
+			}
 		}
 	})
 }

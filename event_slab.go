@@ -1,10 +1,8 @@
 package arena
 
-import "sync"
-
-// payloadSlab holds the payloads of the service's action events, encoded
-// one after another into shared blocks, so that Execute allocates a block
-// per few dozen actions instead of a payload each. An event store keeps
+// payloadSlab holds the payloads of the service's action and lift events,
+// encoded one after another into shared blocks, so that Execute allocates a
+// block per few dozen actions instead of a payload each. An event store keeps
 // its events' payloads (it takes ownership of them) for as long as it
 // retains them: a payload per allocation made every retained event one
 // more object for the collector to allocate, mark and sweep, a tenth of
@@ -14,8 +12,10 @@ import "sync"
 // A payload is never written again once handed out: the next one is
 // encoded after it, and a payload's capacity ends where it ends, so
 // appending to it copies.
+//
+// The service's mutex guards it: Execute encodes its payload in the
+// critical section where it records the result, one lock for both.
 type payloadSlab struct {
-	mu  sync.Mutex
 	buf []byte // the block's free part: len 0, its capacity what is left
 }
 
@@ -29,14 +29,26 @@ const (
 
 // actionEvent returns e's payload (ActionEvent.appendJSON), in the slab.
 func (s *payloadSlab) actionEvent(e *ActionEvent) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return s.keep(e.appendJSON(s.room()))
+}
+
+// liftEvent returns e's payload (liftEvent.appendJSON), in the slab.
+func (s *payloadSlab) liftEvent(e *liftEvent) []byte {
+	return s.keep(e.appendJSON(s.room()))
+}
+
+// room is where the next payload is encoded: the start of the block's free
+// part, capped at slabRoom.
+func (s *payloadSlab) room() []byte {
 	if cap(s.buf) < slabRoom {
 		s.buf = make([]byte, 0, slabBlock)
 	}
-	room := s.buf[:0:slabRoom]
-	out := e.appendJSON(room)
-	if len(out) == 0 || &out[:1][0] != &room[:1][0] {
+	return s.buf[:0:slabRoom]
+}
+
+// keep takes out, a payload encoded into room, out of the free part.
+func (s *payloadSlab) keep(out []byte) []byte {
+	if len(out) == 0 || &out[:1][0] != &s.buf[:1][0] {
 		return out // it outgrew the room: a slice of its own
 	}
 	s.buf = s.buf[len(out):len(out)]

@@ -85,24 +85,24 @@ type activeFaults struct {
 	// empty slots are as many as the faults (sweepOutside).
 	outside []map[string]*outsideSlot
 	empty   int // slots of outside with no fault
-	// lifting holds the lifts under way: out of m, not yet done. A rollback
-	// waits for those of its faults, so that a timer firing as a run or the
-	// process ends cannot leave a lift running after Rollback returned.
-	lifting map[string]*liftInFlight
+	// lifting holds the faults whose lifts are under way: out of m, not yet
+	// done. A rollback waits for those of its faults (activeFault.done), so
+	// that a timer firing as a run or the process ends cannot leave a lift
+	// running after Rollback returned.
+	lifting map[string]*activeFault
 }
 
 type outsideSlot struct{ f *activeFault }
-
-type liftInFlight struct {
-	run  *Run
-	done chan struct{}
-}
 
 type activeFault struct {
 	ActiveFault
 	lift Lift        // what its landing handed back
 	run  *Run        // nil: OriginExecute
 	stop func() bool // cancels the timer of an OriginExecute fault with a duration
+	// done is closed when its lift, under way, is done: made by the
+	// rollback that waits for it (most lifts have none waiting, and a
+	// channel each was a third of a lift's garbage). Behind faults.mu.
+	done chan struct{}
 }
 
 // liftEvent is the payload of arena.fault.lifted.
@@ -264,15 +264,19 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if ok {
 		s.forget(f)
 		if s.faults.lifting == nil {
-			s.faults.lifting = map[string]*liftInFlight{}
+			s.faults.lifting = map[string]*activeFault{}
 		}
-		l := &liftInFlight{run: f.run, done: make(chan struct{})}
-		s.faults.lifting[id] = l
+		s.faults.lifting[id] = f
 		defer func() {
 			s.faults.mu.Lock()
-			delete(s.faults.lifting, id)
+			if s.faults.lifting[id] == f { // a fault given the same ID may be lifting since
+				delete(s.faults.lifting, id)
+			}
+			done := f.done
 			s.faults.mu.Unlock()
-			close(l.done)
+			if done != nil {
+				close(done)
+			}
 		}()
 	}
 	s.faults.mu.Unlock()
@@ -284,7 +288,12 @@ func (s *Service) lift(ctx context.Context, id, why string) (found bool, err err
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	s.appendEvent(ctx, EventFaultLifted, s.opts.clock.Now(), ev)
+	if s.store != nil {
+		s.mu.Lock()
+		payload := s.payloads.liftEvent(&ev)
+		s.mu.Unlock()
+		s.appendEncoded(ctx, EventFaultLifted, s.opts.clock.Now(), payload)
+	}
 	return true, err
 }
 
@@ -353,9 +362,12 @@ func (s *Service) rollback(ctx context.Context, run *Run) []FaultRollback {
 	}
 	s.faults.mu.Lock()
 	var pending []chan struct{}
-	for _, l := range s.faults.lifting {
-		if run == nil || l.run == run {
-			pending = append(pending, l.done)
+	for _, f := range s.faults.lifting {
+		if run == nil || f.run == run {
+			if f.done == nil {
+				f.done = make(chan struct{})
+			}
+			pending = append(pending, f.done)
 		}
 	}
 	s.faults.mu.Unlock()

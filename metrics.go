@@ -2,8 +2,6 @@ package arena
 
 import (
 	"errors"
-	"maps"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,14 +18,14 @@ type metrics struct {
 	ttr     prometheus.Histogram
 	score   prometheus.Gauge
 
-	// byOutcome caches the label children of each action type and
-	// outcome, so Execute does not hash label values per call. Children are
-	// made on first use, as WithLabelValues would, so /metrics shows the same
-	// series. Copy-on-write: readers load without a lock.
-	// Indexed by type, then outcome (0 failed, 1 landed): a string key
-	// hashes faster than a struct of a string and a bool.
-	byOutcome   atomic.Pointer[map[ActionType][2]*outcomeMetrics]
-	byOutcomeMu sync.Mutex // serialises writers of byOutcome
+	// byKind caches the label children of each action type and outcome,
+	// so Execute neither hashes label values nor a type name per call:
+	// indexed by 2*faultKind.idx+outcome (0 failed, 1 landed), the last
+	// pair for invalidType. Children are made on first use, as
+	// WithLabelValues would, so /metrics shows the same series; racing
+	// makers store the same children, as the vectors hand back the one
+	// child of a label set.
+	byKind []atomic.Pointer[outcomeMetrics]
 }
 
 // outcomeMetrics are the children for one action type and outcome.
@@ -36,45 +34,34 @@ type outcomeMetrics struct {
 	latency prometheus.Observer // arena_injection_duration_seconds{type}
 }
 
-// forOutcome returns the children for typ and outcome, made on first use.
-func (m *metrics) forOutcome(typ ActionType, landed bool) *outcomeMetrics {
-	i := 0
-	if landed {
-		i = 1
-	}
-	if p := m.byOutcome.Load(); p != nil {
-		if om := (*p)[typ][i]; om != nil {
-			return om
-		}
-	}
-	m.byOutcomeMu.Lock()
-	defer m.byOutcomeMu.Unlock()
-	var old map[ActionType][2]*outcomeMetrics
-	if p := m.byOutcome.Load(); p != nil {
-		if om := (*p)[typ][i]; om != nil {
-			return om
-		}
-		old = *p
+// forOutcome returns the children for typ and outcome, made on first use;
+// kind is what the injector knows of typ (the zero kind: invalidType).
+func (m *metrics) forOutcome(typ ActionType, kind faultKind, landed bool) *outcomeMetrics {
+	i := len(m.byKind) - 2
+	if kind.spec != nil {
+		i = 2 * kind.idx
 	}
 	outcome := "failed"
 	if landed {
+		i++
 		outcome = "landed"
+	}
+	if om := m.byKind[i].Load(); om != nil {
+		return om
 	}
 	om := &outcomeMetrics{
 		actions: m.actions.WithLabelValues(string(typ), outcome),
 		latency: m.latency.WithLabelValues(string(typ)),
 	}
-	next := make(map[ActionType][2]*outcomeMetrics, len(old)+1)
-	maps.Copy(next, old)
-	both := next[typ]
-	both[i] = om
-	next[typ] = both
-	m.byOutcome.Store(&next)
+	m.byKind[i].Store(om)
 	return om
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+// newMetrics registers the collectors on reg (none when nil) for a service
+// whose injector knows kinds types.
+func newMetrics(reg prometheus.Registerer, kinds int) *metrics {
 	m := &metrics{
+		byKind: make([]atomic.Pointer[outcomeMetrics], 2*kinds+2),
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_actions_total", Help: "Chaos actions executed, by type and outcome (landed or failed).",
 		}, []string{"type", "outcome"}),

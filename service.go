@@ -57,7 +57,6 @@ type Service struct {
 	injector *Injector
 	store    EventStore
 	appender eventAppender // store, when it appends one event at a time
-	payloads payloadSlab   // where action events are encoded
 	evidence EvidenceStore
 	opts     serviceOptions
 	metrics  *metrics
@@ -75,9 +74,10 @@ type Service struct {
 	faults  activeFaults // see faults_active.go
 
 	mu       sync.Mutex
-	rng      *rand.Rand // for selectors outside a run
-	shared   *rand.Rand // rng behind mu, for concurrent callers
-	stats    Stats      // ByType is nil: the counts are in byType
+	payloads payloadSlab // where action and lift events are encoded
+	rng      *rand.Rand  // for selectors outside a run
+	shared   *rand.Rand  // rng behind mu, for concurrent callers
+	stats    Stats       // ByType is nil: the counts are in byType
 	byType   map[ActionType]*FaultTypeStats
 	byKind   []*FaultTypeStats // byType's counters of the injector's types, by faultKind.idx
 	history  history
@@ -99,7 +99,7 @@ func NewService(injector *Injector, store EventStore, evidence EvidenceStore, op
 	}
 	s := &Service{
 		injector: injector, store: store, evidence: evidence, opts: o,
-		metrics: newMetrics(o.registerer),
+		metrics: newMetrics(o.registerer, len(injector.kinds)), // an injector's kinds are fixed when it is made
 		rng:     rand.New(rand.NewPCG(o.seed, o.seed^seedMix)),
 		history: history{cap: o.historyCap}, born: time.Now(),
 	}
@@ -165,13 +165,8 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) Result {
 	} else {
 		s.track(&res, given, params, kind, run, lift) // into the active-fault registry, if arena can lift it
 	}
-	s.record(&res, kind, time.Since(s.born)-wallStart)
-	if s.store != nil {
-		ev := ActionEvent{
-			ActionID: res.Action.ID, Type: res.Action.Type, TargetID: res.Action.TargetID,
-			SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
-		}
-		s.appendEncoded(ctx, actionEventType(res), start, s.payloads.actionEvent(&ev))
+	if payload := s.record(&res, kind, time.Since(s.born)-wallStart); payload != nil {
+		s.appendEncoded(ctx, actionEventType(res), start, payload)
 	}
 	if !res.Success {
 		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
@@ -196,14 +191,16 @@ func (s *Service) selectorRand(run *Run) *rand.Rand {
 	return s.shared
 }
 
-// record counts res in stats, metrics and history; kind is what the
-// injector knows of its type (a zero kind: the type is unknown).
-func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
+// record counts res in stats, metrics and history, and encodes the payload
+// of its event when there is a store to append it to (under the same lock:
+// the slab is behind mu); kind is what the injector knows of its type (a
+// zero kind: the type is unknown).
+func (s *Service) record(res *Result, kind faultKind, wall time.Duration) (payload []byte) {
 	typ := res.Action.Type
 	if kind.spec == nil {
 		typ = invalidType // any string a client sends must not become a label
 	}
-	om := s.metrics.forOutcome(typ, res.Success)
+	om := s.metrics.forOutcome(typ, kind, res.Success)
 	om.actions.Inc()
 	om.latency.Observe(wall.Seconds())
 	s.mu.Lock()
@@ -220,6 +217,14 @@ func (s *Service) record(res *Result, kind faultKind, wall time.Duration) {
 	}
 	s.stats.injectionWall += wall
 	s.history.add(res)
+	if s.store == nil {
+		return nil
+	}
+	a := &res.Action
+	return s.payloads.actionEvent(&ActionEvent{
+		ActionID: a.ID, Type: a.Type, TargetID: a.TargetID, SourceID: a.SourceID,
+		Success: res.Success, Error: res.Error, Duration: res.Duration,
+	})
 }
 
 // typeStats returns the counters of typ, made on first use; kind indexes

@@ -17,9 +17,9 @@ type ring struct {
 }
 
 // push adds e as the newest event, dropping the oldest when full.
-func (r *ring) push(e Event) {
+func (r *ring) push(e *Event) {
 	if r.limitBytes > 0 {
-		r.bytes += eventSize(&e)
+		r.bytes += eventSize(e)
 		for r.n > 0 && r.bytes > r.limitBytes {
 			r.dropOldest()
 		}
@@ -29,13 +29,13 @@ func (r *ring) push(e Event) {
 			if r.limitBytes > 0 {
 				r.bytes -= eventSize(&r.buf[r.head])
 			}
-			r.buf[r.head] = e
+			r.buf[r.head] = *e
 			r.advanceHead()
 			return
 		}
 		r.grow()
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = e
+	r.buf[(r.head+r.n)%len(r.buf)] = *e
 	r.n++
 }
 

@@ -112,7 +112,7 @@ func (s *MemoryStore) Append(ctx context.Context, stream string, evs []Event, ex
 		return version, err
 	}
 	for _, e := range evs {
-		version = s.push(stream, vp, e)
+		version = s.push(stream, vp, &e)
 	}
 	return version, nil
 }
@@ -134,7 +134,7 @@ func (s *MemoryStore) AppendEvent(ctx context.Context, stream string, e Event, e
 	if err != nil {
 		return version, err
 	}
-	return s.push(stream, vp, e), nil
+	return s.push(stream, vp, &e), nil
 }
 
 // expect returns stream's version, and the pointer that holds it (made for
@@ -165,9 +165,10 @@ func (s *MemoryStore) expect(stream string, expectedVersion uint64, create bool)
 	return vp, version, nil
 }
 
-// push appends e to stream, whose version vp holds, and returns the
-// stream's new version. s.mu must be held.
-func (s *MemoryStore) push(stream string, vp *uint64, e Event) uint64 {
+// push appends e (the caller's copy, which it fills in) to stream, whose
+// version vp holds, and returns the stream's new version. A pointer, as an
+// Event is copied once, into the ring. s.mu must be held.
+func (s *MemoryStore) push(stream string, vp *uint64, e *Event) uint64 {
 	*vp++
 	s.total++
 	e.Stream, e.Version, e.Sequence = stream, *vp, s.total
@@ -223,14 +224,14 @@ func validateEvent(stream string, i int, e *Event) error {
 
 // deliver offers e to every subscriber and forgets those that lagged.
 // s.mu must be held.
-func (s *MemoryStore) deliver(e Event) {
+func (s *MemoryStore) deliver(e *Event) {
 	if len(s.subs) == 0 {
 		return
 	}
-	e = withID(e)
+	ev := withID(*e)
 	kept := s.subs[:0]
 	for _, sub := range s.subs {
-		if sub.offer(e) {
+		if sub.offer(ev) {
 			kept = append(kept, sub)
 		} else {
 			s.lagged++
