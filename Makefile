@@ -71,7 +71,7 @@ etcd:
 # -fuzzminimizetime bounds the minimisation of each new input: by default it
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
-FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzHealthEventJSON:. FuzzFaultOutcomeJSON:. FuzzFaultParams:. FuzzQueueSampleSlot:. FuzzVirtualClockOffset:. \
+FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzHealthEventJSON:. FuzzFaultOutcomeJSON:. FuzzLiftEventJSON:. FuzzActionID:. FuzzFaultParams:. FuzzQueueSampleSlot:. FuzzVirtualClockOffset:. \
 	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history FuzzPlanSweep:./arenatest
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
