@@ -1,6 +1,7 @@
 package arena
 
-// payloadSlab holds the payloads of the service's action and lift events,
+// payloadSlab holds the payloads of the service's action, lift, health and
+// fault outcome events,
 // encoded one after another into shared blocks, so that Execute allocates a
 // block per few dozen actions instead of a payload each. An event store keeps
 // its events' payloads (it takes ownership of them) for as long as it
@@ -37,13 +38,28 @@ func (s *payloadSlab) liftEvent(e *liftEvent) []byte {
 	return s.keep(e.appendJSON(s.room()))
 }
 
+// healthEvent returns e's payload (HealthEvent.appendJSON), in the slab.
+func (s *payloadSlab) healthEvent(e *HealthEvent) []byte {
+	return s.keep(e.appendJSON(s.room()))
+}
+
+// faultOutcome returns f's payload (FaultOutcome.appendJSON), in the slab:
+// an outcome with its checks is longer than an action's, so it gets twice
+// the room.
+func (s *payloadSlab) faultOutcome(f *FaultOutcome) ([]byte, error) {
+	out, err := f.appendJSON(s.roomOf(2 * slabRoom))
+	return s.keep(out), err
+}
+
 // room is where the next payload is encoded: the start of the block's free
 // part, capped at slabRoom.
-func (s *payloadSlab) room() []byte {
-	if cap(s.buf) < slabRoom {
+func (s *payloadSlab) room() []byte { return s.roomOf(slabRoom) }
+
+func (s *payloadSlab) roomOf(n int) []byte {
+	if cap(s.buf) < n {
 		s.buf = make([]byte, 0, slabBlock)
 	}
-	return s.buf[:0:slabRoom]
+	return s.buf[:0:n]
 }
 
 // keep takes out, a payload encoded into room, out of the free part.

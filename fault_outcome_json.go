@@ -8,19 +8,20 @@ import (
 	"time"
 )
 
-// appendFaultOutcome appends f's event: encoded on the stack, then copied
-// into a payload of its own size, which the store takes.
+// appendFaultOutcome appends f's event, its payload encoded into the
+// service's slab.
 func (s *Service) appendFaultOutcome(ctx context.Context, typ string, at time.Time, f *FaultOutcome) {
 	if s.store == nil {
 		return
 	}
-	var room [1024]byte
-	data, err := f.appendJSON(room[:0])
+	s.mu.Lock()
+	data, err := s.payloads.faultOutcome(f)
+	s.mu.Unlock()
 	if err != nil {
 		s.eventErr(err)
 		return
 	}
-	s.appendEncoded(ctx, typ, at, append([]byte(nil), data...))
+	s.appendEncoded(ctx, typ, at, data)
 }
 
 // appendJSON appends f encoded exactly as json.Marshal encodes it (a test

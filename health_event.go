@@ -35,7 +35,10 @@ func (r *Run) healthChanged(ctx context.Context, now time.Time, tr Transition) {
 		return
 	}
 	e := HealthEvent{RunID: r.id, At: tr.At, Healthy: tr.Healthy, Reason: cutUTF8(tr.Reason, MaxHealthReason)}
-	r.svc.appendEncoded(ctx, EventHealthChanged, now, e.appendJSON(make([]byte, 0, 64+len(e.RunID)+len(e.Reason))))
+	r.svc.mu.Lock()
+	payload := r.svc.payloads.healthEvent(&e)
+	r.svc.mu.Unlock()
+	r.svc.appendEncoded(ctx, EventHealthChanged, now, payload)
 }
 
 // appendJSON appends e encoded exactly as json.Marshal encodes it (a test
