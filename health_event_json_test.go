@@ -1,23 +1,14 @@
 package arena
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
 	"time"
 )
 
-// checkHealthEventJSON fails t unless appendJSON encodes e as json.Marshal
-// does.
 func checkHealthEventJSON(t *testing.T, e HealthEvent) {
 	t.Helper()
-	want, err := json.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.appendJSON(nil); string(got) != string(want) {
-		t.Errorf("appendJSON(%#v)\n = %s\nwant %s", e, got, want)
-	}
+	checkEncoder(t, e, e.appendJSON)
 }
 
 func TestHealthEventJSONMatchesMarshal(t *testing.T) {

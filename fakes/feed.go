@@ -51,74 +51,48 @@ func (l *changeLog) since(cursor uint64) ([]int32, bool) {
 // (arena.AgentFeed): a survival run keeps its copy of the agents in step at
 // each tick in the time of the changes. Cursor 0 gets every agent.
 func (c *Cluster) AppendAgentChanges(ctx context.Context, cursor uint64, dst []arena.AgentChange) ([]arena.AgentChange, uint64, error) {
-	if err := ctx.Err(); err != nil {
-		return dst, cursor, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.advance()
-	add := func(i int) {
+	return appendChanges(ctx, c, cursor, dst, &c.agentLog, len(c.agents), func(i int) arena.AgentChange {
 		a := &c.agents[i]
-		dst = append(dst, arena.AgentChange{Index: i, Agent: arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}})
-	}
-	changed, ok := c.agentLog.since(cursor)
-	if !ok {
-		for i := range c.agents {
-			add(i)
-		}
-	}
-	for _, i := range changed {
-		add(int(i))
-	}
-	return dst, c.agentLog.cursor(), nil
+		return arena.AgentChange{Index: i, Agent: arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}}
+	})
 }
 
 // AppendNodeChanges is AppendAgentChanges for the DAG's canonical nodes
 // (arena.DAGFeed).
 func (c *Cluster) AppendNodeChanges(ctx context.Context, cursor uint64, dst []arena.NodeChange) ([]arena.NodeChange, uint64, error) {
-	if err := ctx.Err(); err != nil {
-		return dst, cursor, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.advance()
-	add := func(i int) {
-		dst = append(dst, arena.NodeChange{Index: i, ID: c.agents[i].id, Present: !c.dag.nodes[i].removed})
-	}
-	changed, ok := c.dag.nodeLog.since(cursor)
-	if !ok {
-		for i := range c.dag.nodes {
-			add(i)
-		}
-	}
-	for _, i := range changed {
-		add(int(i))
-	}
-	return dst, c.dag.nodeLog.cursor(), nil
+	return appendChanges(ctx, c, cursor, dst, &c.dag.nodeLog, len(c.dag.nodes), func(i int) arena.NodeChange {
+		return arena.NodeChange{Index: i, ID: c.agents[i].id, Present: !c.dag.nodes[i].removed}
+	})
 }
 
 // AppendEdgeChanges is AppendAgentChanges for the DAG's canonical edges, by
 // source then target; an edge is present when it and both its nodes are
 // (arena.DAGFeed).
 func (c *Cluster) AppendEdgeChanges(ctx context.Context, cursor uint64, dst []arena.EdgeChange) ([]arena.EdgeChange, uint64, error) {
+	return appendChanges(ctx, c, cursor, dst, &c.dag.edgeLog, len(c.dag.edges), func(e int) arena.EdgeChange {
+		x := &c.dag.edges[e]
+		return arena.EdgeChange{Index: e, Edge: arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id}, Present: c.dag.edgePresent(e)}
+	})
+}
+
+// appendChanges is the feeds' common part: with the cluster brought up to
+// now, it appends item of each entry of a list of n that log says changed
+// since cursor (all n when the log does not reach back to it).
+func appendChanges[T any](ctx context.Context, c *Cluster, cursor uint64, dst []T, log *changeLog, n int, item func(i int) T) ([]T, uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return dst, cursor, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.advance()
-	add := func(e int) {
-		x := &c.dag.edges[e]
-		dst = append(dst, arena.EdgeChange{Index: e, Edge: arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id}, Present: c.dag.edgePresent(e)})
-	}
-	changed, ok := c.dag.edgeLog.since(cursor)
+	changed, ok := log.since(cursor)
 	if !ok {
-		for e := range c.dag.edges {
-			add(e)
+		for i := range n {
+			dst = append(dst, item(i))
 		}
 	}
-	for _, e := range changed {
-		add(int(e))
+	for _, i := range changed {
+		dst = append(dst, item(int(i)))
 	}
-	return dst, c.dag.edgeLog.cursor(), nil
+	return dst, log.cursor(), nil
 }
