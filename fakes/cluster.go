@@ -7,8 +7,11 @@
 // ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
 // [Cluster.Leader] and [Cluster.Orchestrator] show its state to tests and
 // reports. [Cluster.AppendAgents], [Cluster.AppendNodes] and
-// [Cluster.AppendEdges] list into a caller's buffer; a survival run, which
-// reads the system before every injection, uses them.
+// [Cluster.AppendEdges] list into a caller's buffer, and the change feeds
+// [Cluster.AppendAgentChanges], [Cluster.AppendNodeChanges] and
+// [Cluster.AppendEdgeChanges] ([arena.AgentFeed], [arena.DAGFeed]) say what
+// changed since a cursor: a survival run, which reads the system before
+// every injection, keeps its copy of it in step through them.
 //
 // # Cluster model
 //
