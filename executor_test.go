@@ -265,8 +265,9 @@ func TestEventQueueOrder(t *testing.T) {
 func queueOps(t *testing.T, ops []byte) {
 	t.Helper()
 	var (
-		q   queue
-		ref heapq.Heap[scheduled, *scheduled]
+		q    queue
+		seen queueTop // the player's, as in virtualExecutor.Run
+		ref  heapq.Heap[scheduled, *scheduled]
 		n   uint64 // events scheduled; each event's fn reports its number
 		ran uint64
 	)
@@ -291,7 +292,7 @@ func queueOps(t *testing.T, ops []byte) {
 			q.sampleAt(at, event())
 			ref.Push(scheduled{at: at, kind: KindSample, seq: n})
 		case 2:
-			got, ok := q.next(at)
+			got, ok := q.pop(at, &seen)
 			want, wantOK := scheduled{}, len(ref) > 0 && !ref[0].at.After(at)
 			if wantOK {
 				want = ref.Pop()
@@ -311,7 +312,7 @@ func queueOps(t *testing.T, ops []byte) {
 	}
 	for len(ref) > 0 {
 		want := ref.Pop()
-		got, ok := q.next(base.Add(time.Hour))
+		got, ok := q.pop(base.Add(time.Hour), &seen)
 		if ok {
 			got.fn(nil)
 		}
@@ -319,8 +320,57 @@ func queueOps(t *testing.T, ops []byte) {
 			t.Fatalf("draining: next() = event %d, %v; want event %d", ran, ok, want.seq)
 		}
 	}
-	if got, ok := q.next(base.Add(time.Hour)); ok {
+	if got, ok := q.next(base.Add(time.Hour), nil); ok {
 		t.Fatalf("drained queue: next() = %+v, want nothing", got)
+	}
+}
+
+// TestQueueSampleOutOfTurn: pop takes the sample without the lock only while
+// the heap's top is the one it last saw: an event scheduled before the
+// sample since, or a Stop, is seen.
+func TestQueueSampleOutOfTurn(t *testing.T) {
+	base := time.Unix(0, 0)
+	var (
+		q    queue
+		seen queueTop
+		ran  string
+	)
+	mark := func(s string) func(context.Context) { return func(context.Context) { ran = s } }
+	play := func(end time.Time) string {
+		ran = ""
+		if ev, ok := q.pop(end, &seen); ok {
+			ev.fn(nil)
+		}
+		return ran
+	}
+	q.at(base.Add(10*time.Second), KindInject, mark("tick"))
+	q.sampleAt(base, mark("sample 0"))
+	if got := play(base.Add(time.Minute)); got != "sample 0" {
+		t.Fatalf("first pop ran %q, want sample 0", got)
+	}
+	q.sampleAt(base.Add(time.Second), mark("sample 1"))
+	q.at(base.Add(500*time.Millisecond), KindCheck, mark("check")) // after seen was recorded
+	if got := play(base.Add(time.Minute)); got != "check" {
+		t.Fatalf("pop ran %q, want the check scheduled since", got)
+	}
+	if got := play(base.Add(time.Minute)); got != "sample 1" {
+		t.Fatalf("pop ran %q, want sample 1", got)
+	}
+	q.sampleAt(base.Add(2*time.Second), mark("sample 2"))
+	if got := play(base.Add(1500 * time.Millisecond)); got != "" {
+		t.Fatalf("pop past the end ran %q, want nothing", got)
+	}
+	q.Stop()
+	if got := play(base.Add(time.Minute)); got != "" {
+		t.Fatalf("pop after Stop ran %q, want nothing", got)
+	}
+	q.startOvertime() // drops the tick
+	if got := play(base.Add(time.Minute)); got != "sample 2" {
+		t.Fatalf("pop in overtime ran %q, want sample 2", got)
+	}
+	q.sampleAt(base.Add(20*time.Second), mark("sample 3"))
+	if got := play(base.Add(time.Minute)); got != "sample 3" {
+		t.Fatalf("pop ran %q, want sample 3 (the tick was dropped)", got)
 	}
 }
 

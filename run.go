@@ -145,14 +145,17 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // run's seed, the observer follows the fault, and a fault with a `duration`
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
-	res := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
+	res, _ := r.inject(ctx, a)
+	return res
+}
+
+// inject is Inject; it returns the parameters the action landed with too
+// (zero when it did not land).
+func (r *Run) inject(ctx context.Context, a Action) (Result, Params) {
+	res, p := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
 	fault := r.obs.Landed(ctx, res)
-	if !res.Success {
-		return res
-	}
-	p, err := r.svc.injector.faults.params(res.Action)
-	if err != nil || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
-		return res // a runtime that cannot lift leaves the fault to the system
+	if !res.Success || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
+		return res, p // a runtime that cannot lift leaves the fault to the system
 	}
 	lift := func(ctx context.Context) {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
@@ -166,7 +169,7 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 		liftAt := r.ex.Now().Add(p.Duration)
 		r.obs.Lifting(fault, liftAt)
 		r.ex.At(liftAt, KindLift, lift)
-		return res
+		return res, p
 	}
 	// In real time the duration counts from the start of landing, and the
 	// lift has a timer of its own: the run's events (probe samples,
@@ -175,7 +178,7 @@ func (r *Run) Inject(ctx context.Context, a Action) Result {
 	liftAt := res.StartedAt.Add(p.Duration)
 	r.obs.Lifting(fault, liftAt)
 	r.liftTimer(liftAt, lift)
-	return res
+	return res, p
 }
 
 // liftTimer runs lift at t in real time, bounded by the rollback timeout,

@@ -544,8 +544,8 @@ func (c *chaos) tick(ctx context.Context) {
 	c.rep.Actions++
 	c.flying.Add(1)
 	r.ex.Go(func(ctx context.Context) {
-		res := r.Inject(ctx, a)
-		c.record(r, res, a)
+		res, p := r.inject(ctx, a)
+		c.record(r, res, p, a)
 		c.flying.Add(-1)
 	})
 }
@@ -553,7 +553,8 @@ func (c *chaos) tick(ctx context.Context) {
 // inflight counts injections started and not yet returned (real time).
 func (c *chaos) inflight() int { return int(c.flying.Load()) }
 
-func (c *chaos) record(r *Run, res Result, a Action) {
+// record counts res, the result of a, which landed with parameters p.
+func (c *chaos) record(r *Run, res Result, p Params, a Action) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.rep.ByType[a.Type]
@@ -579,9 +580,7 @@ func (c *chaos) record(r *Run, res Result, a Action) {
 		TargetID: res.Action.TargetID, SourceID: res.Action.SourceID, Success: res.Success, Error: res.Error,
 	}
 	if spec, ok := c.svc.injector.spec(a.Type); ok && spec.Lifts {
-		if p, err := c.svc.injector.faults.params(a); err == nil {
-			ev.Lifetime = Duration(p.Duration)
-		}
+		ev.Lifetime = Duration(p.Duration)
 	}
 	for k, v := range a.Metadata {
 		if k != MetaDuration {
