@@ -2,19 +2,27 @@ package events
 
 import "unsafe"
 
-// ring holds the retained events, oldest first. It grows by doubling up to
-// limit and from then on overwrites the oldest slot, so a push is amortized
-// O(1), memory never exceeds limit events, and a small store stays small.
-// With limitBytes set it also drops the oldest events while the retained
-// events' size is above it (always keeping the newest).
+// ring holds the retained events, oldest first, in chunks of chunkLen: it
+// grows a chunk at a time and never moves an event it holds (doubling one
+// array copied each event about twice, write barriers included: a day of
+// survival appends tens of thousands), and the chunk emptied at the old end
+// is kept for the next one needed at the new end. It holds at most limit
+// events: when full, a push drops the oldest, so memory stays within limit
+// events and two chunks. With limitBytes set it also drops the oldest events
+// while the retained events' size is above it (always keeping the newest).
 type ring struct {
-	buf        []Event
-	head       int // index in buf of the oldest event
+	chunks     []*[chunkLen]Event // the oldest event is chunks[0][head]
+	spare      *[chunkLen]Event   // an emptied chunk (every slot zero), or nil
+	head       int
 	n          int // events held
 	limit      int
 	limitBytes int64 // 0: no limit
 	bytes      int64 // size of the events held, as eventSize counts it
 }
+
+// chunkLen is the events of a chunk (7.5 KiB of them): a power of two, so
+// that the index arithmetic is shifts and masks.
+const chunkLen = 64
 
 // push adds e as the newest event, dropping the oldest when full.
 func (r *ring) push(e *Event) {
@@ -24,51 +32,41 @@ func (r *ring) push(e *Event) {
 			r.dropOldest()
 		}
 	}
-	if r.n == len(r.buf) {
-		if len(r.buf) == r.limit { // full: e takes the oldest's slot
-			if r.limitBytes > 0 {
-				r.bytes -= eventSize(&r.buf[r.head])
-			}
-			r.buf[r.head] = *e
-			r.advanceHead()
-			return
-		}
-		r.grow()
+	if r.n == r.limit {
+		r.dropOldest()
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = *e
+	i := r.head + r.n
+	if i == len(r.chunks)*chunkLen {
+		c := r.spare
+		if c == nil {
+			c = new([chunkLen]Event)
+		}
+		r.chunks, r.spare = append(r.chunks, c), nil
+	}
+	r.chunks[i/chunkLen][i%chunkLen] = *e
 	r.n++
 }
 
 // dropOldest forgets the oldest event, releasing its memory. r.n > 0.
 func (r *ring) dropOldest() {
-	old := &r.buf[r.head]
+	old := &r.chunks[0][r.head]
 	if r.limitBytes > 0 {
 		r.bytes -= eventSize(old)
 	}
 	*old = Event{}
-	r.advanceHead()
 	r.n--
-}
-
-// advanceHead moves head to the next slot (no division: it runs per
-// append).
-func (r *ring) advanceHead() {
-	if r.head++; r.head == len(r.buf) {
-		r.head = 0
+	if r.head++; r.head == chunkLen { // the oldest chunk is empty
+		r.spare = r.chunks[0]
+		r.chunks[0] = nil
+		r.chunks, r.head = r.chunks[1:], 0
 	}
 }
 
-// grow is only called when the ring is full, so buf[head:] then buf[:head]
-// is every event in order.
-func (r *ring) grow() {
-	buf := make([]Event, min(max(2*len(r.buf), 16), r.limit))
-	k := copy(buf, r.buf[r.head:])
-	copy(buf[k:], r.buf[:r.head])
-	r.buf, r.head = buf, 0
-}
-
 // at returns the i-th oldest event, 0 <= i < r.n.
-func (r *ring) at(i int) *Event { return &r.buf[(r.head+i)%len(r.buf)] }
+func (r *ring) at(i int) *Event {
+	i += r.head
+	return &r.chunks[i/chunkLen][i%chunkLen]
+}
 
 // eventSize is what [WithRetentionBytes] counts for e: the Event value and
 // the bytes of its strings, payload and metadata (map overhead excluded).

@@ -365,6 +365,8 @@ func TestRetention(t *testing.T) {
 		{"wraps repeatedly", 4, []int{2, 3, 4, 1, 7}},
 		{"grows then wraps", 40, []int{10, 10, 10, 25, 3}},
 		{"retention of one", 1, []int{2, 1, 3}},
+		{"across chunks", 150, []int{60, 70, 100, 200, 1}},
+		{"a chunk exactly", chunkLen, []int{chunkLen, 1, chunkLen - 1, 2*chunkLen + 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +400,10 @@ func TestRetention(t *testing.T) {
 					if diff := cmp.Diff(seqRange(max(from+1, first), total), sequences(got)); diff != "" {
 						t.Errorf("Read(FromSequence %d) (-want +got):\n%s", from, diff)
 					}
+				}
+				// Memory: the retained events' chunks, and one more at most.
+				if held, most := len(s.log.chunks), tt.retention/chunkLen+2; held > most {
+					t.Errorf("%d chunks held for a retention of %d, want at most %d", held, tt.retention, most)
 				}
 				want := Stats{Events: total, Retained: int(retained), Dropped: total - retained, Subscribers: 1}
 				if diff := cmp.Diff(want, s.Stats()); diff != "" {
