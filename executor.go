@@ -93,8 +93,8 @@ type queue struct {
 	// 2·count+1: after the events scheduled before it, before the later.
 	seq atomic.Uint64
 	// gen counts the changes to q and stopped (At, Stop, startOvertime):
-	// bumped under mu, read without it by nextSample, which takes the
-	// sample out of turn only while q's top is the one it saw last.
+	// bumped under mu, read without it by pop, which takes the sample out
+	// of turn only while q's top is the one it saw last.
 	gen     atomic.Uint64
 	stopped bool
 	// overtime: the schedule is over and the run only watches its faults
@@ -179,8 +179,7 @@ func (s *queue) front() *scheduled {
 }
 
 // next pops the earliest event if it is due by end. seen, when not nil,
-// is updated to what the heap holds at its top after the pop, for
-// nextSample.
+// is updated to what the heap holds at its top after the pop, for pop.
 func (s *queue) next(end time.Time, seen *queueTop) (ev scheduled, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,18 +201,26 @@ func (s *queue) next(end time.Time, seen *queueTop) (ev scheduled, ok bool) {
 	return s.q.Pop(), true
 }
 
-// pop is next for the goroutine playing the queue, which keeps seen: the
-// sample without the lock when nextSample may take it, else next.
-func (s *queue) pop(end time.Time, seen *queueTop) (scheduled, bool) {
-	if ev, ok := s.nextSample(end, seen); ok {
-		return ev, true
+// pop is next for the goroutine playing the queue, which keeps seen: it
+// takes the sample without the lock while nothing was scheduled, stopped or
+// dropped since seen was recorded, and the sample comes before the heap's
+// top and is due by end; otherwise next decides. A virtual day is 864,000
+// samples in a row between the other events: each would take the lock. It
+// returns the event's time and function, not the event: a struct passed
+// up by value is stored and read back, which costs more than the check.
+func (s *queue) pop(end time.Time, seen *queueTop) (time.Time, func(ctx context.Context), bool) {
+	if s.hasSample && seen.ok && s.gen.Load() == seen.gen && !s.sample.at.After(end) &&
+		(!seen.has || s.sample.Less(&seen.top)) {
+		s.hasSample = false
+		return s.sample.at, s.sample.fn, true
 	}
-	return s.next(end, seen)
+	ev, ok := s.next(end, seen)
+	return ev.at, ev.fn, ok
 }
 
 // queueTop is what the heap of a queue held at its top when the goroutine
-// playing it last looked, under the lock: next records it, and nextSample
-// trusts it while the queue's gen has not moved.
+// playing it last looked, under the lock: next records it, and pop
+// trusts it while the queue's gen has not moved (pop).
 type queueTop struct {
 	gen     uint64
 	top     scheduled // fn left out: only the order is read
@@ -227,23 +234,6 @@ func (t *queueTop) look(s *queue) {
 		t.top = s.q[0]
 		t.top.fn = nil
 	}
-}
-
-// nextSample pops the queued sample without the lock when it is the
-// earliest event and due by end, as next would, as long as nothing was
-// scheduled, stopped or dropped since seen was recorded; otherwise it
-// reports false and next decides. A virtual day is 864,000 samples in a
-// row between the other events: each would take the lock twice.
-func (s *queue) nextSample(end time.Time, seen *queueTop) (scheduled, bool) {
-	if !s.hasSample || !seen.ok || s.gen.Load() != seen.gen || s.sample.at.After(end) {
-		return scheduled{}, false
-	}
-	if seen.has && !s.sample.Less(&seen.top) {
-		return scheduled{}, false
-	}
-	ev := s.sample
-	s.sample, s.hasSample = scheduled{}, false
-	return ev, true
 }
 
 func (s *queue) peek() (time.Time, bool) {
@@ -303,15 +293,15 @@ func (e *virtualExecutor) Run(ctx context.Context, end time.Time) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ev, ok := e.pop(end, &seen)
+		at, fn, ok := e.pop(end, &seen)
 		if !ok {
 			if !e.isStopped() {
 				e.clock.Set(end)
 			}
 			return nil
 		}
-		e.clock.Set(ev.at)
-		ev.fn(ctx)
+		e.clock.Set(at)
+		fn(ctx)
 	}
 }
 

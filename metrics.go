@@ -26,6 +26,22 @@ type metrics struct {
 	// makers store the same children, as the vectors hand back the one
 	// child of a label set.
 	byKind []atomic.Pointer[outcomeMetrics]
+	// byFault caches the children of faults, by faultOutcomeLabels' index,
+	// made on first use as byKind's are.
+	byFault [len(faultOutcomeLabels)]atomic.Pointer[prometheus.Counter]
+}
+
+// faultOutcomeLabels are the outcome labels of arena_faults_total.
+var faultOutcomeLabels = [...]string{"recovered", "undecided", "unrecovered"}
+
+// forFault returns the arena_faults_total child of faultOutcomeLabels[i].
+func (m *metrics) forFault(i int) prometheus.Counter {
+	if c := m.byFault[i].Load(); c != nil {
+		return *c
+	}
+	c := m.faults.WithLabelValues(faultOutcomeLabels[i])
+	m.byFault[i].Store(&c)
+	return c
 }
 
 // outcomeMetrics are the children for one action type and outcome.

@@ -356,21 +356,21 @@ func (s *Service) flight(ctx context.Context, res *Result, err error) {
 // faultOutcome is called by runs with each fault's final outcome: metrics,
 // stats, an event, and the evolution bridge for faults not healed well.
 func (s *Service) faultOutcome(ctx context.Context, f FaultOutcome, limit time.Duration, now time.Time) {
-	typ, label := EventFaultLost, "unrecovered"
+	typ, label := EventFaultLost, 2 // faultOutcomeLabels
 	s.mu.Lock()
 	switch {
 	case f.Recovered:
 		s.stats.FaultsRecovered++
 		s.stats.ttrSum += f.TTR.D()
-		typ, label = EventFaultRecovered, "recovered"
+		typ, label = EventFaultRecovered, 0
 	case f.Undecided:
 		s.stats.FaultsUndecided++
-		typ, label = EventFaultUndecided, "undecided"
+		typ, label = EventFaultUndecided, 1
 	default:
 		s.stats.FaultsUnrecovered++
 	}
 	s.mu.Unlock()
-	s.metrics.faults.WithLabelValues(label).Inc()
+	s.metrics.forFault(label).Inc()
 	if f.Recovered {
 		s.metrics.ttr.Observe(f.TTR.D().Seconds())
 	}

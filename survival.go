@@ -502,9 +502,10 @@ type chaos struct {
 	mu    sync.Mutex              // records and outcomes may come from concurrent injections in real time
 	early map[string]FaultOutcome // outcomes decided before record saw the landing (real time)
 
-	// Reused by choose (ticks run one at a time): the mix's types sorted,
-	// and the feasible ones with their weights.
-	types    []ActionType
+	// Reused by choose (ticks run one at a time): the mix's types of
+	// positive weight, sorted, with their specs (looked up once, not at
+	// every tick), and the feasible ones with their weights.
+	mix      []mixType
 	feasible []ActionType
 	weights  []float64
 	byStatus []statusCount
@@ -627,17 +628,16 @@ func (o *FaultTypeOutcome) count(f FaultOutcome) {
 // seeded draw, so the choice depends only on the seed and the state.
 func (c *chaos) choose(ctx context.Context) (Action, bool) {
 	st := c.state(ctx)
-	cfg := c.sv.cfg
-	if c.types == nil {
-		c.types = slices.Sorted(maps.Keys(cfg.Mix))
+	if c.mix == nil {
+		c.mix = c.mixTypes()
 	}
 	feasible, weights := c.feasible[:0], c.weights[:0]
 	total := 0.0
-	for _, t := range c.types {
-		if w := cfg.Mix[t]; w > 0 && st.count(c.spec(t), 1) > 0 {
-			feasible = append(feasible, t)
-			weights = append(weights, w)
-			total += w
+	for _, m := range c.mix {
+		if st.count(m.spec, 1) > 0 {
+			feasible = append(feasible, m.typ)
+			weights = append(weights, m.weight)
+			total += m.weight
 		}
 	}
 	c.feasible, c.weights = feasible, weights
@@ -676,6 +676,24 @@ func (c *chaos) choose(ctx context.Context) (Action, bool) {
 		}
 	}
 	return a, true
+}
+
+// mixType is a type of the mix, with its weight and spec.
+type mixType struct {
+	typ    ActionType
+	weight float64
+	spec   *FaultSpec
+}
+
+// mixTypes returns the types of the mix with a positive weight, sorted.
+func (c *chaos) mixTypes() []mixType {
+	mix := make([]mixType, 0, len(c.sv.cfg.Mix))
+	for _, t := range slices.Sorted(maps.Keys(c.sv.cfg.Mix)) {
+		if w := c.sv.cfg.Mix[t]; w > 0 {
+			mix = append(mix, mixType{t, w, c.spec(t)})
+		}
+	}
+	return mix
 }
 
 // spec returns the spec of t, a type of the mix: SurvivalConfig.normalize
