@@ -145,17 +145,16 @@ func (r *Run) At(offset time.Duration, kind EventKind, fn func(ctx context.Conte
 // run's seed, the observer follows the fault, and a fault with a `duration`
 // is lifted when it has elapsed.
 func (r *Run) Inject(ctx context.Context, a Action) Result {
-	res, _ := r.inject(ctx, a)
-	return res
+	var p Params
+	return r.inject(ctx, a, &p)
 }
 
-// inject is Inject; it returns the parameters the action landed with too
-// (zero when it did not land).
-func (r *Run) inject(ctx context.Context, a Action) (Result, Params) {
-	res, p := r.svc.execute(ctx, a, r) // settles earlier faults once the action is valid
+// inject is Inject; it sets *p to the parameters the action landed with.
+func (r *Run) inject(ctx context.Context, a Action, p *Params) Result {
+	res := r.svc.execute(ctx, a, r, p) // settles earlier faults once the action is valid
 	fault := r.obs.Landed(ctx, res)
 	if !res.Success || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
-		return res, p // a runtime that cannot lift leaves the fault to the system
+		return res // a runtime that cannot lift leaves the fault to the system
 	}
 	lift := func(ctx context.Context) {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
@@ -169,7 +168,7 @@ func (r *Run) inject(ctx context.Context, a Action) (Result, Params) {
 		liftAt := r.ex.Now().Add(p.Duration)
 		r.obs.Lifting(fault, liftAt)
 		r.ex.At(liftAt, KindLift, lift)
-		return res, p
+		return res
 	}
 	// In real time the duration counts from the start of landing, and the
 	// lift has a timer of its own: the run's events (probe samples,
@@ -178,7 +177,7 @@ func (r *Run) inject(ctx context.Context, a Action) (Result, Params) {
 	liftAt := res.StartedAt.Add(p.Duration)
 	r.obs.Lifting(fault, liftAt)
 	r.liftTimer(liftAt, lift)
-	return res, p
+	return res
 }
 
 // liftTimer runs lift at t in real time, bounded by the rollback timeout,

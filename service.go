@@ -125,16 +125,13 @@ func (s *Service) Clock() Clock { return s.opts.clock }
 // that did not land is a Result with Success false and Error set. A fault
 // arena can lift enters the active-fault registry (ActiveFaults); outside a
 // run it is refused while a run holds the service (see Admit).
-func (s *Service) Execute(ctx context.Context, a Action) Result {
-	res, _ := s.execute(ctx, a, nil)
-	return res
-}
+func (s *Service) Execute(ctx context.Context, a Action) Result { return s.execute(ctx, a, nil, nil) }
 
 // execute is Execute, as part of run when run is not nil: the run's clock
 // and seeded selectors, and the run's observer settled before the fault.
-// It returns the action's parameters too, as decoded to land it, so that a
-// run need not decode its metadata again.
-func (s *Service) execute(ctx context.Context, a Action, run *Run) (Result, Params) {
+// When landed is not nil, it is set to the action's parameters as decoded
+// to land it, so that a run need not decode its metadata again.
+func (s *Service) execute(ctx context.Context, a Action, run *Run, landed *Params) Result {
 	clock := s.opts.clock
 	if run != nil {
 		clock = run.ex
@@ -177,7 +174,10 @@ func (s *Service) execute(ctx context.Context, a Action, run *Run) (Result, Para
 		s.storeEvidence(ctx, Evidence{ID: "ev-" + res.Action.ID, ActionID: res.Action.ID, Kind: EvidenceInjectionFailure, Time: start, Result: res})
 	}
 	s.flight(ctx, &res, err)
-	return res, params
+	if landed != nil {
+		*landed = params
+	}
+	return res
 }
 
 func actionEventType(res Result) string {

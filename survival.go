@@ -545,7 +545,8 @@ func (c *chaos) tick(ctx context.Context) {
 	c.rep.Actions++
 	c.flying.Add(1)
 	r.ex.Go(func(ctx context.Context) {
-		res, p := r.inject(ctx, a)
+		var p Params
+		res := r.inject(ctx, a, &p)
 		c.record(r, res, p, a)
 		c.flying.Add(-1)
 	})
