@@ -342,7 +342,7 @@ func (s *Service) flight(ctx context.Context, res *Result, err error) {
 	if fr == nil {
 		return
 	}
-	a := res.Action
+	a := &res.Action
 	s.bridgeErr(fr.RecordEvent(ctx, FlightEvent{
 		Time: res.StartedAt, Kind: "chaos.action", ActionID: a.ID, Type: a.Type, TargetID: a.TargetID,
 		SourceID: a.SourceID, Success: res.Success, Error: res.Error, Duration: res.Duration,
