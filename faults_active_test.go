@@ -747,3 +747,42 @@ func TestUserFaultDurationOutsideARun(t *testing.T) {
 		t.Errorf("at its duration: %d lifts, active %+v; want 1 lift and none active", lifts.Load(), svc.ActiveFaults())
 	}
 }
+
+// TestUserRoleFaultLiftedInARun: a user-defined fault on a role, with a
+// `duration`, is lifted by the run when it elapses, on the holder it
+// landed on. (The run once decoded the landed action again to find the
+// duration, and a role's fault, its target now filled in, failed that
+// decoding: it was never lifted.)
+func TestUserRoleFaultLiftedInARun(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock))
+	var landedOn, liftedFrom string
+	var liftedAt time.Time
+	spec := arena.FaultSpec{Type: "leader_overload", Target: arena.TargetRole, Role: arena.TypeLeader, Priority: 5,
+		Fix: "shed load", Suggestion: "watch the leader's queue",
+		Metadata: []arena.MetaKey{{Name: arena.MetaDuration, Kind: arena.MetaKindDuration}},
+		Lifts:    true,
+		Inject:   func(_ context.Context, a arena.Action, _ arena.Params) error { landedOn = a.TargetID; return nil },
+		Lift: func(_ context.Context, a arena.Action) error {
+			liftedFrom, liftedAt = a.TargetID, clock.Now()
+			return nil
+		},
+	}
+	svc := arena.NewService(arena.NewInjectorFor(c, arena.WithFault(spec)), nil, nil,
+		arena.WithClock(clock), arena.WithProbe(c.Probe))
+	start := clock.Now()
+	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: time.Minute},
+		arena.Step{At: 10 * time.Second, Action: arena.Action{Type: "leader_overload", Metadata: map[string]any{"duration": "5s"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if landedOn == "" || liftedFrom != landedOn || liftedAt.Sub(start) != 15*time.Second {
+		t.Fatalf("landed on %q, lifted from %q at %v; want lifted from the holder at 15s", landedOn, liftedFrom, liftedAt.Sub(start))
+	}
+	if len(rep.Faults) != 1 || rep.Faults[0].Lifted == nil || rep.Faults[0].Lifted.D() != 15*time.Second {
+		t.Errorf("report's faults = %+v, want one lifted at 15s", rep.Faults)
+	}
+	if n := len(svc.ActiveFaults()); n != 0 {
+		t.Errorf("%d active faults after the run, want 0", n)
+	}
+}
