@@ -83,7 +83,7 @@ type queue struct {
 	// queues the next from the last, so samples are most of a run's events
 	// and each would be a lock, a heap push and a pop. Only the goroutine
 	// that plays the schedule touches it (sampleAt before Run or from an
-	// event, next and peek in Run), so it takes no lock. It is ordered
+	// event, next, pop and peek in Run), so it takes no lock. It is ordered
 	// against q's top by the same Less, so the order of events is that of
 	// one heap of them all.
 	sample    scheduled
@@ -220,7 +220,7 @@ func (s *queue) pop(end time.Time, seen *queueTop) (time.Time, func(ctx context.
 
 // queueTop is what the heap of a queue held at its top when the goroutine
 // playing it last looked, under the lock: next records it, and pop
-// trusts it while the queue's gen has not moved (pop).
+// trusts it while the queue's gen has not moved.
 type queueTop struct {
 	gen     uint64
 	top     scheduled // fn left out: only the order is read
