@@ -17,20 +17,11 @@ func (e *ActionEvent) appendJSON(b []byte) []byte {
 	b = appendJSONString(b, e.ActionID)
 	b = append(b, `,"type":`...)
 	b = appendJSONString(b, string(e.Type))
-	if e.TargetID != "" {
-		b = append(b, `,"target_id":`...)
-		b = appendJSONString(b, e.TargetID)
-	}
-	if e.SourceID != "" {
-		b = append(b, `,"source_id":`...)
-		b = appendJSONString(b, e.SourceID)
-	}
+	b = appendOmitEmpty(b, `,"target_id":`, e.TargetID)
+	b = appendOmitEmpty(b, `,"source_id":`, e.SourceID)
 	b = append(b, `,"success":`...)
 	b = strconv.AppendBool(b, e.Success)
-	if e.Error != "" {
-		b = append(b, `,"error":`...)
-		b = appendJSONString(b, e.Error)
-	}
+	b = appendOmitEmpty(b, `,"error":`, e.Error)
 	b = append(b, `,"duration":"`...)
 	b = appendDuration(b, time.Duration(e.Duration))
 	return append(b, `"}`...)
@@ -49,10 +40,7 @@ func (e *liftEvent) appendJSON(b []byte) []byte {
 	b = appendJSONString(b, e.TargetID)
 	b = append(b, `,"why":`...)
 	b = appendJSONString(b, e.Why)
-	if e.Error != "" {
-		b = append(b, `,"error":`...)
-		b = appendJSONString(b, e.Error)
-	}
+	b = appendOmitEmpty(b, `,"error":`, e.Error)
 	return append(b, '}')
 }
 
@@ -116,6 +104,15 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendOmitEmpty appends key (`,"name":`) and s as a JSON string, unless
+// s is empty: a string field tagged omitempty.
+func appendOmitEmpty(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return appendJSONString(append(b, key...), s)
 }
 
 // appendDuration appends d.String() without allocating the string.

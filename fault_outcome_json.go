@@ -70,10 +70,7 @@ func (f *FaultOutcome) appendFast(b []byte) (_ []byte, ok bool) {
 		b = appendDuration(b, time.Duration(*f.HealedByRuntime))
 		b = append(b, '"')
 	}
-	if f.LiftError != "" {
-		b = append(b, `,"lift_error":`...)
-		b = appendJSONString(b, f.LiftError)
-	}
+	b = appendOmitEmpty(b, `,"lift_error":`, f.LiftError)
 	if f.Undecided {
 		b = append(b, `,"undecided":true`...)
 	}
@@ -99,14 +96,8 @@ func (a *Action) appendJSON(b []byte) (_ []byte, ok bool) {
 	b = appendJSONString(b, a.ID)
 	b = append(b, `,"type":`...)
 	b = appendJSONString(b, string(a.Type))
-	if a.TargetID != "" {
-		b = append(b, `,"target_id":`...)
-		b = appendJSONString(b, a.TargetID)
-	}
-	if a.SourceID != "" {
-		b = append(b, `,"source_id":`...)
-		b = appendJSONString(b, a.SourceID)
-	}
+	b = appendOmitEmpty(b, `,"target_id":`, a.TargetID)
+	b = appendOmitEmpty(b, `,"source_id":`, a.SourceID)
 	if len(a.Metadata) > 0 {
 		b = append(b, `,"metadata":`...)
 		if b, ok = appendJSONMap(b, a.Metadata); !ok {
@@ -190,13 +181,7 @@ func (c *CheckResult) appendJSON(b []byte) (_ []byte, ok bool) {
 	if c.Undecided {
 		b = append(b, `,"undecided":true`...)
 	}
-	if c.Error != "" {
-		b = append(b, `,"error":`...)
-		b = appendJSONString(b, c.Error)
-	}
-	if c.FaultID != "" {
-		b = append(b, `,"fault_id":`...)
-		b = appendJSONString(b, c.FaultID)
-	}
+	b = appendOmitEmpty(b, `,"error":`, c.Error)
+	b = appendOmitEmpty(b, `,"fault_id":`, c.FaultID)
 	return append(b, '}'), true
 }

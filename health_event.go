@@ -51,10 +51,7 @@ func (e *HealthEvent) appendJSON(b []byte) []byte {
 	b = appendDuration(b, time.Duration(e.At))
 	b = append(b, `","healthy":`...)
 	b = strconv.AppendBool(b, e.Healthy)
-	if e.Reason != "" {
-		b = append(b, `,"reason":`...)
-		b = appendJSONString(b, e.Reason)
-	}
+	b = appendOmitEmpty(b, `,"reason":`, e.Reason)
 	return append(b, '}')
 }
 
