@@ -13,7 +13,7 @@ import (
 // registry share the collectors already there.
 type metrics struct {
 	actions *prometheus.CounterVec
-	latency *prometheus.HistogramVec
+	latency *latencyVec
 	faults  *prometheus.CounterVec
 	ttr     prometheus.Histogram
 	score   prometheus.Gauge
@@ -46,8 +46,8 @@ func (m *metrics) forFault(i int) prometheus.Counter {
 
 // outcomeMetrics are the children for one action type and outcome.
 type outcomeMetrics struct {
-	actions prometheus.Counter  // arena_actions_total{type, outcome}
-	latency prometheus.Observer // arena_injection_duration_seconds{type}
+	actions prometheus.Counter // arena_actions_total{type, outcome}
+	latency *latencyHist       // arena_injection_duration_seconds{type}
 }
 
 // forOutcome returns the children for typ and outcome, made on first use;
@@ -67,7 +67,7 @@ func (m *metrics) forOutcome(typ ActionType, kind faultKind, landed bool) *outco
 	}
 	om := &outcomeMetrics{
 		actions: m.actions.WithLabelValues(string(typ), outcome),
-		latency: m.latency.WithLabelValues(string(typ)),
+		latency: m.latency.with(string(typ)),
 	}
 	m.byKind[i].Store(om)
 	return om
@@ -81,10 +81,7 @@ func newMetrics(reg prometheus.Registerer, kinds int) *metrics {
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_actions_total", Help: "Chaos actions executed, by type and outcome (landed or failed).",
 		}, []string{"type", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "arena_injection_duration_seconds", Help: "Wall-clock time to land a fault, by type.",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
-		}, []string{"type"}),
+		latency: newLatencyVec(),
 		faults: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "arena_faults_total", Help: "Landed faults by outcome (recovered, unrecovered, or undecided: the run ended before the verdict).",
 		}, []string{"outcome"}),

@@ -207,7 +207,7 @@ func (s *Service) record(res *Result, kind faultKind, wall time.Duration) (paylo
 	}
 	om := s.metrics.forOutcome(typ, kind, res.Success)
 	om.actions.Inc()
-	om.latency.Observe(wall.Seconds())
+	om.latency.observe(wall)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := s.typeStats(typ, kind)
