@@ -252,7 +252,7 @@ func TestFaultErrors(t *testing.T) {
 	ctx := context.Background()
 	w := New()
 	defer w.Close(ctx)
-	w.AddNode("a", NodeConfig{})
+	w.AddNode("a", NodeConfig{RestartAfter: -1}) // stays down once killed: RestartAfter 0 restarts it at once, racing the second kill
 	var nn *NoNodeError
 	for name, err := range map[string]error{
 		"unknown node":  errOf(w.InjectLatency(ctx, "x", arena.Latency{Latency: time.Second})),
