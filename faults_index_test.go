@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The index of faults from outside a run follows the registry through
@@ -58,13 +59,13 @@ func checkOutsideIndex(t *testing.T, step int, s *Service) {
 	empty := 0
 	for idx, byTarget := range s.faults.outside {
 		for target, slot := range byTarget {
-			f := slot.f
-			if f == nil {
+			if slot.id == "" {
 				empty++ // kept for the target's next fault
 				continue
 			}
-			if s.faults.m[f.ID] != f || f.run != nil || f.TargetID != target || s.injector.kinds[f.Type].idx != idx {
-				t.Fatalf("step %d: index slot [%d][%s] holds %+v, not a fault of the registry from outside a run", step, idx, target, f)
+			f, ok := s.faults.m[slot.id]
+			if !ok || f.seq != slot.seq || f.run != nil || f.target != target || s.injector.kinds[f.typ].idx != idx {
+				t.Fatalf("step %d: index slot [%d][%s] holds %+v, not a fault of the registry from outside a run", step, idx, target, *slot)
 			}
 		}
 	}
@@ -78,8 +79,8 @@ func checkOutsideIndex(t *testing.T, step int, s *Service) {
 		if f.run != nil {
 			continue
 		}
-		if slot := s.faults.outside[s.injector.kinds[f.Type].idx][f.TargetID]; slot == nil || slot.f != f {
-			t.Fatalf("step %d: active fault %s (%s on %s) is not in the index", step, id, f.Type, f.TargetID)
+		if slot := s.faults.outside[s.injector.kinds[f.typ].idx][f.target]; slot == nil || slot.id != id || slot.seq != f.seq {
+			t.Fatalf("step %d: active fault %s (%s on %s) is not in the index", step, id, f.typ, f.target)
 		}
 	}
 }
@@ -158,5 +159,14 @@ func TestDuplicateIDKeepsTheLaterFault(t *testing.T) {
 	}
 	if !slow {
 		t.Errorf("ActiveFaults() = %+v, want the slowdown x still there", svc.ActiveFaults())
+	}
+}
+
+// A fault is a value in the registry's map, kept in the map's own table
+// only while it is at most 128 bytes (larger values are allocated one by
+// one): what Execute saved by holding faults by value.
+func TestActiveFaultFitsTheMap(t *testing.T) {
+	if size := unsafe.Sizeof(activeFault{}); size > 128 {
+		t.Errorf("activeFault is %d bytes: over 128, the registry allocates each fault again", size)
 	}
 }

@@ -160,7 +160,7 @@ func (r *Run) inject(ctx context.Context, a Action, p *Params) Result {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
 			r.obs.Healed(fault, t)
 		}
-		if found, err := r.svc.lift(ctx, res.Action.ID, "duration"); found { // not if lifted on request meanwhile
+		if found, err := r.svc.lift(ctx, res.Action.ID, 0, "duration"); found { // not if lifted on request meanwhile
 			r.obs.Lifted(fault, err)
 		}
 	}
