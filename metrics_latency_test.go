@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -38,36 +37,6 @@ func TestLatencyVecIsAPrometheusHistogram(t *testing.T) {
 	if !strings.Contains(got, `type=network_partition le=0.0001 3`) || !strings.Contains(got, `type=network_partition le=+Inf 10`) {
 		t.Errorf("gathered:\n%s\nwant 3 observations in the first bucket and 10 in all", got)
 	}
-}
-
-// Two services on one registry count into one histogram, as they do into
-// the counters (TestTwoServicesShareARegistry).
-func TestLatencyVecSharedByServices(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	a := NewService(NewInjector(newStub(RealClock{}, 0), nil), nil, nil, WithRegisterer(reg))
-	b := NewService(NewInjector(newStub(RealClock{}, 0), nil), nil, nil, WithRegisterer(reg))
-	a.Execute(context.Background(), Action{Type: ActionKillLeader})
-	b.Execute(context.Background(), Action{Type: ActionKillLeader})
-	if a.metrics.latency != b.metrics.latency {
-		t.Fatal("the second service made a histogram of its own")
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "arena_injection_duration_seconds" {
-			continue
-		}
-		if n := len(mf.GetMetric()); n != 1 {
-			t.Fatalf("%d series, want 1 (kill_leader)", n)
-		}
-		if c := mf.GetMetric()[0].GetHistogram().GetSampleCount(); c != 2 {
-			t.Errorf("count = %d, want 2", c)
-		}
-		return
-	}
-	t.Error("arena_injection_duration_seconds not gathered")
 }
 
 // gather is c's metrics, one line per bucket, count and sum (rounded to the

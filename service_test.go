@@ -409,6 +409,12 @@ func TestTwoServicesShareARegistry(t *testing.T) {
 	if got := testutil.ToFloat64(a.metrics.actions.WithLabelValues("kill_leader", "landed")); got != 2 {
 		t.Errorf("shared counter = %v, want 2", got)
 	}
+	if a.metrics.latency != b.metrics.latency {
+		t.Error("the second service made an injection latency histogram of its own")
+	}
+	if got := gather(t, a.metrics.latency); !strings.Contains(got, "type=kill_leader le=+Inf 2\n") {
+		t.Errorf("shared histogram:\n%s\nwant a count of 2 for kill_leader", got)
+	}
 }
 
 // conflictFlattener hides the *events.ConflictError behind a plain
