@@ -1,7 +1,9 @@
 package arena
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,21 +17,25 @@ var latencyBuckets = prometheus.ExponentialBuckets(0.0001, 4, latencyBucketCount
 
 const latencyBucketCount = 10
 
+// latencyBounds are latencyBuckets in nanoseconds.
+var latencyBounds = func() (b [latencyBucketCount]time.Duration) {
+	for i, s := range latencyBuckets {
+		b[i] = time.Duration(math.Round(s * float64(time.Second)))
+	}
+	return b
+}()
+
 // latencyVec is arena_injection_duration_seconds, a histogram by type, as a
 // collector of its own: an observation is two atomic adds (its bucket, and
 // the sum in nanoseconds), where client_golang's Histogram pays four and a
-// compare-and-swap loop on a float, a tenth of what Execute adds to landing
-// a fault. The count is the sum of the buckets, made when collected, so a
+// compare-and-swap loop on a float, on every Execute. The count is the sum of the buckets, made when collected, so a
 // scrape's buckets and count always agree; its sum may miss an observation
 // under way. Two services on one registry share it, as they share the
 // other collectors (register).
 type latencyVec struct {
-	desc   *prometheus.Desc
-	bounds [latencyBucketCount]time.Duration // latencyBuckets in nanoseconds
-
+	desc  *prometheus.Desc
 	mu    sync.Mutex
 	byTyp map[string]*latencyHist
-	order []*latencyHist // in the order made
 }
 
 // latencyHist is the histogram of one type.
@@ -38,19 +44,14 @@ type latencyHist struct {
 	created  time.Time
 	buckets  [latencyBucketCount + 1]atomic.Uint64 // the last: above every bound (+Inf)
 	sumNanos atomic.Int64
-	bounds   *[latencyBucketCount]time.Duration
 }
 
 func newLatencyVec() *latencyVec {
-	v := &latencyVec{
+	return &latencyVec{
 		desc: prometheus.NewDesc("arena_injection_duration_seconds", "Wall-clock time to land a fault, by type.",
 			[]string{"type"}, nil),
 		byTyp: map[string]*latencyHist{},
 	}
-	for i, b := range latencyBuckets {
-		v.bounds[i] = time.Duration(math.Round(b * float64(time.Second)))
-	}
-	return v
 }
 
 // with returns the histogram of typ, made on first use.
@@ -59,9 +60,8 @@ func (v *latencyVec) with(typ string) *latencyHist {
 	defer v.mu.Unlock()
 	h := v.byTyp[typ]
 	if h == nil {
-		h = &latencyHist{typ: typ, created: time.Now(), bounds: &v.bounds}
+		h = &latencyHist{typ: typ, created: time.Now()}
 		v.byTyp[typ] = h
-		v.order = append(v.order, h)
 	}
 	return h
 }
@@ -70,7 +70,7 @@ func (v *latencyVec) with(typ string) *latencyHist {
 // d does not exceed, as a Prometheus histogram does.
 func (h *latencyHist) observe(d time.Duration) {
 	i := 0
-	for i < len(h.bounds) && d > h.bounds[i] {
+	for i < len(latencyBounds) && d > latencyBounds[i] {
 		i++
 	}
 	h.sumNanos.Add(int64(d))
@@ -83,7 +83,7 @@ func (v *latencyVec) Describe(ch chan<- *prometheus.Desc) { ch <- v.desc }
 // Collect implements prometheus.Collector.
 func (v *latencyVec) Collect(ch chan<- prometheus.Metric) {
 	v.mu.Lock()
-	hs := v.order[:len(v.order):len(v.order)]
+	hs := slices.Collect(maps.Values(v.byTyp))
 	v.mu.Unlock()
 	for _, h := range hs {
 		cumulative := make(map[float64]uint64, len(latencyBuckets))
