@@ -152,19 +152,17 @@ func (s *Service) Rollback(ctx context.Context) []FaultRollback {
 // rollback lifts the active faults owned by run (every one when run is
 // nil), oldest first, all within one rollback timeout.
 func (s *Service) rollback(ctx context.Context, run *Run) []FaultRollback {
-	ids := s.owned(run)
+	faults := s.owned(run)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.rollbackTimeout)
 	defer cancel()
 	out := []FaultRollback{}
-	for _, id := range ids {
-		s.faults.mu.Lock()
-		f, ok := s.faults.m[id]
-		s.faults.mu.Unlock()
-		if !ok {
+	for _, f := range faults {
+		found, err := s.lift(ctx, f.id, f.seq, "rollback") // that fault, not a later one given its ID
+		if !found {
 			continue // lifted meanwhile
 		}
-		rb := FaultRollback{ActionID: id, Type: f.typ, TargetID: f.target, Outcome: RollbackLifted, Detail: "lifted at end"}
-		if _, err := s.lift(ctx, id, f.seq, "rollback"); err != nil {
+		rb := FaultRollback{ActionID: f.id, Type: f.typ, TargetID: f.target, Outcome: RollbackLifted, Detail: "lifted at end"}
+		if err != nil {
 			rb.Outcome, rb.Detail = RollbackFailed, "lift failed: "+err.Error()
 		}
 		out = append(out, rb)

@@ -234,9 +234,9 @@ func (s *Service) lifted(seq uint64) {
 	}
 }
 
-// owned lists the IDs of the active faults of run (every one when run is
-// nil), oldest first.
-func (s *Service) owned(run *Run) []string {
+// owned lists the active faults of run (every one when run is nil),
+// oldest first.
+func (s *Service) owned(run *Run) []activeFault {
 	s.faults.mu.Lock()
 	var fs []activeFault
 	for _, f := range s.faults.m {
@@ -248,11 +248,7 @@ func (s *Service) owned(run *Run) []string {
 	slices.SortFunc(fs, func(a, b activeFault) int {
 		return cmp.Or(a.start.Compare(b.start), cmp.Compare(a.id, b.id))
 	})
-	ids := make([]string, len(fs))
-	for i := range fs {
-		ids[i] = fs[i].id
-	}
-	return ids
+	return fs
 }
 
 // liftsUnderway returns the channels that close when the lifts under way of

@@ -29,8 +29,9 @@ var latencyBounds = func() (b [latencyBucketCount]time.Duration) {
 // collector of its own: an observation is two atomic adds (its bucket, and
 // the sum in nanoseconds), where client_golang's Histogram pays four and a
 // compare-and-swap loop on a float, on every Execute. The count is the sum of the buckets, made when collected, so a
-// scrape's buckets and count always agree; its sum may miss an observation
-// under way. Two services on one registry share it, as they share the
+// scrape's buckets and count always agree; its sum may already hold an
+// observation under way that they do not (observe adds to the sum first,
+// Collect reads it last). Two services on one registry share it, as they share the
 // other collectors (register).
 type latencyVec struct {
 	desc  *prometheus.Desc
