@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -784,5 +785,54 @@ func TestUserRoleFaultLiftedInARun(t *testing.T) {
 	}
 	if n := len(svc.ActiveFaults()); n != 0 {
 		t.Errorf("%d active faults after the run, want 0", n)
+	}
+}
+
+// A run's fault lifted on request, its ID then given to a later fault of
+// the same run: the first fault's duration, when it elapses, lifts nothing;
+// the later one is lifted at its own.
+func TestRunLiftAtDurationSparesALaterFaultWithItsID(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock))
+	start := clock.Now()
+	var lifts []time.Duration
+	spec := arena.FaultSpec{Type: "cpu_burn", Target: arena.TargetAgent, Priority: 3, Fix: "cap the burner", Suggestion: "watch the CPU",
+		Metadata: []arena.MetaKey{{Name: arena.MetaDuration, Kind: arena.MetaKindDuration}},
+		Lifts:    true,
+		Inject:   func(context.Context, arena.Action, arena.Params) error { return nil },
+		Lift: func(context.Context, arena.Action) error {
+			lifts = append(lifts, clock.Now().Sub(start))
+			return nil
+		},
+	}
+	svc := arena.NewService(arena.NewInjectorFor(c, arena.WithFault(spec)), nil, nil,
+		arena.WithClock(clock), arena.WithProbe(c.Probe))
+	r, err := svc.NewRun(arena.RunOptions{Seed: 1, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	burn := func(d string) arena.Action {
+		return arena.Action{ID: "x", Type: "cpu_burn", TargetID: "worker-1", Metadata: map[string]any{"duration": d}}
+	}
+	r.At(10*time.Second, arena.KindInject, func(ctx context.Context) {
+		if res := r.Inject(ctx, burn("10s")); !res.Success {
+			t.Error(res.Error)
+		}
+	})
+	r.At(12*time.Second, arena.KindInject, func(ctx context.Context) {
+		if err := svc.LiftFault(ctx, "x"); err != nil {
+			t.Error(err)
+		}
+	})
+	r.At(15*time.Second, arena.KindInject, func(ctx context.Context) {
+		if res := r.Inject(ctx, burn("30s")); !res.Success {
+			t.Error(res.Error)
+		}
+	})
+	if _, err := r.Play(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{12 * time.Second, 45 * time.Second}; !slices.Equal(lifts, want) {
+		t.Errorf("lifted at %v, want %v (on request, then the later fault at its own duration)", lifts, want)
 	}
 }

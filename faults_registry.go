@@ -157,6 +157,13 @@ func (s *Service) supersede(f *activeFault, idx int) {
 	slot.id, slot.seq = f.id, f.seq
 }
 
+// seqOf returns the seq of active fault id, 0 when there is none.
+func (s *Service) seqOf(id string) uint64 {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	return s.faults.m[id].seq
+}
+
 // faultActive reports whether id is an active fault's ID.
 func (s *Service) faultActive(id string) bool {
 	s.faults.mu.Lock()

@@ -156,11 +156,15 @@ func (r *Run) inject(ctx context.Context, a Action, p *Params) Result {
 	if !res.Success || p.Duration <= 0 || !r.svc.injector.CanLift(res.Action.Type) {
 		return res // a runtime that cannot lift leaves the fault to the system
 	}
+	seq := r.svc.seqOf(res.Action.ID) // this fault's, not a later one's given its ID (0: not in the registry)
 	lift := func(ctx context.Context) {
 		if t, ok := r.svc.injector.healedAt(res.Action, res.StartedAt); ok {
 			r.obs.Healed(fault, t)
 		}
-		if found, err := r.svc.lift(ctx, res.Action.ID, 0, "duration"); found { // not if lifted on request meanwhile
+		if seq == 0 {
+			return
+		}
+		if found, err := r.svc.lift(ctx, res.Action.ID, seq, "duration"); found { // not if lifted on request meanwhile
 			r.obs.Lifted(fault, err)
 		}
 	}
