@@ -85,15 +85,29 @@ func checkFailedAbort(name string) string {
 	return "abort_when.checks_failed: check " + name + " failed: "
 }
 
+// gateLooks is how many probes in a row the start gate takes before it
+// calls the system unhealthy: one answer lost on a loaded machine (a probe
+// timeout of 100ms missed once) is not a broken system, and a broken one
+// fails every look.
+const gateLooks = 3
+
 // startGate refuses to start injecting, at offset at, on a system that is
-// not healthy then: the run is aborted before its first fault.
+// not healthy then: the run is aborted before its first fault when
+// gateLooks probes in a row, back to back, all fail; the reason quotes the
+// last one.
 func (r *Run) startGate(at time.Duration, what string) {
 	if r.obs.probe == nil {
 		return
 	}
 	r.At(at, KindInject, func(ctx context.Context) {
-		if err := safely(func() error { return r.obs.probe(ctx) }); err != nil {
-			r.abort(fmt.Sprintf("the system was not healthy at %s (%v); no fault was injected (allow_unhealthy_start injects anyway)", what, err))
+		var err error
+		for range gateLooks {
+			if err = safely(func() error { return r.obs.probe(ctx) }); err == nil || ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil {
+			r.abort(fmt.Sprintf("the system was not healthy at %s (%d probes in a row failed: %v); no fault was injected (allow_unhealthy_start injects anyway)", what, gateLooks, err))
 		}
 	})
 }

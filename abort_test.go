@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -33,7 +35,7 @@ actions:
 	if err != nil {
 		t.Fatal(err)
 	}
-	const why = "the system was not healthy at the end of the warmup (2s) (leader unavailable: leader-0 stopped); no fault was injected (allow_unhealthy_start injects anyway)"
+	const why = "the system was not healthy at the end of the warmup (2s) (3 probes in a row failed: leader unavailable: leader-0 stopped); no fault was injected (allow_unhealthy_start injects anyway)"
 	if rep.Outcome != arena.OutcomeAborted || rep.Report.Aborted != why {
 		t.Fatalf("outcome %s, aborted %q; want aborted: %q", rep.Outcome, rep.Report.Aborted, why)
 	}
@@ -152,6 +154,32 @@ func TestSurvivalAbortWhen(t *testing.T) {
 	rep, err = e.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: 10 * time.Second, Seed: 4})
 	if err != nil || rep.Ending != arena.SurvivalAborted || rep.Actions != 0 || !strings.Contains(rep.Reason, "not healthy at the first tick") {
 		t.Errorf("survival on a broken system: %v, ending %s, %d actions, reason %q", err, rep.Ending, rep.Actions, rep.Reason)
+	}
+}
+
+// A probe that misses two answers in a row at the first tick (a loaded
+// machine) does not abort the run: the gate looks three times.
+func TestSurvivalStartGateOutlastsABlip(t *testing.T) {
+	clock := arena.NewVirtualClock(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clock))
+	const tick = 10 * time.Second
+	var start time.Time
+	misses := 0
+	probe := func(ctx context.Context) error {
+		if !start.IsZero() && clock.Now().Sub(start) >= tick && misses < 2 {
+			misses++
+			return errors.New("leader unavailable: leader-0: no answer within 100ms")
+		}
+		return c.Probe(ctx)
+	}
+	svc := arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil, arena.WithClock(clock), arena.WithProbe(probe))
+	start = clock.Now()
+	rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Minute, Interval: tick, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if misses != 2 || rep.Ending != arena.SurvivalCompleted || rep.Landed == 0 {
+		t.Errorf("%d probes missed; ending %s (%s), %d landed; want the run to go on past the blip", misses, rep.Ending, rep.Reason, rep.Landed)
 	}
 }
 
