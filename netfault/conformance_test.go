@@ -10,7 +10,7 @@ import (
 )
 
 // TestConformance: the network passes arenatest's conformance suite: it
-// lands the network faults, each seen in the plan of a call to the agent
+// lands the network faults (partition too), each seen in the plan of a call to the agent
 // from another one (and gone once lifted), and refuses the rest with its
 // reasons.
 func TestConformance(t *testing.T) {
@@ -38,6 +38,9 @@ func TestConformance(t *testing.T) {
 		}),
 		arenatest.Observe(arena.ActionConnectionReset, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
 			return plan(n, a).ResetAt != netrules.Never, nil
+		}),
+		arenatest.Observe(arena.ActionNetworkPartition, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
+			return plan(n, a).Cut, nil
 		}),
 	)
 }

@@ -25,7 +25,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 //   - connection_reset: once the connection has been open for after (at
 //     once for 0), the next Read or Write resets it (SO_LINGER 0 on TCP, so
 //     the peer sees an RST) and returns a *ResetError; a Read or Write
-//     waiting when the reset comes is reset then.
+//     waiting when the reset comes is reset then;
+//   - network_partition: the dial is refused (a *RefusedError), and a
+//     connection open when the partition lands is reset at its next Read
+//     or Write, as under a reset at once.
 //
 // Every wait ends early when the faults change (a lift ends it, a new fault
 // lengthens it), at the connection's deadline (os.ErrDeadlineExceeded), at
@@ -45,12 +48,16 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 		if err != nil {
 			host = addr
 		}
+		to := n.agentOf(host)
+		if err := n.refused(from, to); err != nil {
+			return nil, err
+		}
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
 		cctx, cancel := context.WithCancel(context.Background())
-		return &conn{Conn: c, n: n, from: from, to: n.agentOf(host), opened: n.Now(), ctx: cctx, cancel: cancel}, nil
+		return &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}, nil
 	}
 }
 

@@ -125,6 +125,15 @@ func TestDialer(t *testing.T) {
 				return errOf(n.ResetConnections(ctx, "echo", 300*time.Millisecond))
 			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@300ms"},
+		{"partition: the dial is refused",
+			func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "client")) },
+			[]string{"ping"}, "netfault: client -> echo: connection refused (network_partition)"},
+		{"partition landing mid-exchange: the wait is cut then",
+			func(n *Network) error {
+				time.AfterFunc(250*time.Millisecond, func() { n.PartitionNetwork(ctx, "echo") })
+				return errOf(n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}))
+			},
+			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@250ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

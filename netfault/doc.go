@@ -1,12 +1,12 @@
 // Package netfault puts a Go system that runs in the test's process under
 // arena's network faults: network_latency, network_bandwidth,
-// connection_reset, and http_error (HTTP errors per route, a fault type of
-// this package: HTTPErrorFault).
+// connection_reset, network_partition, and http_error (HTTP errors per
+// route, a fault type of this package: HTTPErrorFault).
 //
 // A [Network] names the system's agents ([WithAgent]) and is the runtime
 // arena injects into: it implements arena.AgentLister, LatencyInjector,
-// BandwidthLimiter, ConnectionResetter and FaultLifter. The system's calls
-// go through its wrappers: [Network.Transport], an http.RoundTripper for
+// BandwidthLimiter, ConnectionResetter and Partitioner, each fault handing
+// back its Lift. The system's calls go through its wrappers: [Network.Transport], an http.RoundTripper for
 // the HTTP client of one agent, and [Network.Dialer], for its raw
 // connections (or under an http.Transport). A call between two agents is
 // under the faults of both ends.
@@ -30,8 +30,9 @@
 // of a link's two ends combine is arena's one set of network rules
 // (internal/netrules), which the fakes and package sim apply too:
 // latencies add up (saturating, never past the largest duration), the
-// lower bandwidth cap and the earlier reset win. [HandlerTransport] serves
-// requests with an http.Handler on the caller's goroutine.
+// lower bandwidth cap and the earlier reset win, and a partition on either
+// end cuts the link. [HandlerTransport] serves requests with an
+// http.Handler on the caller's goroutine.
 //
 // examples/raft-sim/quotes puts http_error on an HTTP client with retries
 // and a circuit breaker this way, around package sim's transport, in

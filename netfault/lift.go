@@ -37,7 +37,6 @@ func (n *Network) Refusals() map[arena.ActionType]string {
 		arena.ActionPauseAgent:       process,
 		arena.ActionResumeAgent:      process,
 		arena.ActionSlowAgent:        process,
-		arena.ActionNetworkPartition: "a partition is every call of the agent failing: use connection_reset with after 0, or http_error",
 		arena.ActionToolTimeout:      inside,
 		arena.ActionMemoryCorrupt:    inside,
 		arena.ActionMCPDisconnect:    inside,

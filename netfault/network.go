@@ -20,6 +20,7 @@ var (
 	_ arena.LatencyInjector    = (*Network)(nil)
 	_ arena.BandwidthLimiter   = (*Network)(nil)
 	_ arena.ConnectionResetter = (*Network)(nil)
+	_ arena.Partitioner        = (*Network)(nil)
 	_ arena.Refuser            = (*Network)(nil)
 )
 
@@ -35,9 +36,21 @@ func (e *ResetError) Error() string {
 // Unwrap returns syscall.ECONNRESET.
 func (e *ResetError) Unwrap() error { return syscall.ECONNRESET }
 
+// RefusedError is what a dial, or an HTTP call, across a network_partition
+// returns; it wraps syscall.ECONNREFUSED, so errors.Is(err,
+// syscall.ECONNREFUSED) holds as it does for a real refusal.
+type RefusedError struct{ From, To string }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("netfault: %s -> %s: %v (network_partition)", e.From, e.To, syscall.ECONNREFUSED)
+}
+
+// Unwrap returns syscall.ECONNREFUSED.
+func (e *RefusedError) Unwrap() error { return syscall.ECONNREFUSED }
+
 // Network is the network between the agents of a Go system running in this
 // process: a runtime for arena (AgentLister, LatencyInjector,
-// BandwidthLimiter, ConnectionResetter, and the http_error
+// BandwidthLimiter, ConnectionResetter, Partitioner, and the http_error
 // fault of HTTPErrorFault) whose faults act on the calls that go through its
 // wrappers (Transport, Dialer), by arena's one set of network rules (the
 // fakes apply the same). It is safe for concurrent use.
@@ -195,6 +208,29 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
 }
 
+// PartitionNetwork cuts the agent off the other agents until the lift:
+// a dial or an HTTP call over one of its links is refused (a
+// *RefusedError), and a call or connection under way is reset at its next
+// step (a *ResetError; a wait under way is cut at once), as a partition
+// of package sim does. A connection blocked in a Read of the connection
+// beneath sees the reset when its bytes arrive, or at its deadline: they
+// do not cross.
+func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
+	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
+		f.Partitioned = true
+		return nil
+	}, func(f *netrules.Faults) { f.Partitioned = false })
+}
+
+// refused returns a *RefusedError when a call from → to starting now is
+// across a partition.
+func (n *Network) refused(from, to string) error {
+	if p, _ := n.links.Plan(from, to); p.Cut {
+		return &RefusedError{From: from, To: to}
+	}
+	return nil
+}
+
 // FailRoute makes the HTTP requests to the agent whose path is route or
 // under it ("" or "/": every path) answer status without reaching it. A
 // route failed again takes the new status; at most MaxRoutes routes are
@@ -264,12 +300,16 @@ func (n *Network) failedStatus(to, path string) int {
 // of the plan's latency (the request's or the response's share) and the
 // transfer of size bytes, by the network rules in force (see
 // netrules.Wait: a lift ends it, a new fault lengthens it). It returns a
-// *ResetError when the call is reset first, or the error that ended the
+// *ResetError when the call is reset first (by connection_reset, or a
+// partition that cuts the link), or the error that ended the
 // wait (ctx's, ErrClosed).
 func (n *Network) step(ctx context.Context, from, to string, start time.Time, leg func(netrules.Plan) time.Duration, size int64) error {
 	spent := n.Now().Sub(start)
 	reset, err := netrules.Wait(ctx, n.sched, func() (time.Duration, bool, <-chan struct{}) {
 		p, changed := n.links.Plan(from, to)
+		if p.Cut {
+			return 0, true, changed
+		}
 		wait, reset := p.Step(spent, netrules.Add(leg(p), p.Transfer(size)))
 		return wait, reset, changed
 	})

@@ -29,6 +29,9 @@ import (
 //     body (a reset that lands while the body streams cuts it at the next
 //     chunk); a reset on the response leg comes after the callee did the
 //     work, as on a real network;
+//   - network_partition: the call is refused at once (a *RefusedError),
+//     before it reaches base; a call under way when the partition lands is
+//     reset at its next step, as under a reset at once;
 //   - http_error: a request to the agent under a failed route is answered
 //     with the route's status by the network, without reaching the agent.
 //
@@ -61,6 +64,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
+	}
+	if err := n.refused(t.from, to); err != nil {
+		closeBody()
+		return nil, err
 	}
 	size := max(req.ContentLength, 0) // unknown length (-1): paced as it is read
 	if err := n.step(ctx, t.from, to, start, requestLeg, size); err != nil {

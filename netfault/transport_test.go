@@ -53,6 +53,8 @@ func (s *httpSystem) call(url string, timeout time.Duration) string {
 	switch {
 	case errors.Is(err, syscall.ECONNRESET):
 		out = "reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		out = "refused"
 	case errors.Is(err, context.DeadlineExceeded):
 		out = "timeout"
 	case err != nil:
@@ -117,6 +119,18 @@ func TestTransport(t *testing.T) {
 				return errOf(n.ResetConnections(ctx, "api", 150*time.Millisecond))
 			},
 			"http://api/q", 0, "reset 0s..150ms", "/q@100ms"},
+		{"partition: refused, never reaches the server",
+			func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "api")) },
+			"http://api/q", 0, "refused 0s..0s", ""},
+		{"partition of the caller: refused too",
+			func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "client")) },
+			"http://api/q", 0, "refused 0s..0s", ""},
+		{"partition landing on the request leg: reset then",
+			func(n *Network) error {
+				time.AfterFunc(50*time.Millisecond, func() { n.PartitionNetwork(ctx, "api") })
+				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}))
+			},
+			"http://api/q", 0, "reset 0s..50ms", ""},
 		{"http_error on a route and under it",
 			func(n *Network) error { return n.FailRoute(ctx, "api", "/q", 503) },
 			"http://api/q/sub", 0, "503 42B 0s..0s", ""},
@@ -181,6 +195,25 @@ func TestTransportLiftAndJitter(t *testing.T) {
 	if cmp.Equal(a, c) {
 		t.Errorf("seeds 1 and 2 drew the same delays: %q", a)
 	}
+}
+
+// A partition lifted: the calls go through again.
+func TestPartitionLift(t *testing.T) {
+	ctx := context.Background()
+	simulated(t, func(t *testing.T, n *Network) {
+		s := newHTTPSystem(n)
+		lift, err := n.PartitionNetwork(ctx, "api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := s.call("http://api/q", 0)
+		if err := lift(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if after := s.call("http://api/q", 0); before != "refused 0s..0s" || after != "200 10000B 1m0s..1m0s" {
+			t.Errorf("partitioned: %q, lifted: %q; want refused, then served", before, after)
+		}
+	}, httpAgents...)
 }
 
 func TestFaultErrors(t *testing.T) {
