@@ -8,16 +8,24 @@ import (
 )
 
 // authorized checks the API key when one is set, or else a browser's
-// session cookie, and answers 401 when they are missing or wrong. Both keys are hashed first, so the comparison takes the
-// same time whatever the given key's length and content.
+// session cookie, and answers 401 when they are missing or wrong, 429 when
+// the client's address has presented too many wrong keys (guesses.go).
+// Both keys are hashed first, so the comparison takes the same time
+// whatever the given key's length and content.
 func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	want := h.key.Load()
 	if want == nil {
 		return true
 	}
 	given, ok := apiKey(r)
+	if ok && h.throttled(w, r) {
+		return false
+	}
 	if ok && validKey(given, want) {
 		return true
+	}
+	if ok {
+		h.guesses.miss(clientAddr(r))
 	}
 	if !ok { // a browser's session (session.go)
 		if handled, pass := h.sessionAuth(w, r); handled {

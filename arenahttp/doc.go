@@ -127,6 +127,9 @@
 //     going; a login on a server without a key.
 //   - 413: a body over the limit (1 MiB by default); the connection is
 //     closed without reading the rest.
+//   - 429: the client's address presented too many wrong API keys
+//     (WithKeyGuesses: 10 in a burst, one back every 6s); with Retry-After.
+//     Until then any key it presents, right or wrong, is refused unread.
 //   - 500: a handler panicked; the server lives on.
 //   - 501: the service's runtime cannot land this fault type (it lacks the
 //     capability: "mcp_disconnect is not supported by this runtime (it does
@@ -206,7 +209,9 @@
 //
 // A browser's EventSource cannot send X-API-Key, so a page logs in: POST
 // /arena/session with {"key": …} answers a session cookie (HttpOnly,
-// SameSite=Strict, Path=/, Secure over TLS, expiring after WithSessionTTL)
+// SameSite=Strict, Path=/, Secure over HTTPS, expiring after
+// WithSessionTTL; HTTPS is the connection's TLS, or a reverse proxy's
+// X-Forwarded-Proto or Forwarded proto, or the page's https Origin)
 // and the session's CSRF token, which the page keeps in memory and sends in
 // X-Arena-CSRF on every request that changes state; GET /arena/session gives
 // it again after a reload. DELETE /arena/session ends the session on the

@@ -24,6 +24,7 @@ type Handler struct {
 
 	key      atomic.Pointer[[sha256.Size]byte] // SHA-256 of the API key; nil: no auth
 	sessions sessions                          // browsers' sessions (session.go)
+	guesses  guesses                           // wrong keys per client address (guesses.go)
 	origins  *http.CrossOriginProtection       // refuses cross-origin state changes
 
 	streams  atomic.Int64             // open event streams
@@ -57,7 +58,7 @@ func NewHandler(svc *arena.Service, opts ...Option) *Handler {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{}), slots: newSlots(o.maxConcurrent),
-		origins: newOriginCheck(o.trustedOrigins)}
+		origins: newOriginCheck(o.trustedOrigins), guesses: guesses{burst: o.keyGuesses, refill: o.keyGuessRefill}}
 	h.SetAPIKey(o.apiKey)
 	h.mux = http.NewServeMux()
 	h.RegisterRoutes(h.mux)

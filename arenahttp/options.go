@@ -62,6 +62,8 @@ type options struct {
 
 	sessionTTL     time.Duration // session.go
 	trustedOrigins []string
+	keyGuesses     int // guesses.go
+	keyGuessRefill time.Duration
 }
 
 func defaultOptions() options {
@@ -71,6 +73,7 @@ func defaultOptions() options {
 		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, maxStreamAge: DefaultMaxStreamAge, logger: slog.Default(),
 		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
 		maxSurvival: DefaultMaxSurvival, sessionTTL: DefaultSessionTTL,
+		keyGuesses: DefaultKeyGuesses, keyGuessRefill: DefaultKeyGuessRefill,
 	}
 }
 

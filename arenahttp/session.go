@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -261,6 +262,9 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "", "this server has no API key: requests need no session (it listens on loopback only)")
 		return
 	}
+	if h.throttled(w, r) {
+		return
+	}
 	var req LoginRequest
 	if err := decodeJSON(r, &req); err != nil {
 		writeErr(w, err)
@@ -271,13 +275,14 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !validKey(req.Key, want) {
+		h.guesses.miss(clientAddr(r))
 		writeError(w, http.StatusUnauthorized, "key", "invalid API key")
 		return
 	}
 	token, s := h.sessions.create(h.opts.sessionTTL, want)
 	http.SetCookie(w, &http.Cookie{
 		Name: SessionCookie, Value: token, Path: "/", Expires: s.expires, MaxAge: int(h.opts.sessionTTL / time.Second),
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overHTTPS(r),
 	})
 	writeJSON(w, http.StatusOK, SessionView{Auth: "session", CSRFToken: s.csrf, Expires: &s.expires})
 }
@@ -317,5 +322,27 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) clearSessionCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overHTTPS(r)})
+}
+
+// overHTTPS reports whether the browser reached the server over HTTPS: the
+// connection is TLS, or a reverse proxy that ended TLS says so
+// (X-Forwarded-Proto, Forwarded proto=), or the page's own Origin is an
+// https one. The cookie is then Secure. A client that claims HTTPS falsely
+// only gets a cookie its browser will not send back over plain HTTP.
+func overHTTPS(r *http.Request) bool {
+	if r.TLS != nil || strings.HasPrefix(r.Header.Get("Origin"), "https://") {
+		return true
+	}
+	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.EqualFold(strings.TrimSpace(p), "https") {
+		return true
+	}
+	for _, el := range strings.Split(r.Header.Get("Forwarded"), ";") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(el), "="); ok && strings.EqualFold(k, "proto") {
+			if v, _, _ = strings.Cut(v, ","); strings.EqualFold(strings.Trim(v, `"`), "https") {
+				return true
+			}
+		}
+	}
+	return false
 }
