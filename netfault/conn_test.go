@@ -170,3 +170,41 @@ func TestDialerResetsTCP(t *testing.T) {
 		t.Errorf("the server's read ended with %v, want an RST", err)
 	}
 }
+
+// On real TCP a partition refuses the dial without making it, and after
+// the lift the same dial reaches the server.
+func TestDialerPartitionTCP(t *testing.T) {
+	addr, ended := echoServer(t)
+	n := New(nil, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
+	defer n.Close()
+	ctx := context.Background()
+	lift, err := n.PartitionNetwork(ctx, "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := n.Dialer("client", nil)
+	var refused *RefusedError
+	if c, err := dial(ctx, "tcp", addr); !errors.As(err, &refused) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("dial across the partition = %v, %v; want a *RefusedError (ECONNREFUSED)", c, err)
+	}
+	select {
+	case err := <-ended:
+		t.Fatalf("the server saw a connection across the partition (%v)", err)
+	default:
+	}
+	if err := lift(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatalf("dial after the lift: %v", err)
+	}
+	defer c.Close()
+	buf := make([]byte, 4)
+	if _, err := c.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "ping" {
+		t.Errorf("echo after the lift = %q, %v", buf, err)
+	}
+}
