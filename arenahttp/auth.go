@@ -18,14 +18,14 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	given, ok := apiKey(r)
-	if ok && h.throttled(w, r) {
-		return false
-	}
-	if ok && validKey(given, want) {
-		return true
-	}
 	if ok {
-		h.guesses.miss(clientAddr(r))
+		valid := validKey(given, want)
+		if h.tooMany(w, r, h.guesses.guess(clientAddr(r), valid)) {
+			return false
+		}
+		if valid {
+			return true
+		}
 	}
 	if !ok { // a browser's session (session.go)
 		if handled, pass := h.sessionAuth(w, r); handled {

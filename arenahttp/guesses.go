@@ -1,8 +1,8 @@
 package arenahttp
 
 import (
-	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -16,9 +16,12 @@ import (
 // Retry-After before its key is looked at: a guesser learns nothing more at
 // any speed. Requests with a right key spend nothing.
 //
-// The address is the connection's (Request.RemoteAddr), never a header a
-// client can write: behind a reverse proxy every client shares the proxy's
-// allowance, which is the safe way round.
+// The address is the connection's (Request.RemoteAddr; for IPv6 its /64),
+// never a header a client can write. The trade: behind a reverse proxy or
+// a NAT every client shares one allowance, and one of them presenting a
+// stale key can hold the others' key requests at 429 (sessions already
+// open go on); past maxGuessers addresses with guesses spent, new
+// addresses share one allowance too.
 const (
 	// DefaultKeyGuesses is how many wrong keys an address may present in a
 	// burst.
@@ -52,9 +55,10 @@ type guesses struct {
 	burst  int
 	refill time.Duration
 
-	mu  sync.Mutex
-	m   map[string]allowance
-	now func() time.Time // time.Now; tests move it (read under mu)
+	mu     sync.Mutex
+	m      map[string]allowance
+	pruned time.Time // the last sweep of the full allowances (key)
+	now    nowFunc   // tests move it (read under mu)
 }
 
 // allowance is an address's spent guesses as of at.
@@ -76,71 +80,96 @@ func (g *guesses) settle(a allowance, now time.Time) allowance {
 	return allowance{spent: a.spent - int(back), at: a.at.Add(back * g.refill)}
 }
 
-func (g *guesses) clock() time.Time {
-	if g.now != nil {
-		return g.now()
-	}
-	return time.Now()
-}
-
-// clientAddr is the address a request's guesses count against.
+// clientAddr is the address a request's guesses count against: the
+// connection's IP, an IPv6 one by its /64 (one host commonly holds a whole
+// /64, and would otherwise have 2^64 allowances).
 func clientAddr(r *http.Request) string {
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
 	}
-	return r.RemoteAddr
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		return netip.PrefixFrom(ip, 64).Masked().String()
+	}
+	return ip.String()
 }
 
-// wait returns how long addr must wait before its next guess: 0 when it
-// has one left.
+// wait returns how long addr must wait before it may present a key: 0
+// when it has a guess left. It spends nothing (guess does).
 func (g *guesses) wait(addr string) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	a, ok := g.m[g.key(addr)]
+	a, ok := g.m[g.key(addr, time.Time{})]
 	if !ok {
 		return 0
 	}
-	now := g.clock()
+	now := g.now.get()
 	if a = g.settle(a, now); a.spent < g.burst {
 		return 0
 	}
 	return a.at.Add(g.refill).Sub(now)
 }
 
-// miss spends one of addr's guesses.
-func (g *guesses) miss(addr string) {
+// guess judges a key that addr presented, right (valid) or wrong, in one
+// step with spending a guess on a wrong one: it returns 0 when the key may
+// count (and spent a guess if it is wrong), else how long addr must wait.
+// Judging and spending at once leaves no gap for requests in flight
+// together to be judged against the same guess.
+func (g *guesses) guess(addr string, valid bool) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := g.clock()
-	if g.m == nil {
-		g.m = map[string]allowance{}
+	now := g.now.get()
+	k := g.key(addr, now)
+	a, tracked := g.m[k]
+	if !tracked && valid {
+		return 0
 	}
-	if _, ok := g.m[addr]; !ok && len(g.m) >= maxGuessers {
+	if a = g.settle(a, now); a.spent >= g.burst {
+		return a.at.Add(g.refill).Sub(now)
+	}
+	if !valid {
+		a.spent++
+		if g.m == nil {
+			g.m = map[string]allowance{}
+		}
+		g.m[k] = a
+	}
+	return 0
+}
+
+// key is addr's key in m: addr when tracked or when there is room, else the
+// allowance shared by the addresses beyond maxGuessers. With the map full
+// it first drops the allowances back in full, at most once a refill (now
+// zero: never), so that a flood of new addresses cannot make every request
+// sweep the map.
+func (g *guesses) key(addr string, now time.Time) string {
+	if _, ok := g.m[addr]; ok || len(g.m) < maxGuessers {
+		return addr
+	}
+	if !now.IsZero() && now.Sub(g.pruned) >= g.refill {
+		g.pruned = now
 		for a, v := range g.m {
 			if g.settle(v, now).spent == 0 {
 				delete(g.m, a)
 			}
 		}
-	}
-	k := g.key(addr)
-	a := g.settle(g.m[k], now)
-	a.spent = min(a.spent+1, g.burst)
-	g.m[k] = a
-}
-
-// key is addr's key in m: addr when tracked or when there is room, else the
-// shared allowance's.
-func (g *guesses) key(addr string) string {
-	if _, ok := g.m[addr]; ok || len(g.m) < maxGuessers {
-		return addr
+		if len(g.m) < maxGuessers {
+			return addr
+		}
 	}
 	return ""
 }
 
 // throttled answers 429 when the request's address has no guess left, and
-// reports whether it did.
+// reports whether it did; it spends nothing.
 func (h *Handler) throttled(w http.ResponseWriter, r *http.Request) bool {
-	d := h.guesses.wait(clientAddr(r))
+	return h.tooMany(w, r, h.guesses.wait(clientAddr(r)))
+}
+
+// tooMany answers 429 when the address must wait d (> 0) before its next
+// guess, and reports whether it did.
+func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return false
 	}

@@ -1,6 +1,7 @@
 package arenahttp
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -87,20 +88,52 @@ func TestKeyGuessesBounded(t *testing.T) {
 	now := time.Unix(0, 0)
 	g := &guesses{burst: 2, refill: time.Second, now: func() time.Time { return now }}
 	for i := range maxGuessers {
-		g.miss(string(rune(i)))
+		g.guess(string(rune(i)), false)
 	}
-	g.miss("late-1")
+	g.guess("late-1", false)
 	if len(g.m) != maxGuessers+1 || g.wait("late-2") != 0 {
 		t.Fatalf("tracked %d, the shared allowance waits %s after one miss; want %d, none", len(g.m), g.wait("late-2"), maxGuessers+1)
 	}
-	g.miss("late-2")
+	g.guess("late-2", false)
 	if g.wait("late-1") <= 0 || g.wait("late-3") <= 0 {
 		t.Error("addresses beyond the bound do not share one allowance")
 	}
 	now = now.Add(time.Minute) // every allowance back in full
-	g.miss("late-4")
+	g.guess("late-4", false)
 	if len(g.m) != 1 || g.wait("late-4") != 0 {
 		t.Errorf("after the refill %d tracked, want only the new one", len(g.m))
+	}
+}
+
+// A login that passed the check before its body arrived is judged again
+// with its key: guesses spent meanwhile count, so slow bodies on many
+// connections cannot each try a key against the same allowance.
+func TestKeyGuessesLoginBodyArrivesLate(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithKeyGuesses(DefaultKeyGuesses, DefaultKeyGuessRefill)}})
+	asked := make(chan struct{}, 100)
+	s.h.guesses.mu.Lock()
+	s.h.guesses.now = func() time.Time { asked <- struct{}{}; return time.Unix(1e9, 0) }
+	s.h.guesses.mu.Unlock()
+	wrong := func() {
+		if r := s.do(t, request{method: "GET", path: "/arena/stats", key: "wrong"}); r.code != http.StatusUnauthorized {
+			t.Fatalf("a wrong key = %d, want 401", r.code)
+		}
+		<-asked
+	}
+	wrong() // the address has an allowance now, which the login's first check reads
+
+	body, send := io.Pipe()
+	done := make(chan response, 1)
+	go func() {
+		done <- s.do(t, request{method: "POST", path: "/arena/session", reader: body})
+	}()
+	<-asked // the login was let in: its body is still to come
+	for range DefaultKeyGuesses - 1 {
+		wrong()
+	}
+	go func() { io.WriteString(send, `{"key":"still-wrong"}`); send.Close() }()
+	if r := <-done; r.code != http.StatusTooManyRequests {
+		t.Errorf("a login whose body came after the last guess was spent = %d %s, want 429", r.code, r.body)
 	}
 }
 
@@ -136,5 +169,51 @@ func TestWithKeyGuessesPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+func TestClientAddr(t *testing.T) {
+	for remote, want := range map[string]string{
+		"192.0.2.7:4000":              "192.0.2.7",
+		"[2001:db8:1:2:3:4:5:6]:4000": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1]:4000": "2001:db8:1:2::/64", // the same /64: one allowance
+		"[::ffff:192.0.2.7]:4000":     "192.0.2.7",         // IPv4 mapped
+		"not-an-address":              "not-an-address",
+		"[fe80::1%eth0]:4000":         "fe80::/64",
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		if got := clientAddr(r); got != want {
+			t.Errorf("clientAddr(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}
+
+func TestOverHTTPS(t *testing.T) {
+	for _, tc := range []struct {
+		header map[string]string
+		want   bool
+	}{
+		{nil, false},
+		{map[string]string{"X-Forwarded-Proto": "https"}, true},
+		{map[string]string{"X-Forwarded-Proto": "HTTPS, http"}, true}, // the first proxy's, nearest the browser
+		{map[string]string{"X-Forwarded-Proto": "http, https"}, false},
+		{map[string]string{"Forwarded": `for=192.0.2.60;proto="https";by=203.0.113.43`}, true},
+		{map[string]string{"Forwarded": `for=192.0.2.60;proto=http, for=198.51.100.1;proto=https`}, false},
+		{map[string]string{"Forwarded": `for=192.0.2.60`}, false},
+		{map[string]string{"Origin": "https://ops.example.com"}, true},
+		{map[string]string{"Origin": "http://ops.example.com"}, false},
+	} {
+		r := httptest.NewRequest("POST", "/arena/session", nil)
+		for k, v := range tc.header {
+			r.Header.Set(k, v)
+		}
+		if got := overHTTPS(r); got != tc.want {
+			t.Errorf("overHTTPS(%v) = %v, want %v", tc.header, got, tc.want)
+		}
+	}
+	r := httptest.NewRequest("POST", "https://arena.example.com/arena/session", nil) // with TLS
+	if !overHTTPS(r) {
+		t.Error("overHTTPS of a TLS request = false")
 	}
 }

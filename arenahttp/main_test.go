@@ -90,6 +90,7 @@ func newSystem(t testing.TB, cfg systemConfig) *system {
 type request struct {
 	method, path string
 	body         string
+	reader       io.Reader // the body instead of body, when set
 	header       map[string]string
 	key          string // sent as X-API-Key when set
 }
@@ -107,6 +108,9 @@ func (s *system) do(t testing.TB, rq request) response {
 	var body io.Reader
 	if rq.body != "" {
 		body = strings.NewReader(rq.body)
+	}
+	if rq.reader != nil {
+		body = rq.reader
 	}
 	req, err := http.NewRequestWithContext(ctx, rq.method, s.srv.URL+rq.path, body)
 	if err != nil {

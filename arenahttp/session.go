@@ -90,7 +90,7 @@ func WithTrustedOrigins(origins ...string) Option {
 type sessions struct {
 	mu  sync.Mutex
 	m   map[[sha256.Size]byte]session
-	now func() time.Time // time.Now; tests move it (read under mu)
+	now nowFunc // tests move it (read under mu)
 }
 
 type session struct {
@@ -102,9 +102,12 @@ type session struct {
 	key *[sha256.Size]byte
 }
 
-func (ss *sessions) clock() time.Time {
-	if ss.now != nil {
-		return ss.now()
+// nowFunc reads the time: time.Now when nil (tests set their own).
+type nowFunc func() time.Time
+
+func (f nowFunc) get() time.Time {
+	if f != nil {
+		return f()
 	}
 	return time.Now()
 }
@@ -114,7 +117,7 @@ func (ss *sessions) create(ttl time.Duration, key *[sha256.Size]byte) (string, s
 	token := rand.Text()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	s := session{csrf: rand.Text(), expires: ss.clock().Add(ttl).Truncate(time.Second), key: key}
+	s := session{csrf: rand.Text(), expires: ss.now.get().Add(ttl).Truncate(time.Second), key: key}
 	if ss.m == nil {
 		ss.m = map[[sha256.Size]byte]session{}
 	}
@@ -127,7 +130,7 @@ func (ss *sessions) create(ttl time.Duration, key *[sha256.Size]byte) (string, s
 
 // evict drops the expired sessions, or else the one closest to expiring.
 func (ss *sessions) evict() {
-	now := ss.clock()
+	now := ss.now.get()
 	var first [sha256.Size]byte
 	var firstAt time.Time
 	for k, s := range ss.m {
@@ -149,7 +152,7 @@ func (ss *sessions) lookup(token string) (session, bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	s, ok := ss.m[k]
-	if ok && !ss.clock().Before(s.expires) {
+	if ok && !ss.now.get().Before(s.expires) {
 		delete(ss.m, k)
 		return session{}, false
 	}
@@ -262,7 +265,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "", "this server has no API key: requests need no session (it listens on loopback only)")
 		return
 	}
-	if h.throttled(w, r) {
+	if h.throttled(w, r) { // before the body: an address with no guess left sends it for nothing
 		return
 	}
 	var req LoginRequest
@@ -274,8 +277,11 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "key", "missing: send the API key")
 		return
 	}
-	if !validKey(req.Key, want) {
-		h.guesses.miss(clientAddr(r))
+	valid := validKey(req.Key, want)
+	if h.tooMany(w, r, h.guesses.guess(clientAddr(r), valid)) {
+		return
+	}
+	if !valid {
 		writeError(w, http.StatusUnauthorized, "key", "invalid API key")
 		return
 	}
@@ -327,8 +333,8 @@ func (h *Handler) clearSessionCookie(w http.ResponseWriter, r *http.Request) {
 
 // overHTTPS reports whether the browser reached the server over HTTPS: the
 // connection is TLS, or a reverse proxy that ended TLS says so
-// (X-Forwarded-Proto, Forwarded proto=), or the page's own Origin is an
-// https one. The cookie is then Secure. A client that claims HTTPS falsely
+// (X-Forwarded-Proto, Forwarded proto=: the first value, set by the proxy
+// nearest the browser), or the page's own Origin is an https one. The cookie is then Secure. A client that claims HTTPS falsely
 // only gets a cookie its browser will not send back over plain HTTP.
 func overHTTPS(r *http.Request) bool {
 	if r.TLS != nil || strings.HasPrefix(r.Header.Get("Origin"), "https://") {
@@ -337,11 +343,10 @@ func overHTTPS(r *http.Request) bool {
 	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.EqualFold(strings.TrimSpace(p), "https") {
 		return true
 	}
-	for _, el := range strings.Split(r.Header.Get("Forwarded"), ";") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(el), "="); ok && strings.EqualFold(k, "proto") {
-			if v, _, _ = strings.Cut(v, ","); strings.EqualFold(strings.Trim(v, `"`), "https") {
-				return true
-			}
+	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",") // the element of the proxy nearest the browser
+	for _, pair := range strings.Split(first, ";") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && strings.EqualFold(k, "proto") {
+			return strings.EqualFold(strings.Trim(v, `"`), "https")
 		}
 	}
 	return false
