@@ -334,8 +334,9 @@ func (h *Handler) clearSessionCookie(w http.ResponseWriter, r *http.Request) {
 // overHTTPS reports whether the browser reached the server over HTTPS: the
 // connection is TLS, or a reverse proxy that ended TLS says so
 // (X-Forwarded-Proto, Forwarded proto=: the first value, set by the proxy
-// nearest the browser), or the page's own Origin is an https one. The cookie is then Secure. A client that claims HTTPS falsely
-// only gets a cookie its browser will not send back over plain HTTP.
+// nearest the browser), or the page's own Origin is an https one. The
+// cookie is then Secure. A client that claims HTTPS falsely only gets a
+// cookie its browser will not send back over plain HTTP.
 func overHTTPS(r *http.Request) bool {
 	if r.TLS != nil || strings.HasPrefix(r.Header.Get("Origin"), "https://") {
 		return true
