@@ -91,6 +91,15 @@ func checkFailedAbort(name string) string {
 // fails every look.
 const gateLooks = 3
 
+// probesInARow says how many probes the gate took: "3 probes in a row",
+// "1 probe" when the run ended during the first.
+func probesInARow(n int) string {
+	if n == 1 {
+		return "1 probe"
+	}
+	return fmt.Sprintf("%d probes in a row", n)
+}
+
 // startGate refuses to start injecting, at offset at, on a system that is
 // not healthy then: the run is aborted before its first fault when
 // gateLooks probes in a row, back to back, all fail; the reason quotes the
@@ -101,13 +110,15 @@ func (r *Run) startGate(at time.Duration, what string) {
 	}
 	r.At(at, KindInject, func(ctx context.Context) {
 		var err error
-		for range gateLooks {
+		looks := 0
+		for looks < gateLooks {
+			looks++
 			if err = safely(func() error { return r.obs.probe(ctx) }); err == nil || ctx.Err() != nil {
 				break
 			}
 		}
 		if err != nil {
-			r.abort(fmt.Sprintf("the system was not healthy at %s (%d probes in a row failed: %v); no fault was injected (allow_unhealthy_start injects anyway)", what, gateLooks, err))
+			r.abort(fmt.Sprintf("the system was not healthy at %s (%s failed: %v); no fault was injected (allow_unhealthy_start injects anyway)", what, probesInARow(looks), err))
 		}
 	})
 }

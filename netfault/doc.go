@@ -6,10 +6,13 @@
 // A [Network] names the system's agents ([WithAgent]) and is the runtime
 // arena injects into: it implements arena.AgentLister, LatencyInjector,
 // BandwidthLimiter, ConnectionResetter and Partitioner, each fault handing
-// back its Lift. The system's calls go through its wrappers: [Network.Transport], an http.RoundTripper for
-// the HTTP client of one agent, and [Network.Dialer], for its raw
-// connections (or under an http.Transport). A call between two agents is
-// under the faults of both ends.
+// back its Lift. The system's calls go through its wrappers:
+// [Network.Transport], an http.RoundTripper for the HTTP client of one
+// agent, and [Network.Dialer], for its raw connections (or under an
+// http.Transport). A call between two agents is under the faults of both
+// ends. A call that a fault stops fails as on a real network: a
+// [*ResetError] wraps ECONNRESET, a [*RefusedError] (across a partition)
+// ECONNREFUSED.
 //
 // # Time
 //
@@ -37,4 +40,16 @@
 // examples/raft-sim/quotes puts http_error on an HTTP client with retries
 // and a circuit breaker this way, around package sim's transport, in
 // simulated time.
+//
+// # Index
+//
+//   - The network: New, Option, WithAgent, WithSeed, Network, Network.Now,
+//     Network.Sleep, Network.Close, ErrClosed.
+//   - Wrappers: Network.Transport, Network.Dialer, DialFunc,
+//     HandlerTransport.
+//   - Faults (the runtime): Network.ListAgents, Network.InjectLatency,
+//     Network.LimitBandwidth, Network.ResetConnections,
+//     Network.PartitionNetwork, Network.FailRoute, HTTPErrorFault,
+//     ActionHTTPError, MaxRoutes, Network.Refusals.
+//   - Errors: ResetError, RefusedError.
 package netfault

@@ -208,11 +208,11 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
 }
 
-// PartitionNetwork cuts the agent off the other agents until the lift:
-// a dial or an HTTP call over one of its links is refused (a
-// *RefusedError), and a call or connection under way is reset at its next
-// step (a *ResetError; a wait under way is cut at once), as a partition
-// of package sim does. A connection blocked in a Read of the connection
+// PartitionNetwork cuts the agent off the network until the lift: a dial
+// or an HTTP call through the wrappers to it or from it (to any host) is
+// refused (a *RefusedError), and a call or connection under way is reset
+// at its next step (a *ResetError; a wait under way is cut at once), as a
+// partition of package sim does. A connection blocked in a Read of the connection
 // beneath sees the reset when its bytes arrive, or at its deadline: they
 // do not cross.
 func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {

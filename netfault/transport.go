@@ -38,8 +38,9 @@ import (
 // Waits are on the network's clock, by arena's network rules; each ends
 // early when the faults change (a lift ends it, a new fault lengthens it),
 // with the request's context (its deadline), when the response body is
-// closed, and at the Network's Close. A call under no fault goes straight
-// to base.
+// closed, and at the Network's Close. A call under no fault waits
+// nothing, and a fault that lands while it runs still acts on it at its
+// next step (a partition or a reset cuts it).
 func (n *Network) Transport(from string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -56,9 +57,6 @@ type transport struct {
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	n, to := t.n, t.n.agentOf(req.URL.Hostname())
 	status := n.failedStatus(to, req.URL.Path)
-	if p, _ := n.links.Plan(t.from, to); p.None() && status == 0 {
-		return t.base.RoundTrip(req)
-	}
 	ctx, start := req.Context(), n.Now()
 	closeBody := func() {
 		if req.Body != nil {

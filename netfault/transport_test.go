@@ -197,6 +197,25 @@ func TestTransportLiftAndJitter(t *testing.T) {
 	}
 }
 
+// A partition that lands while the callee works cuts a call that started
+// under no fault at all: the answer does not cross.
+func TestPartitionCutsACallUnderWay(t *testing.T) {
+	ctx := context.Background()
+	simulated(t, func(t *testing.T, n *Network) {
+		s := &httpSystem{n: n}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.seen = append(s.seen, r.URL.Path+"@"+at(n).String())
+			time.Sleep(time.Second) // the work
+			io.WriteString(w, "done")
+		})
+		s.client = &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
+		time.AfterFunc(500*time.Millisecond, func() { n.PartitionNetwork(ctx, "api") })
+		if got := s.call("http://api/q", 0); got != "reset 0s..1s" || !cmp.Equal(s.seen, []string{"/q@0s"}) {
+			t.Errorf("call = %q, served %q; want the answer cut at 1s, the request served at 0s", got, s.seen)
+		}
+	}, httpAgents...)
+}
+
 // A partition lifted: the calls go through again.
 func TestPartitionLift(t *testing.T) {
 	ctx := context.Background()
