@@ -28,7 +28,9 @@
 // TestSweep sweeps seeds (arenatest.Sweep). TestReproducibility measures
 // what one seed fixes; TestAgreement (opt-in: ten real minutes) compares
 // one schedule's scores in simulated and real time. TestGRPC carries
-// gRPC's server and client unchanged. Package quotes is a second system,
+// gRPC's server and client unchanged. TestPartitionOverTCP (real time)
+// runs raft on real loopback TCP instead, its dials through a
+// netfault.Network, and partitions the leader through it. Package quotes is a second system,
 // an HTTP service and a client with retries and a circuit breaker.
 //
 // # Figures
@@ -45,6 +47,9 @@
 //     go test -c -o raftsim.test && ./raftsim.test -test.run '^TestSurvival$' -test.cpuprofile day.prof
 //     and the samples of go tool pprof -traces attributed to the innermost
 //     frame of each package.
+//   - netfault's network_partition of the leader for 4s, raft on real
+//     TCP, real time (TestPartitionOverTCP, 3 runs under -race): arena's
+//     time to recover 1.00–1.10 s, the writer's own outage 0.98–1.03 s.
 //   - One 10-minute schedule of 10 faults: real time (3 runs) scored
 //     97.2–99.0, simulated time (10 runs) 98.7–99.1 (TestAgreement).
 //   - One seed, 10 runs of each scenario: 1 of 10 reports byte-identical
