@@ -212,9 +212,9 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 // or an HTTP call through the wrappers to it or from it (to any host) is
 // refused (a *RefusedError), and a call or connection under way is reset
 // at its next step (a *ResetError; a wait under way is cut at once), as a
-// partition of package sim does. A connection blocked in a Read of the connection
-// beneath sees the reset when its bytes arrive, or at its deadline: they
-// do not cross.
+// partition of package sim does. A connection blocked in a Read of the
+// connection beneath sees the reset when its bytes arrive, or at its
+// deadline: they do not cross.
 func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
 	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Partitioned = true
@@ -223,10 +223,13 @@ func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.L
 }
 
 // refused returns a *RefusedError when a call from → to starting now is
-// across a partition.
+// across a partition. It reads the ends' faults rather than drawing a
+// plan, so it takes no jitter draw from the seeded source.
 func (n *Network) refused(from, to string) error {
-	if p, _ := n.links.Plan(from, to); p.Cut {
-		return &RefusedError{From: from, To: to}
+	for _, id := range [2]string{from, to} {
+		if f, _ := n.links.Faults(id); f.Partitioned {
+			return &RefusedError{From: from, To: to}
+		}
 	}
 	return nil
 }
@@ -301,8 +304,8 @@ func (n *Network) failedStatus(to, path string) int {
 // transfer of size bytes, by the network rules in force (see
 // netrules.Wait: a lift ends it, a new fault lengthens it). It returns a
 // *ResetError when the call is reset first (by connection_reset, or a
-// partition that cuts the link), or the error that ended the
-// wait (ctx's, ErrClosed).
+// partition that cuts the link), or the error that ended the wait (ctx's,
+// ErrClosed).
 func (n *Network) step(ctx context.Context, from, to string, start time.Time, leg func(netrules.Plan) time.Duration, size int64) error {
 	spent := n.Now().Sub(start)
 	reset, err := netrules.Wait(ctx, n.sched, func() (time.Duration, bool, <-chan struct{}) {
