@@ -300,8 +300,15 @@ func (h History[T]) Time(d time.Duration) time.Time { return h.Start.Add(d) }
 
 // History returns a snapshot of the operations recorded so far, sorted by
 // invocation. Operations without an outcome yet are Pending.
+//
+// The snapshot is the history as of one instant, stamped before any shard
+// is copied: operations invoked after it are left out and outcomes that
+// came after it are Pending. The shards are copied one after another, so
+// without that cut an operation invoked between two copies would be
+// missing while a later one that saw its effect is there, and a check of
+// the snapshot would report a violation the system never had.
 func (r *Recorder[T]) History() History[T] {
-	h := History[T]{Start: r.start}
+	h := History[T]{Start: r.start, Now: r.stamp()}
 	n := 0
 	for i := range r.shards {
 		sh := &r.shards[i]
@@ -318,10 +325,21 @@ func (r *Recorder[T]) History() History[T] {
 		}
 		sh.mu.Unlock()
 	}
-	// Now is stamped after the copy: every event copied was stamped before
-	// it (invocations are stamped under their shard's lock), so no
-	// operation of the snapshot starts after the snapshot's end.
-	h.Now = r.stamp()
+	// Every invocation stamped by Now was recorded before its shard was
+	// copied (it is stamped under the shard's lock); an outcome stamped by
+	// Now but written after the copy leaves its operation Pending, which
+	// claims less.
+	keep := h.Ops[:0]
+	for _, op := range h.Ops {
+		if op.Call > h.Now {
+			continue
+		}
+		if op.Status != Pending && op.Return > h.Now {
+			op.Status, op.Return = Pending, 0
+		}
+		keep = append(keep, op)
+	}
+	h.Ops = keep
 	slices.SortFunc(h.Ops, func(a, b Op[T]) int { return cmp.Compare(a.Call, b.Call) })
 	h.Dropped = int(r.refused.Load())
 	if r.full.Load() {
