@@ -97,7 +97,11 @@ func (tb *tab) record(ev any) {
 			}
 		}
 	case *network.EventResponseReceived:
-		get(e.RequestID).status = e.Response.Status
+		s := get(e.RequestID)
+		s.status = e.Response.Status
+		if s.url == "" { // the browser may report a request's wire headers and answer without announcing it
+			s.url = e.Response.URL
+		}
 	case *runtime.EventExceptionThrown:
 		tb.errors = append(tb.errors, (&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error())
 	case *runtime.EventConsoleAPICalled:
@@ -109,6 +113,21 @@ func (tb *tab) record(ev any) {
 			tb.errors = append(tb.errors, "console.error: "+strings.Join(args, " "))
 		}
 	}
+}
+
+// dest is where the request went: its URL or, for a request the browser
+// never announced (one it made itself, such as a favicon) and has no answer
+// for yet, the host its wire headers name, as http://host/ ("" if none).
+func (s sent) dest() string {
+	if s.url != "" {
+		return s.url
+	}
+	for _, h := range []string{"host", ":authority"} {
+		if v := s.headers[h]; v != "" {
+			return "http://" + v + "/"
+		}
+	}
+	return ""
 }
 
 // requests returns a copy of what the tab sent so far.

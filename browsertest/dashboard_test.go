@@ -419,11 +419,14 @@ func (d *dash) nothingLeaks() {
 	tb.do("open the dashboard", chromedp.Navigate(d.srv.dashboard))
 	tb.waitFor("the dashboard", 10*time.Second, `!document.getElementById('dash').hidden`, `document.body.innerText`)
 	for _, r := range tb.requests() {
-		if strings.Contains(r.url, key) {
-			t.Errorf("the key is in a URL: %s %s", r.method, r.url)
+		if strings.Contains(r.url, key) || strings.Contains(fmt.Sprint(r.headers), key) {
+			t.Errorf("the key is in a request: %s %s, headers %v", r.method, r.url, r.headers)
 		}
-		if !strings.HasPrefix(r.url, d.srv.url+"/") && !strings.HasPrefix(r.url, "http://127.0.0.1:") && !strings.HasPrefix(r.url, "http://localhost:") && !strings.HasPrefix(r.url, "data:") {
-			t.Errorf("the browser asked for %s: not this server, nor the test's other-origin page", r.url)
+		if r.url == "" {
+			t.Logf("a request the browser did not announce: to %q, headers %v", r.dest(), r.headers)
+		}
+		if dest := r.dest(); !strings.HasPrefix(dest, d.srv.url+"/") && !strings.HasPrefix(dest, "http://127.0.0.1:") && !strings.HasPrefix(dest, "http://localhost:") && !strings.HasPrefix(dest, "data:") {
+			t.Errorf("the browser asked for %q: not this server, nor the test's other-origin page (%+v)", dest, r)
 		}
 	}
 	where := eval[string](tb, `document.documentElement.outerHTML + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)`)
