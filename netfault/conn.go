@@ -22,13 +22,16 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 //     waits the request leg's share, the first Read after a Write the
 //     response leg's, so a request/response exchange takes latency longer;
 //   - network_bandwidth: every Write and Read waits its bytes/rate;
-//   - connection_reset: once the connection has been open for after (at
-//     once for 0), the next Read or Write resets it (SO_LINGER 0 on TCP, so
-//     the peer sees an RST) and returns a *ResetError; a Read or Write
-//     waiting when the reset comes is reset then;
+//   - connection_reset: once the connection has been open for after, the
+//     next Read or Write resets it (SO_LINGER 0 on TCP, so the peer sees an
+//     RST) and returns a *ResetError; a Read or Write waiting when the
+//     reset comes is reset then. A reset at once (after 0) resets every
+//     open connection when it lands, even one whose Read is blocked on the
+//     connection beneath, and every connection dialed while it is in force;
 //   - network_partition: the dial is refused (a *RefusedError), and a
-//     connection open when the partition lands is reset at its next Read
-//     or Write, as under a reset at once.
+//     connection open when the partition lands is reset then, as under a
+//     reset at once: a Read or Write under way, even one blocked on the
+//     connection beneath, ends with a *ResetError, and so does the next.
 //
 // Every wait ends early when the faults change (a lift ends it, a new fault
 // lengthens it), at the connection's deadline (os.ErrDeadlineExceeded), at
@@ -57,7 +60,16 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 			return nil, err
 		}
 		cctx, cancel := context.WithCancel(context.Background())
-		return &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}, nil
+		fc := &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}
+		n.mu.Lock()
+		n.open[fc] = struct{}{}
+		n.mu.Unlock()
+		// Reset now if a partition or a reset at once is in force (one that
+		// landed since the check above has missed the connection).
+		if n.cutsAtOnce(from, to) {
+			fc.doReset()
+		}
+		return fc, nil
 	}
 }
 
@@ -147,7 +159,11 @@ func (c *conn) Write(b []byte) (int, error) {
 	if err := c.wait(true, len(b), dl); err != nil {
 		return 0, err
 	}
-	return c.Conn.Write(b)
+	k, err := c.Conn.Write(b)
+	if err != nil {
+		err = c.resetOr(err)
+	}
+	return k, err
 }
 
 func (c *conn) Read(b []byte) (int, error) {
@@ -157,6 +173,9 @@ func (c *conn) Read(b []byte) (int, error) {
 	}
 	k, err := c.Conn.Read(b)
 	if k == 0 {
+		if err != nil {
+			err = c.resetOr(err)
+		}
 		return k, err
 	}
 	if werr := c.wait(false, k, dl); werr != nil {
@@ -165,10 +184,23 @@ func (c *conn) Read(b []byte) (int, error) {
 	return k, err
 }
 
+// resetOr returns a *ResetError if a fault reset the connection (closing
+// the connection beneath, which ended the Read or Write with err), and err
+// otherwise.
+func (c *conn) resetOr(err error) error {
+	if reset, _ := c.state(false); reset {
+		return &ResetError{From: c.from, To: c.to}
+	}
+	return err
+}
+
 // Close closes the connection and ends its waits.
 func (c *conn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
+		c.n.mu.Lock()
+		delete(c.n.open, c)
+		c.n.mu.Unlock()
 		c.cancel()
 		err = c.Conn.Close()
 	})

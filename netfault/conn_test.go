@@ -206,3 +206,94 @@ func TestDialerPartitionTCP(t *testing.T) {
 		t.Errorf("echo after the lift = %q, %v", buf, err)
 	}
 }
+
+// A fault that resets at once reaches a connection whose Read is blocked
+// on the connection beneath (the peer sends nothing): the Read ends with a
+// *ResetError when the fault lands, not when bytes or a deadline come; the
+// connection leaves the network's set when closed.
+func TestDialerResetsABlockedRead(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		fault func(n *Network) error
+	}{
+		{"partition", func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "echo")) }},
+		{"reset at once", func(n *Network) error { return errOf(n.ResetConnections(ctx, "client", 0)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			simulated(t, func(t *testing.T, n *Network) {
+				c, err := n.Dialer("client", simEcho(t).DialContext)(ctx, "tcp", "echo:7")
+				if err != nil {
+					t.Fatal(err)
+				}
+				time.AfterFunc(time.Second, func() {
+					if err := tc.fault(n); err != nil {
+						t.Error(err)
+					}
+				})
+				var reset *ResetError
+				if k, err := c.Read(make([]byte, 4)); !errors.As(err, &reset) || !errors.Is(err, syscall.ECONNRESET) || at(n) != time.Second {
+					t.Errorf("blocked Read = %d, %v at %s; want a *ResetError at 1s", k, err, at(n))
+				}
+				if _, err := c.Write([]byte("ping")); !errors.As(err, &reset) {
+					t.Errorf("Write after the reset = %v, want a *ResetError", err)
+				}
+				c.Close()
+				n.mu.Lock()
+				open := len(n.open)
+				n.mu.Unlock()
+				if open != 0 {
+					t.Errorf("%d connections left in the network's set after Close", open)
+				}
+			}, WithAgent("client", "client"), WithAgent("echo", "service"))
+		})
+	}
+}
+
+// A connection dialed while a reset at once is in force is reset at once:
+// a first Read, blocked on the connection beneath, does not wait.
+func TestDialerResetsAtDial(t *testing.T) {
+	simulated(t, func(t *testing.T, n *Network) {
+		if _, err := n.ResetConnections(context.Background(), "echo", 0); err != nil {
+			t.Fatal(err)
+		}
+		c, err := n.Dialer("client", simEcho(t).DialContext)(context.Background(), "tcp", "echo:7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Read(make([]byte, 4)); !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("first Read under a reset at once = %v, want ECONNRESET", err)
+		}
+	}, WithAgent("client", "client"), WithAgent("echo", "service"))
+}
+
+// On real TCP a partition landing while the client's Read is blocked ends
+// that Read at once, and the server sees the RST.
+func TestDialerPartitionCutsABlockedReadTCP(t *testing.T) {
+	addr, ended := echoServer(t)
+	n := New(nil, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
+	defer n.Close()
+	ctx := context.Background()
+	c, err := n.Dialer("client", nil)(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Minute)) // a failure ends here, not at the test's timeout
+	read := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 4))
+		read <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the Read is blocked, or about to be: either way it must end
+	if _, err := n.PartitionNetwork(ctx, "echo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-read; !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the blocked Read ended with %v, want ECONNRESET", err)
+	}
+	if err := <-ended; !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the server's read ended with %v, want an RST", err)
+	}
+}

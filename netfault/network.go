@@ -63,6 +63,7 @@ type Network struct {
 	agents []arena.AgentInfo
 	hosts  map[string]string       // host name -> agent ID
 	routes map[string][]routeFault // agent ID -> its failed routes (http_error)
+	open   map[*conn]struct{}      // the Dialer's connections not yet closed
 }
 
 // MaxRoutes bounds the routes failed at once on one agent (FailRoute): a
@@ -120,7 +121,7 @@ func New(clock arena.Clock, opts ...Option) *Network {
 	if clock == nil {
 		clock = arena.RealClock{}
 	}
-	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, seed: 1, sched: newWall(clock)}
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[*conn]struct{}{}, seed: 1, sched: newWall(clock)}
 	for _, o := range opts {
 		o.apply(n)
 	}
@@ -197,29 +198,55 @@ func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 
 // ResetConnections resets the calls over the agent's links: at once (after
 // 0) or once a call or connection has lasted after. A call already under
-// way is reset as well, at its next step.
+// way is reset as well, at its next step; at once, every open connection
+// of the Dialer over the agent's links is reset then, even one blocked in
+// a Read of the connection beneath.
 func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
 	if after < 0 {
 		return nil, fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
 	}
-	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
+	lift, err := n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Reset, f.ResetAfter = true, after
 		return nil
 	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
+	if err == nil && after == 0 {
+		n.resetOpen(agentID)
+	}
+	return lift, err
 }
 
 // PartitionNetwork cuts the agent off the network until the lift: a dial
 // or an HTTP call through the wrappers to it or from it (to any host) is
-// refused (a *RefusedError), and a call or connection under way is reset
-// at its next step (a *ResetError; a wait under way is cut at once), as a
-// partition of package sim does. A connection blocked in a Read of the
-// connection beneath sees the reset when its bytes arrive, or at its
-// deadline: they do not cross.
+// refused (a *RefusedError), and a call under way is reset at its next
+// step (a *ResetError; a wait under way is cut at once), as a partition of
+// package sim does. Every open connection of the Dialer over the agent's
+// links is reset when the partition lands, even one blocked in a Read of
+// the connection beneath.
 func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
-	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
+	lift, err := n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Partitioned = true
 		return nil
 	}, func(f *netrules.Faults) { f.Partitioned = false })
+	if err == nil {
+		n.resetOpen(agentID)
+	}
+	return lift, err
+}
+
+// resetOpen resets the Dialer's open connections to or from agent id: a
+// Read or Write blocked on the connection beneath ends with a *ResetError.
+func (n *Network) resetOpen(id string) {
+	n.mu.Lock()
+	var cut []*conn
+	for c := range n.open {
+		if c.from == id || c.to == id {
+			cut = append(cut, c)
+		}
+	}
+	n.mu.Unlock()
+	for _, c := range cut {
+		c.doReset()
+	}
 }
 
 // refused returns a *RefusedError when a call from → to starting now is
@@ -232,6 +259,17 @@ func (n *Network) refused(from, to string) error {
 		}
 	}
 	return nil
+}
+
+// cutsAtOnce reports whether a connection from → to is reset as soon as it
+// is open: a partition or a reset at once on either end.
+func (n *Network) cutsAtOnce(from, to string) bool {
+	for _, id := range [2]string{from, to} {
+		if f, _ := n.links.Faults(id); f.Partitioned || (f.Reset && f.ResetAfter == 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // FailRoute makes the HTTP requests to the agent whose path is route or
