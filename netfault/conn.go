@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/ares-arena/arena/internal/netrules"
 )
@@ -61,9 +62,7 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 		}
 		cctx, cancel := context.WithCancel(context.Background())
 		fc := &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}
-		n.mu.Lock()
-		n.open[fc] = struct{}{}
-		n.mu.Unlock()
+		n.keepOpen(fc)
 		// Reset now if a partition or a reset at once is in force (one that
 		// landed since the check above has missed the connection).
 		if n.cutsAtOnce(from, to) {
@@ -81,10 +80,12 @@ type conn struct {
 	ctx      context.Context // ended by Close
 	cancel   context.CancelFunc
 
+	self      weak.Pointer[conn] // its key in the network's open set
 	mu        sync.Mutex
 	writing   bool // the last operation was a Write
 	started   bool // an operation happened
-	reset     bool
+	reset     bool // by a fault
+	closed    bool
 	readDL    time.Time
 	writeDL   time.Time
 	closeOnce sync.Once
@@ -123,19 +124,39 @@ func (c *conn) wait(write bool, b int, dl time.Time) error {
 		return c.doReset()
 	case errors.Is(err, context.DeadlineExceeded):
 		return os.ErrDeadlineExceeded
-	case errors.Is(err, context.Canceled):
-		return net.ErrClosed
+	case errors.Is(err, context.Canceled): // closed: by its user, or by a fault's reset
+		return c.resetOr(net.ErrClosed)
 	}
 	return err
 }
 
+// doReset resets the connection: the connection beneath is closed at once,
+// with an RST on TCP (under a TLS connection too), and every Read and Write
+// ends with a *ResetError, which it returns. One its user closed first is
+// not reset: net.ErrClosed.
 func (c *conn) doReset() error {
 	c.mu.Lock()
-	c.reset = true
+	was, closed := c.reset, c.closed
+	c.reset = was || !closed
 	c.mu.Unlock()
-	if tc, ok := c.Conn.(*net.TCPConn); ok {
+	switch {
+	case was:
+		return &ResetError{From: c.from, To: c.to}
+	case closed:
+		return net.ErrClosed
+	}
+	raw := c.Conn
+	for {
+		u, ok := raw.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		raw = u.NetConn()
+	}
+	if tc, ok := raw.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0) // close with an RST
 	}
+	_ = raw.Close() // before a wrapper's Close, which may write (TLS's close_notify)
 	c.Close()
 	return &ResetError{From: c.from, To: c.to}
 }
@@ -198,9 +219,10 @@ func (c *conn) resetOr(err error) error {
 func (c *conn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
-		c.n.mu.Lock()
-		delete(c.n.open, c)
-		c.n.mu.Unlock()
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		c.n.forget(c.self)
 		c.cancel()
 		err = c.Conn.Close()
 	})

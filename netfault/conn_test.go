@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -239,11 +240,8 @@ func TestDialerResetsABlockedRead(t *testing.T) {
 					t.Errorf("Write after the reset = %v, want a *ResetError", err)
 				}
 				c.Close()
-				n.mu.Lock()
-				open := len(n.open)
-				n.mu.Unlock()
-				if open != 0 {
-					t.Errorf("%d connections left in the network's set after Close", open)
+				if k := openConns(n); k != 0 {
+					t.Errorf("%d connections left in the network's set after Close", k)
 				}
 			}, WithAgent("client", "client"), WithAgent("echo", "service"))
 		})
@@ -261,11 +259,64 @@ func TestDialerResetsAtDial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		if _, err := c.Read(make([]byte, 4)); !errors.Is(err, syscall.ECONNRESET) {
-			t.Errorf("first Read under a reset at once = %v, want ECONNRESET", err)
+		var reset *ResetError
+		if _, err := c.Read(make([]byte, 4)); !errors.As(err, &reset) || at(n) != 0 {
+			t.Errorf("first Read under a reset at once = %v at %s, want a *ResetError at 0s", err, at(n))
+		}
+		c.Close()
+		if k := openConns(n); k != 0 {
+			t.Errorf("%d connections left in the network's set after Close", k)
 		}
 	}, WithAgent("client", "client"), WithAgent("echo", "service"))
+}
+
+// A connection closed by its user, under no fault, leaves the open set,
+// and a fault landing after the Close does not make it a reset: its Read
+// says it is closed. One dropped without Close leaves the set when it is
+// collected.
+func TestDialerOpenSet(t *testing.T) {
+	simulated(t, func(t *testing.T, n *Network) {
+		dial := n.Dialer("client", simEcho(t).DialContext)
+		c, err := dial(context.Background(), "tcp", "echo:7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := openConns(n); k != 1 {
+			t.Fatalf("%d connections in the open set after a dial, want 1", k)
+		}
+		c.Close()
+		if _, err := n.PartitionNetwork(context.Background(), "echo"); err != nil {
+			t.Fatal(err)
+		}
+		var reset *ResetError
+		if _, err := c.Read(make([]byte, 4)); errors.As(err, &reset) || !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Read after Close, then a partition = %v, want net.ErrClosed", err)
+		}
+		if k := openConns(n); k != 0 {
+			t.Errorf("%d connections left in the open set after Close", k)
+		}
+	}, WithAgent("client", "client"), WithAgent("echo", "service"))
+
+	n := New(nil, WithAgent("client", "client"), WithAgent("echo", "service", "127.0.0.1"))
+	defer n.Close()
+	addr, _ := echoServer(t)
+	if _, err := n.Dialer("client", nil)(context.Background(), "tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; openConns(n) != 0; i++ {
+		if i == 100 {
+			t.Fatal("a dropped connection is still in the open set after 100 collections")
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the cleanup runs on its own goroutine
+	}
+}
+
+// openConns is the size of the network's open set.
+func openConns(n *Network) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.open)
 }
 
 // On real TCP a partition landing while the client's Read is blocked ends

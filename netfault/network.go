@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"weak"
 
 	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/internal/netrules"
@@ -61,9 +62,9 @@ type Network struct {
 
 	mu     sync.Mutex
 	agents []arena.AgentInfo
-	hosts  map[string]string       // host name -> agent ID
-	routes map[string][]routeFault // agent ID -> its failed routes (http_error)
-	open   map[*conn]struct{}      // the Dialer's connections not yet closed
+	hosts  map[string]string               // host name -> agent ID
+	routes map[string][]routeFault         // agent ID -> its failed routes (http_error)
+	open   map[weak.Pointer[conn]]struct{} // the Dialer's connections not yet closed (open.go)
 }
 
 // MaxRoutes bounds the routes failed at once on one agent (FailRoute): a
@@ -121,7 +122,7 @@ func New(clock arena.Clock, opts ...Option) *Network {
 	if clock == nil {
 		clock = arena.RealClock{}
 	}
-	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[*conn]struct{}{}, seed: 1, sched: newWall(clock)}
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[weak.Pointer[conn]]struct{}{}, seed: 1, sched: newWall(clock)}
 	for _, o := range opts {
 		o.apply(n)
 	}
@@ -233,22 +234,6 @@ func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.L
 	return lift, err
 }
 
-// resetOpen resets the Dialer's open connections to or from agent id: a
-// Read or Write blocked on the connection beneath ends with a *ResetError.
-func (n *Network) resetOpen(id string) {
-	n.mu.Lock()
-	var cut []*conn
-	for c := range n.open {
-		if c.from == id || c.to == id {
-			cut = append(cut, c)
-		}
-	}
-	n.mu.Unlock()
-	for _, c := range cut {
-		c.doReset()
-	}
-}
-
 // refused returns a *RefusedError when a call from → to starting now is
 // across a partition. It reads the ends' faults rather than drawing a
 // plan, so it takes no jitter draw from the seeded source.
@@ -259,17 +244,6 @@ func (n *Network) refused(from, to string) error {
 		}
 	}
 	return nil
-}
-
-// cutsAtOnce reports whether a connection from → to is reset as soon as it
-// is open: a partition or a reset at once on either end.
-func (n *Network) cutsAtOnce(from, to string) bool {
-	for _, id := range [2]string{from, to} {
-		if f, _ := n.links.Faults(id); f.Partitioned || (f.Reset && f.ResetAfter == 0) {
-			return true
-		}
-	}
-	return false
 }
 
 // FailRoute makes the HTTP requests to the agent whose path is route or
