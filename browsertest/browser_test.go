@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,9 +86,11 @@ func (tb *tab) record(ev any) {
 	case *network.EventRequestWillBeSent:
 		s := get(e.RequestID)
 		s.url, s.method = e.Request.URL, e.Request.Method
-	case *network.EventRequestWillBeSentExtraInfo:
+	case *network.EventRequestWillBeSentExtraInfo: // before or after requestWillBeSent; once per redirect hop
 		s := get(e.RequestID)
-		s.headers = map[string]string{}
+		if s.headers == nil {
+			s.headers = map[string]string{}
+		}
 		for k, v := range e.Headers {
 			s.headers[strings.ToLower(k)] = fmt.Sprint(v)
 		}
@@ -115,9 +118,9 @@ func (tb *tab) record(ev any) {
 	}
 }
 
-// dest is where the request went: its URL or, for a request the browser
-// never announced (one it made itself, such as a favicon) and has no answer
-// for yet, the host its wire headers name, as http://host/ ("" if none).
+// dest is where the request went: its URL or, for one whose wire headers
+// came without its requestWillBeSent (announced later, or never), the host
+// they name, as http://host/ ("" if none).
 func (s sent) dest() string {
 	if s.url != "" {
 		return s.url
@@ -128,6 +131,20 @@ func (s sent) dest() string {
 		}
 	}
 	return ""
+}
+
+// settled returns what the tab sent so far, once every request the
+// browser reported has its URL (requestWillBeSent may come after the
+// request's wire headers), or after 2 s with the ones still without.
+func (tb *tab) settled() []sent {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		reqs := tb.requests()
+		if !slices.ContainsFunc(reqs, func(r sent) bool { return r.url == "" }) || time.Now().After(deadline) {
+			return reqs
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // requests returns a copy of what the tab sent so far.

@@ -418,12 +418,12 @@ func (d *dash) nothingLeaks() {
 	t, tb := d.t, d.tab
 	tb.do("open the dashboard", chromedp.Navigate(d.srv.dashboard))
 	tb.waitFor("the dashboard", 10*time.Second, `!document.getElementById('dash').hidden`, `document.body.innerText`)
-	for _, r := range tb.requests() {
+	for _, r := range tb.settled() {
 		if strings.Contains(r.url, key) || strings.Contains(fmt.Sprint(r.headers), key) {
 			t.Errorf("the key is in a request: %s %s, headers %v", r.method, r.url, r.headers)
 		}
 		if r.url == "" {
-			t.Logf("a request the browser did not announce: to %q, headers %v", r.dest(), r.headers)
+			t.Logf("a request the browser did not announce within 2s: to %q, headers %v", r.dest(), r.headers)
 		}
 		if dest := r.dest(); !strings.HasPrefix(dest, d.srv.url+"/") && !strings.HasPrefix(dest, "http://127.0.0.1:") && !strings.HasPrefix(dest, "http://localhost:") && !strings.HasPrefix(dest, "data:") {
 			t.Errorf("the browser asked for %q: not this server, nor the test's other-origin page (%+v)", dest, r)
