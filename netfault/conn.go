@@ -23,12 +23,11 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 //     waits the request leg's share, the first Read after a Write the
 //     response leg's, so a request/response exchange takes latency longer;
 //   - network_bandwidth: every Write and Read waits its bytes/rate;
-//   - connection_reset: once the connection has been open for after, the
-//     next Read or Write resets it (SO_LINGER 0 on TCP, so the peer sees an
-//     RST) and returns a *ResetError; a Read or Write waiting when the
-//     reset comes is reset then. A reset at once (after 0) resets every
-//     open connection when it lands, even one whose Read is blocked on the
-//     connection beneath, and every connection dialed while it is in force;
+//   - connection_reset: once the connection has been open for after (at
+//     once for 0), it is reset (SO_LINGER 0 on TCP, so the peer sees an
+//     RST): a Read or Write under way then, even one blocked on the
+//     connection beneath, ends with a *ResetError, and so does every one
+//     after;
 //   - network_partition: the dial is refused (a *RefusedError), and a
 //     connection open when the partition lands is reset then, as under a
 //     reset at once: a Read or Write under way, even one blocked on the
@@ -63,11 +62,7 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 		cctx, cancel := context.WithCancel(context.Background())
 		fc := &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}
 		n.keepOpen(fc)
-		// Reset now if a partition or a reset at once is in force (one that
-		// landed since the check above has missed the connection).
-		if n.cutsAtOnce(from, to) {
-			fc.doReset()
-		}
+		fc.schedule() // a partition or reset in force, even one that landed since the check above
 		return fc, nil
 	}
 }
@@ -86,6 +81,7 @@ type conn struct {
 	started   bool // an operation happened
 	reset     bool // by a fault
 	closed    bool
+	timer     *time.Timer // resets the connection when a reset in force is due (open.go)
 	readDL    time.Time
 	writeDL   time.Time
 	closeOnce sync.Once
@@ -222,6 +218,7 @@ func (c *conn) Close() error {
 		c.mu.Lock()
 		c.closed = true
 		c.mu.Unlock()
+		c.setTimer(nil)
 		c.n.forget(c.self)
 		c.cancel()
 		err = c.Conn.Close()

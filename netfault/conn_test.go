@@ -208,18 +208,34 @@ func TestDialerPartitionTCP(t *testing.T) {
 	}
 }
 
-// A fault that resets at once reaches a connection whose Read is blocked
-// on the connection beneath (the peer sends nothing): the Read ends with a
-// *ResetError when the fault lands, not when bytes or a deadline come; the
-// connection leaves the network's set when closed.
+// A fault that resets a connection reaches one whose Read is blocked on
+// the connection beneath (the peer sends nothing) when the fault says, not
+// when bytes or a deadline come: the Read ends with a *ResetError then.
+// The fault lands at 1s on a connection opened at 0; a reset lifted before
+// it is due resets nothing (the Read ends at the Close, at 3s). A closed
+// connection leaves the network's set.
 func TestDialerResetsABlockedRead(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
 		fault func(n *Network) error
+		want  time.Duration // 0: not reset
 	}{
-		{"partition", func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "echo")) }},
-		{"reset at once", func(n *Network) error { return errOf(n.ResetConnections(ctx, "client", 0)) }},
+		{"partition", func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "echo")) }, time.Second},
+		{"reset at once", func(n *Network) error { return errOf(n.ResetConnections(ctx, "client", 0)) }, time.Second},
+		{"reset after 500ms: due already", func(n *Network) error { return errOf(n.ResetConnections(ctx, "echo", 500*time.Millisecond)) }, time.Second},
+		{"reset after 1.5s", func(n *Network) error { return errOf(n.ResetConnections(ctx, "echo", 1500*time.Millisecond)) }, 1500 * time.Millisecond},
+		{"the earlier of two resets", func(n *Network) error {
+			if _, err := n.ResetConnections(ctx, "echo", 2500*time.Millisecond); err != nil {
+				return err
+			}
+			return errOf(n.ResetConnections(ctx, "client", 1200*time.Millisecond))
+		}, 1200 * time.Millisecond},
+		{"reset after 2s, lifted at 1.5s", func(n *Network) error {
+			lift, err := n.ResetConnections(ctx, "echo", 2*time.Second)
+			time.AfterFunc(500*time.Millisecond, func() { lift(ctx) })
+			return err
+		}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			simulated(t, func(t *testing.T, n *Network) {
@@ -232,11 +248,16 @@ func TestDialerResetsABlockedRead(t *testing.T) {
 						t.Error(err)
 					}
 				})
+				time.AfterFunc(3*time.Second, func() { c.Close() })
 				var reset *ResetError
-				if k, err := c.Read(make([]byte, 4)); !errors.As(err, &reset) || !errors.Is(err, syscall.ECONNRESET) || at(n) != time.Second {
-					t.Errorf("blocked Read = %d, %v at %s; want a *ResetError at 1s", k, err, at(n))
+				k, err := c.Read(make([]byte, 4))
+				switch {
+				case tc.want == 0 && (!errors.Is(err, net.ErrClosed) || at(n) != 3*time.Second):
+					t.Errorf("blocked Read = %d, %v at %s; want net.ErrClosed at the Close, 3s", k, err, at(n))
+				case tc.want != 0 && (!errors.As(err, &reset) || !errors.Is(err, syscall.ECONNRESET) || at(n) != tc.want):
+					t.Errorf("blocked Read = %d, %v at %s; want a *ResetError at %s", k, err, at(n), tc.want)
 				}
-				if _, err := c.Write([]byte("ping")); !errors.As(err, &reset) {
+				if _, err := c.Write([]byte("ping")); tc.want != 0 && !errors.As(err, &reset) {
 					t.Errorf("Write after the reset = %v, want a *ResetError", err)
 				}
 				c.Close()

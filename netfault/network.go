@@ -199,9 +199,9 @@ func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 
 // ResetConnections resets the calls over the agent's links: at once (after
 // 0) or once a call or connection has lasted after. A call already under
-// way is reset as well, at its next step; at once, every open connection
-// of the Dialer over the agent's links is reset then, even one blocked in
-// a Read of the connection beneath.
+// way is reset as well, at its next step, and an open connection of the
+// Dialer when it has lasted after, even one blocked in a Read of the
+// connection beneath.
 func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
 	if after < 0 {
 		return nil, fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
@@ -210,7 +210,7 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 		f.Reset, f.ResetAfter = true, after
 		return nil
 	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
-	if err == nil && after == 0 {
+	if err == nil {
 		n.resetOpen(agentID)
 	}
 	return lift, err

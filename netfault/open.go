@@ -2,12 +2,14 @@ package netfault
 
 import (
 	"runtime"
+	"time"
 	"weak"
 )
 
 // The Network keeps the Dialer's open connections, so that a fault that
-// resets at once (a partition, a reset after 0) reaches a connection whose
-// Read is blocked on the connection beneath, not only its next step. It
+// resets them (connection_reset, a partition) reaches a connection whose
+// Read is blocked on the connection beneath when the fault says, not only
+// at its next step. It
 // holds them weakly: a connection its user drops without Close is still
 // collected, and its socket closed, as a net.Conn's is.
 
@@ -40,21 +42,65 @@ func (n *Network) openOver(id string) []*conn {
 	return out
 }
 
-// resetOpen resets the open connections to or from agent id: a Read or
-// Write blocked on the connection beneath ends with a *ResetError.
+// resetOpen puts the faults in force on agent id's links onto its open
+// connections (see conn.schedule).
 func (n *Network) resetOpen(id string) {
 	for _, c := range n.openOver(id) {
-		c.doReset()
+		c.schedule()
 	}
 }
 
-// cutsAtOnce reports whether a connection from → to is reset as soon as it
-// is open: a partition or a reset at once on either end.
-func (n *Network) cutsAtOnce(from, to string) bool {
+// resetDue returns how long a connection from → to lasts before a reset,
+// if one is in force: 0 under a partition or a reset at once, the earlier
+// reset of the two ends otherwise.
+func (n *Network) resetDue(from, to string) (time.Duration, bool) {
+	due, ok := time.Duration(0), false
 	for _, id := range [2]string{from, to} {
-		if f, _ := n.links.Faults(id); f.Partitioned || (f.Reset && f.ResetAfter == 0) {
-			return true
+		f, _ := n.links.Faults(id)
+		switch {
+		case f.Partitioned:
+			return 0, true
+		case f.Reset && (!ok || max(f.ResetAfter, 0) < due):
+			due, ok = max(f.ResetAfter, 0), true
 		}
 	}
-	return false
+	return due, ok
+}
+
+// schedule resets the connection now if a reset in force is due, or sets
+// its timer for when it will be (replacing the one set before). The timer
+// looks again when it fires: a lift since stops it, a change reschedules.
+// So a Read blocked on the connection beneath is reset when the fault
+// says, not at its next step.
+func (c *conn) schedule() {
+	due, ok := c.n.resetDue(c.from, c.to)
+	if !ok {
+		return
+	}
+	left := c.opened.Add(due).Sub(c.n.Now())
+	if left <= 0 {
+		c.doReset()
+		return
+	}
+	self := c.self
+	c.setTimer(time.AfterFunc(left, func() {
+		if c := self.Value(); c != nil {
+			c.schedule()
+		}
+	}))
+}
+
+// setTimer replaces the connection's reset timer (nil: none); a closed
+// connection stops it at once.
+func (c *conn) setTimer(t *time.Timer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.closed && t != nil {
+		t.Stop()
+		t = nil
+	}
+	c.timer = t
 }
