@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"time"
-	"weak"
 
 	"github.com/ares-arena/arena/internal/netrules"
 )
@@ -60,28 +59,23 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 			return nil, err
 		}
 		cctx, cancel := context.WithCancel(context.Background())
-		fc := &conn{Conn: c, n: n, from: from, to: to, opened: n.Now(), ctx: cctx, cancel: cancel}
-		n.keepOpen(fc)
-		fc.schedule() // a partition or reset in force, even one that landed since the check above
+		fc := &conn{Conn: c, n: n, ctx: cctx, cancel: cancel}
+		fc.t = n.openTie(from, to, fc.cut)
+		fc.t.schedule() // a partition or a reset due already: cut at once
 		return fc, nil
 	}
 }
 
 type conn struct {
 	net.Conn
-	n        *Network
-	from, to string
-	opened   time.Time
-	ctx      context.Context // ended by Close
-	cancel   context.CancelFunc
+	n      *Network
+	t      *tie               // its ends, and whether a fault reset it (open.go)
+	ctx    context.Context    // ended by Close
+	cancel context.CancelFunc //
 
-	self      weak.Pointer[conn] // its key in the network's open set
 	mu        sync.Mutex
 	writing   bool // the last operation was a Write
 	started   bool // an operation happened
-	reset     bool // by a fault
-	closed    bool
-	timer     *time.Timer // resets the connection when a reset in force is due (open.go)
 	readDL    time.Time
 	writeDL   time.Time
 	closeOnce sync.Once
@@ -113,34 +107,25 @@ func (c *conn) wait(write bool, b int, dl time.Time) error {
 		ctx, cancel = context.WithDeadline(ctx, dl)
 		defer cancel()
 	}
-	err := c.n.step(ctx, c.from, c.to, c.opened, c.turn(write), int64(b))
+	err := c.n.step(ctx, c.t.from, c.t.to, c.t.opened, c.turn(write), int64(b))
 	var reset *ResetError
 	switch {
 	case errors.As(err, &reset):
-		return c.doReset()
+		if !c.t.doReset() {
+			return net.ErrClosed
+		}
+		return err
 	case errors.Is(err, context.DeadlineExceeded):
 		return os.ErrDeadlineExceeded
 	case errors.Is(err, context.Canceled): // closed: by its user, or by a fault's reset
-		return c.resetOr(net.ErrClosed)
+		return c.t.errOr(net.ErrClosed)
 	}
 	return err
 }
 
-// doReset resets the connection: the connection beneath is closed at once,
-// with an RST on TCP (under a TLS connection too), and every Read and Write
-// ends with a *ResetError, which it returns. One its user closed first is
-// not reset: net.ErrClosed.
-func (c *conn) doReset() error {
-	c.mu.Lock()
-	was, closed := c.reset, c.closed
-	c.reset = was || !closed
-	c.mu.Unlock()
-	switch {
-	case was:
-		return &ResetError{From: c.from, To: c.to}
-	case closed:
-		return net.ErrClosed
-	}
+// cut closes the connection at a reset: the connection beneath at once,
+// with an RST on TCP (under a TLS connection too), then the wrapper.
+func (c *conn) cut() {
 	raw := c.Conn
 	for {
 		u, ok := raw.(interface{ NetConn() net.Conn })
@@ -154,72 +139,55 @@ func (c *conn) doReset() error {
 	}
 	_ = raw.Close() // before a wrapper's Close, which may write (TLS's close_notify)
 	c.Close()
-	return &ResetError{From: c.from, To: c.to}
 }
 
-// state returns whether the connection was reset, and its deadline for a
-// Write (write) or a Read.
-func (c *conn) state(write bool) (bool, time.Time) {
+// deadline returns the connection's deadline for a Write (write) or a
+// Read.
+func (c *conn) deadline(write bool) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if write {
-		return c.reset, c.writeDL
+		return c.writeDL
 	}
-	return c.reset, c.readDL
+	return c.readDL
 }
 
 func (c *conn) Write(b []byte) (int, error) {
-	reset, dl := c.state(true)
-	if reset {
-		return 0, &ResetError{From: c.from, To: c.to}
+	if c.t.isReset() {
+		return 0, c.t.errOr(nil)
 	}
-	if err := c.wait(true, len(b), dl); err != nil {
+	if err := c.wait(true, len(b), c.deadline(true)); err != nil {
 		return 0, err
 	}
 	k, err := c.Conn.Write(b)
 	if err != nil {
-		err = c.resetOr(err)
+		err = c.t.errOr(err)
 	}
 	return k, err
 }
 
 func (c *conn) Read(b []byte) (int, error) {
-	reset, dl := c.state(false)
-	if reset {
-		return 0, &ResetError{From: c.from, To: c.to}
+	if c.t.isReset() {
+		return 0, c.t.errOr(nil)
 	}
 	k, err := c.Conn.Read(b)
 	if k == 0 {
 		if err != nil {
-			err = c.resetOr(err)
+			err = c.t.errOr(err)
 		}
 		return k, err
 	}
-	if werr := c.wait(false, k, dl); werr != nil {
+	if werr := c.wait(false, k, c.deadline(false)); werr != nil {
 		return 0, werr
 	}
 	return k, err
-}
-
-// resetOr returns a *ResetError if a fault reset the connection (closing
-// the connection beneath, which ended the Read or Write with err), and err
-// otherwise.
-func (c *conn) resetOr(err error) error {
-	if reset, _ := c.state(false); reset {
-		return &ResetError{From: c.from, To: c.to}
-	}
-	return err
 }
 
 // Close closes the connection and ends its waits.
 func (c *conn) Close() error {
 	err := net.ErrClosed
 	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		c.closed = true
-		c.mu.Unlock()
-		c.setTimer(nil)
-		c.n.forget(c.self)
+		c.t.close()
 		c.cancel()
 		err = c.Conn.Close()
 	})

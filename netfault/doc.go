@@ -34,8 +34,12 @@
 // (internal/netrules), which the fakes and package sim apply too:
 // latencies add up (saturating, never past the largest duration), the
 // lower bandwidth cap and the earlier reset win, and a partition on either
-// end cuts the link. [HandlerTransport] serves requests with an
-// http.Handler on the caller's goroutine.
+// end cuts the link. A reset or a partition reaches a connection or call
+// that waits on what is beneath it when due, not at its next step: the
+// network keeps its open connections and calls (weakly: a dropped one is
+// still collected), closes the connection beneath (an RST on TCP) or
+// cancels the context of the request base sees. [HandlerTransport] serves
+// requests with an http.Handler on the caller's goroutine.
 //
 // examples/raft-sim/quotes puts http_error on an HTTP client with retries
 // and a circuit breaker this way, around package sim's transport, in

@@ -62,9 +62,9 @@ type Network struct {
 
 	mu     sync.Mutex
 	agents []arena.AgentInfo
-	hosts  map[string]string               // host name -> agent ID
-	routes map[string][]routeFault         // agent ID -> its failed routes (http_error)
-	open   map[weak.Pointer[conn]]struct{} // the Dialer's connections not yet closed (open.go)
+	hosts  map[string]string              // host name -> agent ID
+	routes map[string][]routeFault        // agent ID -> its failed routes (http_error)
+	open   map[weak.Pointer[tie]]struct{} // the ties not yet closed (open.go)
 }
 
 // MaxRoutes bounds the routes failed at once on one agent (FailRoute): a
@@ -122,7 +122,7 @@ func New(clock arena.Clock, opts ...Option) *Network {
 	if clock == nil {
 		clock = arena.RealClock{}
 	}
-	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[weak.Pointer[conn]]struct{}{}, seed: 1, sched: newWall(clock)}
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[weak.Pointer[tie]]struct{}{}, seed: 1, sched: newWall(clock)}
 	for _, o := range opts {
 		o.apply(n)
 	}

@@ -2,57 +2,82 @@ package netfault
 
 import (
 	"runtime"
+	"sync"
 	"time"
 	"weak"
 )
 
-// The Network keeps the Dialer's open connections, so that a fault that
-// resets them (connection_reset, a partition) reaches a connection whose
-// Read is blocked on the connection beneath when the fault says, not only
-// at its next step. It
-// holds them weakly: a connection its user drops without Close is still
-// collected, and its socket closed, as a net.Conn's is.
+// The Network keeps its open ties, the connections of the Dialer and the
+// HTTP calls of the Transport, so that a fault that resets them
+// (connection_reset, a partition) reaches one that waits on what is
+// beneath (a Read blocked on the connection, a callee still at work, the
+// next chunk of a body) when the fault says, not only at its next step.
+// It holds them weakly: a connection its user drops without Close is
+// still collected, and its socket closed, as a net.Conn's is.
 
-// keepOpen adds c to the open set until its Close, or its collection.
-func (n *Network) keepOpen(c *conn) {
-	c.self = weak.Make(c)
-	n.mu.Lock()
-	n.open[c.self] = struct{}{}
-	n.mu.Unlock()
-	runtime.AddCleanup(c, n.forget, c.self)
+// tie is one open connection or call between two agents: its ends, when
+// it opened, and how to cut what is beneath it.
+type tie struct {
+	n        *Network
+	from, to string
+	opened   time.Time
+	cut      func()            // closes what is beneath, at a reset
+	self     weak.Pointer[tie] // its key in the open set
+
+	mu     sync.Mutex
+	reset  bool // by a fault
+	closed bool // by its user
+	timer  *time.Timer
 }
 
-// forget removes a connection from the open set.
-func (n *Network) forget(c weak.Pointer[conn]) {
+// openTie adds a tie from → to, opened now, to the open set until its
+// close (or its collection). The caller schedules it once the tie is in
+// place (a partition in force, even one that landed after the caller
+// checked for a refusal, cuts it then).
+func (n *Network) openTie(from, to string, cut func()) *tie {
+	t := &tie{n: n, from: from, to: to, opened: n.Now(), cut: cut}
+	t.self = weak.Make(t)
+	n.keep(t.self)
+	runtime.AddCleanup(t, n.forget, t.self)
+	return t
+}
+
+func (n *Network) keep(t weak.Pointer[tie]) {
 	n.mu.Lock()
-	delete(n.open, c)
+	n.open[t] = struct{}{}
 	n.mu.Unlock()
 }
 
-// openOver returns the open connections to or from agent id.
-func (n *Network) openOver(id string) []*conn {
+func (n *Network) forget(t weak.Pointer[tie]) {
+	n.mu.Lock()
+	delete(n.open, t)
+	n.mu.Unlock()
+}
+
+// openOver returns the open ties to or from agent id.
+func (n *Network) openOver(id string) []*tie {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []*conn
+	var out []*tie
 	for wp := range n.open {
-		if c := wp.Value(); c != nil && (c.from == id || c.to == id) {
-			out = append(out, c)
+		if t := wp.Value(); t != nil && (t.from == id || t.to == id) {
+			out = append(out, t)
 		}
 	}
 	return out
 }
 
 // resetOpen puts the faults in force on agent id's links onto its open
-// connections (see conn.schedule).
+// ties (see tie.schedule).
 func (n *Network) resetOpen(id string) {
-	for _, c := range n.openOver(id) {
-		c.schedule()
+	for _, t := range n.openOver(id) {
+		t.schedule()
 	}
 }
 
-// resetDue returns how long a connection from → to lasts before a reset,
-// if one is in force: 0 under a partition or a reset at once, the earlier
-// reset of the two ends otherwise.
+// resetDue returns how long a tie from → to lasts before a reset, if one
+// is in force: 0 under a partition or a reset at once, the earlier reset
+// of the two ends otherwise.
 func (n *Network) resetDue(from, to string) (time.Duration, bool) {
 	due, ok := time.Duration(0), false
 	for _, id := range [2]string{from, to} {
@@ -67,40 +92,76 @@ func (n *Network) resetDue(from, to string) (time.Duration, bool) {
 	return due, ok
 }
 
-// schedule resets the connection now if a reset in force is due, or sets
-// its timer for when it will be (replacing the one set before). The timer
+// schedule resets the tie now if a reset in force is due, or sets its
+// timer for when it will be (replacing the one set before). The timer
 // looks again when it fires: a lift since stops it, a change reschedules.
-// So a Read blocked on the connection beneath is reset when the fault
-// says, not at its next step.
-func (c *conn) schedule() {
-	due, ok := c.n.resetDue(c.from, c.to)
+func (t *tie) schedule() {
+	due, ok := t.n.resetDue(t.from, t.to)
 	if !ok {
 		return
 	}
-	left := c.opened.Add(due).Sub(c.n.Now())
+	left := t.opened.Add(due).Sub(t.n.Now())
 	if left <= 0 {
-		c.doReset()
+		t.doReset()
 		return
 	}
-	self := c.self
-	c.setTimer(time.AfterFunc(left, func() {
-		if c := self.Value(); c != nil {
-			c.schedule()
+	self := t.self
+	t.setTimer(time.AfterFunc(left, func() {
+		if t := self.Value(); t != nil {
+			t.schedule()
 		}
 	}))
 }
 
-// setTimer replaces the connection's reset timer (nil: none); a closed
-// connection stops it at once.
-func (c *conn) setTimer(t *time.Timer) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.timer != nil {
-		c.timer.Stop()
+// setTimer replaces the tie's reset timer (nil: none); a closed tie stops
+// it at once.
+func (t *tie) setTimer(tm *time.Timer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.timer != nil {
+		t.timer.Stop()
 	}
-	if c.closed && t != nil {
-		t.Stop()
-		t = nil
+	if t.closed && tm != nil {
+		tm.Stop()
+		tm = nil
 	}
-	c.timer = t
+	t.timer = tm
+}
+
+// doReset resets the tie, cutting what is beneath it the first time, and
+// reports whether it is reset: one its user closed first is not.
+func (t *tie) doReset() bool {
+	t.mu.Lock()
+	was, closed := t.reset, t.closed
+	t.reset = was || !closed
+	t.mu.Unlock()
+	if !was && !closed {
+		t.cut()
+	}
+	return was || !closed
+}
+
+// isReset reports whether a fault reset the tie.
+func (t *tie) isReset() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reset
+}
+
+// errOr returns a *ResetError if a fault reset the tie (which may have
+// ended an operation with err), and err otherwise.
+func (t *tie) errOr(err error) error {
+	if t.isReset() {
+		return &ResetError{From: t.from, To: t.to}
+	}
+	return err
+}
+
+// close ends the tie for good: its timer stops and it leaves the open set.
+func (t *tie) close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.setTimer(nil)
+	t.n.forget(t.self)
 }

@@ -25,13 +25,13 @@ import (
 //     the response body streams through, each chunk read taking its
 //     length/rate;
 //   - connection_reset: the call fails with a *ResetError at once, or when
-//     it has lasted after: before the response, or in the middle of its
-//     body (a reset that lands while the body streams cuts it at the next
-//     chunk); a reset on the response leg comes after the callee did the
-//     work, as on a real network;
+//     it has lasted after: before the response (while base waits for the
+//     callee, too), or in the middle of its body (while base waits for the
+//     next chunk, too); a reset on the response leg comes after the callee
+//     did the work, as on a real network;
 //   - network_partition: the call is refused at once (a *RefusedError),
 //     before it reaches base; a call under way when the partition lands is
-//     reset at its next step, as under a reset at once;
+//     reset then, as under a reset at once;
 //   - http_error: a request to the agent under a failed route is answered
 //     with the route's status by the network, without reaching the agent.
 //
@@ -39,8 +39,10 @@ import (
 // early when the faults change (a lift ends it, a new fault lengthens it),
 // with the request's context (its deadline), when the response body is
 // closed, and at the Network's Close. A call under no fault waits
-// nothing, and a fault that lands while it runs still acts on it at its
-// next step (a partition or a reset cuts it).
+// nothing, and a fault that lands while it runs still acts on it: a reset
+// or a partition cuts it when due by cancelling the context of the request
+// base sees (a base that does not heed it, such as HandlerTransport, is
+// cut when it returns).
 func (n *Network) Transport(from string, base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
@@ -57,7 +59,6 @@ type transport struct {
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	n, to := t.n, t.n.agentOf(req.URL.Hostname())
 	status := n.failedStatus(to, req.URL.Path)
-	ctx, start := req.Context(), n.Now()
 	closeBody := func() {
 		if req.Body != nil {
 			req.Body.Close()
@@ -67,10 +68,22 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody()
 		return nil, err
 	}
+	// The call is a tie of the network (open.go): a reset or a partition
+	// cancels its context when due, which ends base's wait for the callee
+	// or for the next chunk of the body.
+	ctx, cancel := context.WithCancel(req.Context())
+	call := n.openTie(t.from, to, cancel)
+	call.schedule()
+	start := call.opened
+	fail := func(err error) (*http.Response, error) {
+		call.close()
+		cancel()
+		return nil, call.errOr(err)
+	}
 	size := max(req.ContentLength, 0) // unknown length (-1): paced as it is read
 	if err := n.step(ctx, t.from, to, start, requestLeg, size); err != nil {
 		closeBody()
-		return nil, err
+		return fail(err)
 	}
 	var resp *http.Response
 	if status != 0 {
@@ -84,22 +97,21 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			Request: req, ContentLength: int64(len(body)),
 		}
 	} else {
+		out := req.WithContext(ctx)
 		if req.Body != nil && req.ContentLength < 0 {
-			out := req.Clone(ctx)
+			out = req.Clone(ctx)
 			out.Body = &pacedBody{rc: req.Body, t: t, to: to, ctx: ctx, start: start}
-			req = out
 		}
 		var err error
-		if resp, err = t.base.RoundTrip(req); err != nil {
-			return nil, err
+		if resp, err = t.base.RoundTrip(out); err != nil {
+			return fail(err)
 		}
 	}
 	if err := n.step(ctx, t.from, to, start, responseLeg, 0); err != nil {
 		resp.Body.Close()
-		return nil, err
+		return fail(err)
 	}
-	bctx, cancel := context.WithCancel(ctx)
-	resp.Body = &pacedBody{rc: resp.Body, t: t, to: to, ctx: bctx, cancel: cancel, start: start}
+	resp.Body = &pacedBody{rc: resp.Body, t: t, to: to, ctx: ctx, cancel: cancel, call: call, start: start}
 	return resp, nil
 }
 
@@ -112,6 +124,7 @@ type pacedBody struct {
 	to     string
 	ctx    context.Context
 	cancel context.CancelFunc // nil: the request's body, closed by base
+	call   *tie               // nil: the request's body
 	start  time.Time
 
 	mu  sync.Mutex
@@ -126,8 +139,14 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	k, rerr := b.rc.Read(p)
+	if k == 0 && rerr != nil && rerr != io.EOF && b.call != nil {
+		rerr = b.call.errOr(rerr) // a reset that cancelled the call ended base's wait
+	}
 	if k > 0 {
 		if err := b.t.n.step(b.ctx, b.t.from, b.to, b.start, noLeg, int64(k)); err != nil {
+			if b.call != nil {
+				err = b.call.errOr(err)
+			}
 			var reset *ResetError
 			if errors.As(err, &reset) {
 				b.rc.Close() // the rest of the body is lost with the connection
@@ -142,6 +161,9 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 }
 
 func (b *pacedBody) Close() error {
+	if b.call != nil {
+		b.call.close()
+	}
 	if b.cancel != nil {
 		b.cancel()
 	}

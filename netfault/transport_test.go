@@ -261,3 +261,113 @@ func TestFaultErrors(t *testing.T) {
 
 // errOf is the error of a landing, without its lift.
 func errOf(_ arena.Lift, err error) error { return err }
+
+// A fault that lands while base waits is cut then, when base heeds the
+// request's context as http.Transport does: for the callee's answer (it
+// answers at 3s), or for the next chunk of the body (one chunk at once,
+// the next at 3s). The fault lands at 1s on a call started at 0; a reset
+// after d cuts it when the call has lasted d; one lifted before it is due
+// cuts nothing.
+func TestTransportCutsAWaitOnBase(t *testing.T) {
+	ctx := context.Background()
+	faults := []struct {
+		name  string
+		fault func(n *Network) error
+		want  string // when the call is cut ("": the callee's answer at 3s)
+	}{
+		{"partition", func(n *Network) error { return errOf(n.PartitionNetwork(ctx, "api")) }, "reset@1s"},
+		{"reset at once", func(n *Network) error { return errOf(n.ResetConnections(ctx, "client", 0)) }, "reset@1s"},
+		{"reset after 2s", func(n *Network) error { return errOf(n.ResetConnections(ctx, "api", 2*time.Second)) }, "reset@2s"},
+		{"reset after 2s, lifted at 1.5s", func(n *Network) error {
+			lift, err := n.ResetConnections(ctx, "api", 2*time.Second)
+			time.AfterFunc(500*time.Millisecond, func() { lift(ctx) })
+			return err
+		}, ""},
+	}
+	for _, waitOn := range []string{"callee", "body"} {
+		for _, tc := range faults {
+			t.Run(waitOn+"/"+tc.name, func(t *testing.T) {
+				simulated(t, func(t *testing.T, n *Network) {
+					base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+						body := &slowBody{ctx: r.Context(), chunks: []time.Duration{0, 3 * time.Second}}
+						if waitOn == "callee" {
+							body.chunks = []time.Duration{0}
+							if err := sleepCtx(r.Context(), 3*time.Second); err != nil {
+								return nil, err
+							}
+						}
+						return &http.Response{StatusCode: 200, Body: body, ContentLength: -1, Request: r}, nil
+					})
+					client := &http.Client{Transport: n.Transport("client", base)}
+					time.AfterFunc(time.Second, func() {
+						if err := tc.fault(n); err != nil {
+							t.Error(err)
+						}
+					})
+					var got string
+					resp, err := client.Get("http://api/q")
+					if err == nil {
+						_, err = io.ReadAll(resp.Body)
+						resp.Body.Close()
+					}
+					switch {
+					case errors.Is(err, syscall.ECONNRESET):
+						got = fmt.Sprintf("reset@%s", at(n))
+					case err != nil:
+						got = fmt.Sprintf("%v@%s", err, at(n))
+					default:
+						got = fmt.Sprintf("answered@%s", at(n))
+					}
+					want := tc.want
+					if want == "" {
+						want = "answered@3s"
+					}
+					if got != want {
+						t.Errorf("call = %s, want %s", got, want)
+					}
+					if k := openConns(n); k != 0 {
+						t.Errorf("%d ties left in the network's set after the call", k)
+					}
+				}, WithAgent("client", "client"), WithAgent("api", "service"))
+			})
+		}
+	}
+}
+
+// slowBody is a response body whose chunks come at the given offsets from
+// its first Read, then EOF; a wait ends with its request's context.
+type slowBody struct {
+	ctx    context.Context
+	chunks []time.Duration
+	start  time.Time
+	next   int
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.next == len(b.chunks) {
+		return 0, io.EOF
+	}
+	if b.next == 0 {
+		b.start = time.Now()
+	}
+	if err := sleepCtx(b.ctx, time.Until(b.start.Add(b.chunks[b.next]))); err != nil {
+		return 0, err
+	}
+	b.next++
+	p[0] = 'x'
+	return 1, nil
+}
+
+func (b *slowBody) Close() error { return nil }
+
+// sleepCtx sleeps d, or until ctx ends (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
