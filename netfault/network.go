@@ -197,11 +197,11 @@ func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 	}, func(f *netrules.Faults) { f.Rate = 0 })
 }
 
-// ResetConnections resets the calls over the agent's links: at once (after
-// 0) or once a call or connection has lasted after. A call already under
-// way is reset as well, at its next step, and an open connection of the
-// Dialer when it has lasted after, even one blocked in a Read of the
-// connection beneath.
+// ResetConnections resets the calls and connections over the agent's
+// links (a *ResetError): at once (after 0) or once one has lasted after.
+// One already open is reset as well when it has lasted after, even while
+// it waits on what is beneath it (a Read blocked on the connection, a
+// callee at work, the next chunk of a body).
 func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
 	if after < 0 {
 		return nil, fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
@@ -218,11 +218,9 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 
 // PartitionNetwork cuts the agent off the network until the lift: a dial
 // or an HTTP call through the wrappers to it or from it (to any host) is
-// refused (a *RefusedError), and a call under way is reset at its next
-// step (a *ResetError; a wait under way is cut at once), as a partition of
-// package sim does. Every open connection of the Dialer over the agent's
-// links is reset when the partition lands, even one blocked in a Read of
-// the connection beneath.
+// refused (a *RefusedError), and every connection and call open over its
+// links is reset when the partition lands (a *ResetError), even one that
+// waits on what is beneath it, as a partition of package sim does.
 func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
 	lift, err := n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Partitioned = true

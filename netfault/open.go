@@ -23,11 +23,12 @@ type tie struct {
 	opened   time.Time
 	cut      func()            // closes what is beneath, at a reset
 	self     weak.Pointer[tie] // its key in the open set
+	cleanup  runtime.Cleanup   // forgets it if it is dropped unclosed
 
+	sched  sync.Mutex // one schedule at a time: the last reads the latest faults
 	mu     sync.Mutex
 	reset  bool // by a fault
 	closed bool // by its user
-	timer  *time.Timer
 }
 
 // openTie adds a tie from → to, opened now, to the open set until its
@@ -38,7 +39,7 @@ func (n *Network) openTie(from, to string, cut func()) *tie {
 	t := &tie{n: n, from: from, to: to, opened: n.Now(), cut: cut}
 	t.self = weak.Make(t)
 	n.keep(t.self)
-	runtime.AddCleanup(t, n.forget, t.self)
+	t.cleanup = runtime.AddCleanup(t, n.forget, t.self)
 	return t
 }
 
@@ -92,10 +93,17 @@ func (n *Network) resetDue(from, to string) (time.Duration, bool) {
 	return due, ok
 }
 
-// schedule resets the tie now if a reset in force is due, or sets its
-// timer for when it will be (replacing the one set before). The timer
-// looks again when it fires: a lift since stops it, a change reschedules.
+// schedule resets the tie now if a reset in force is due, or sets a
+// timer for when it will be, which looks again when it fires: by then a
+// lift may have ended the fault (nothing happens), a change moved it (a
+// new timer). A timer is never stopped (one made in a testing/synctest
+// bubble may only be stopped inside it); a closed tie's does nothing.
 func (t *tie) schedule() {
+	t.sched.Lock()
+	defer t.sched.Unlock()
+	if t.isClosed() {
+		return
+	}
 	due, ok := t.n.resetDue(t.from, t.to)
 	if !ok {
 		return
@@ -106,26 +114,11 @@ func (t *tie) schedule() {
 		return
 	}
 	self := t.self
-	t.setTimer(time.AfterFunc(left, func() {
+	time.AfterFunc(left, func() {
 		if t := self.Value(); t != nil {
 			t.schedule()
 		}
-	}))
-}
-
-// setTimer replaces the tie's reset timer (nil: none); a closed tie stops
-// it at once.
-func (t *tie) setTimer(tm *time.Timer) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.timer != nil {
-		t.timer.Stop()
-	}
-	if t.closed && tm != nil {
-		tm.Stop()
-		tm = nil
-	}
-	t.timer = tm
+	})
 }
 
 // doReset resets the tie, cutting what is beneath it the first time, and
@@ -148,6 +141,13 @@ func (t *tie) isReset() bool {
 	return t.reset
 }
 
+// isClosed reports whether the tie was closed, by its user or by a reset.
+func (t *tie) isClosed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed || t.reset
+}
+
 // errOr returns a *ResetError if a fault reset the tie (which may have
 // ended an operation with err), and err otherwise.
 func (t *tie) errOr(err error) error {
@@ -157,11 +157,12 @@ func (t *tie) errOr(err error) error {
 	return err
 }
 
-// close ends the tie for good: its timer stops and it leaves the open set.
+// close ends the tie for good: it leaves the open set (its pending timer
+// does nothing when it fires).
 func (t *tie) close() {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
-	t.setTimer(nil)
+	t.cleanup.Stop()
 	t.n.forget(t.self)
 }

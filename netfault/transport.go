@@ -106,6 +106,13 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp, err = t.base.RoundTrip(out); err != nil {
 			return fail(err)
 		}
+		if resp.Request == out {
+			resp.Request = req // not the call's context, which ends with the body
+		}
+		if call.isReset() { // while base did not heed the context
+			resp.Body.Close()
+			return fail(nil)
+		}
 	}
 	if err := n.step(ctx, t.from, to, start, responseLeg, 0); err != nil {
 		resp.Body.Close()
@@ -135,6 +142,9 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	err := b.err
 	b.mu.Unlock()
+	if err == nil && b.call != nil && b.call.isReset() {
+		err = b.end(b.call.errOr(nil))
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -147,27 +157,42 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 			if b.call != nil {
 				err = b.call.errOr(err)
 			}
-			var reset *ResetError
-			if errors.As(err, &reset) {
-				b.rc.Close() // the rest of the body is lost with the connection
-			}
-			b.mu.Lock()
-			b.err = err
-			b.mu.Unlock()
-			return 0, err
+			return 0, b.end(err)
 		}
 	}
+	if rerr != nil && b.call != nil { // the call is over: EOF, or an error that ends it
+		b.call.close()
+		b.cancel()
+	}
 	return k, rerr
+}
+
+// end ends the body for good with err; under a reset the rest of it is
+// lost with the connection.
+func (b *pacedBody) end(err error) error {
+	var reset *ResetError
+	if errors.As(err, &reset) {
+		b.rc.Close()
+	}
+	b.mu.Lock()
+	b.err = err
+	b.mu.Unlock()
+	if b.call != nil {
+		b.call.close()
+		b.cancel()
+	}
+	return err
 }
 
 func (b *pacedBody) Close() error {
 	if b.call != nil {
 		b.call.close()
 	}
+	err := b.rc.Close() // before the cancel: base sees an early close, not a cancelled request
 	if b.cancel != nil {
 		b.cancel()
 	}
-	return b.rc.Close()
+	return err
 }
 
 // HandlerTransport serves each request with h on the caller's goroutine,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -216,6 +217,35 @@ func TestPartitionCutsACallUnderWay(t *testing.T) {
 	}, httpAgents...)
 }
 
+// A call cut while its callee works stays cut, even when base does not
+// heed the context and the fault is lifted before the answer: the
+// partition lands at 1s, is lifted at 2s, the handler answers at 3s.
+func TestTransportResetSticks(t *testing.T) {
+	ctx := context.Background()
+	simulated(t, func(t *testing.T, n *Network) {
+		s := &httpSystem{n: n}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(3 * time.Second)
+			io.WriteString(w, "done")
+		})
+		s.client = &http.Client{Transport: n.Transport("client", HandlerTransport(h))}
+		time.AfterFunc(time.Second, func() {
+			lift, err := n.PartitionNetwork(ctx, "api")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			time.AfterFunc(time.Second, func() { lift(ctx) })
+		})
+		if got := s.call("http://api/q", 0); got != "reset 0s..3s" {
+			t.Errorf("call = %q, want reset at the answer, 3s", got)
+		}
+		if k := openConns(n); k != 0 {
+			t.Errorf("%d ties left in the network's set after the call", k)
+		}
+	}, httpAgents...)
+}
+
 // A partition lifted: the calls go through again.
 func TestPartitionLift(t *testing.T) {
 	ctx := context.Background()
@@ -369,5 +399,55 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// Over real TCP with net/http's own transport beneath: calls go through
+// (the connection kept alive between them), and a partition landing while
+// the server works cuts the call then: only the cut can end it, as the
+// server answers once the call is over.
+func TestTransportCutsARealCall(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			entered <- struct{}{}
+			<-release
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	defer close(release)
+	n := New(nil, WithAgent("client", "client"), WithAgent("api", "service", "127.0.0.1"))
+	defer n.Close()
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	defer base.CloseIdleConnections()
+	client := &http.Client{Transport: n.Transport("client", base)}
+	for range 2 {
+		resp, err := client.Get(srv.URL + "/fast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "ok" {
+			t.Fatalf("body = %q, %v", b, err)
+		}
+		resp.Body.Close()
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Get(srv.URL + "/slow")
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-entered
+	if _, err := n.PartitionNetwork(context.Background(), "api"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("the call under way when the partition landed ended with %v, want ECONNRESET", err)
+	}
+	if k := openConns(n); k != 0 {
+		t.Errorf("%d ties left in the network's set after the calls", k)
 	}
 }
