@@ -69,9 +69,9 @@ func (n *Network) Dialer(from string, dial DialFunc) DialFunc {
 type conn struct {
 	net.Conn
 	n      *Network
-	t      *tie               // its ends, and whether a fault reset it (open.go)
-	ctx    context.Context    // ended by Close
-	cancel context.CancelFunc //
+	t      *tie            // its ends, and whether a fault reset it (open.go)
+	ctx    context.Context // ended by Close
+	cancel context.CancelFunc
 
 	mu        sync.Mutex
 	writing   bool // the last operation was a Write
