@@ -189,7 +189,8 @@ func (c *tcpCluster) checkWrites(t *testing.T, acks []uint64) {
 		var list []uint64
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 			// a follower applies what the leader committed a heartbeat later
-			if list = c.kvs[id].Values("k"); len(list) >= len(acks) && c.rafts[id].AppliedIndex() >= c.rafts[c.leader()].CommitIndex() {
+			l := c.leader()
+			if list = c.kvs[id].Values("k"); len(list) >= len(acks) && l != "" && c.rafts[id].AppliedIndex() >= c.rafts[l].CommitIndex() {
 				break
 			}
 		}
@@ -227,9 +228,9 @@ type writer struct {
 }
 
 type write struct {
-	at time.Time // when it returned
-	ok bool
-	by string // the node that acknowledged it
+	sent, at time.Time // when it was sent and when it returned
+	ok       bool
+	by       string // the node that acknowledged it
 }
 
 func startWriter(c *tcpCluster) *writer {
@@ -238,14 +239,14 @@ func startWriter(c *tcpCluster) *writer {
 	go func() {
 		defer close(w.done)
 		for v := uint64(1); ctx.Err() == nil; v++ {
-			l, err := c.leader(), error(nil)
+			sent, l, err := time.Now(), c.leader(), error(nil)
 			if l == "" {
 				err = fmt.Errorf("no leader")
 			} else {
 				err = c.rafts[l].Apply(encode(opAppend, "k", v), 250*time.Millisecond).Error()
 			}
 			w.mu.Lock()
-			w.log = append(w.log, write{at: time.Now(), ok: err == nil, by: l})
+			w.log = append(w.log, write{sent: sent, at: time.Now(), ok: err == nil, by: l})
 			if err == nil {
 				w.acks = append(w.acks, v)
 			}
@@ -289,13 +290,15 @@ func (w *writer) outage(from, to time.Time) time.Duration {
 	return to.Sub(from)
 }
 
-// ackedBy lists the nodes that acknowledged writes returning in [from, to).
+// ackedBy lists the nodes that acknowledged writes sent and returned in
+// [from, to): a write sent before from may have been committed before it,
+// and acknowledged a moment after.
 func (w *writer) ackedBy(from, to time.Time) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var by []string
 	for _, x := range w.log {
-		if x.ok && !x.at.Before(from) && x.at.Before(to) && !slices.Contains(by, x.by) {
+		if x.ok && !x.sent.Before(from) && x.at.Before(to) && !slices.Contains(by, x.by) {
 			by = append(by, x.by)
 		}
 	}
