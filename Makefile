@@ -27,7 +27,7 @@ test: lint unit downstream nats etcd raftsim kube browser fuzz serve-rss
 unit:
 	$(GO) test -race -count=1 $$($(GO) list $(PKGS) | grep -v '/containers')
 	$(GO) test -race -count=1 ./containers/...
-	$(GO) test -count=1 -run '^TestShrinkSurvivalDay$$' -v .
+	$(GO) test -count=1 -run '^TestShrinkSurvivalDay$$' -v ./shrink
 
 ## downstream: examples/downstream, a module of its own that imports arena by its path (replace ../..)
 downstream:
@@ -71,8 +71,11 @@ etcd:
 # -fuzzminimizetime bounds the minimisation of each new input: by default it
 # may take a minute, and a short run then does little else.
 FUZZMINTIME ?= 2s
-FUZZTARGETS := FuzzParseDuration:. FuzzActionValidate:. FuzzLoadScenario:. FuzzValidateScenario:. FuzzMetaKeyDecode:. FuzzActionEventJSON:. FuzzHealthEventJSON:. FuzzFaultOutcomeJSON:. FuzzLiftEventJSON:. FuzzActionID:. FuzzFaultParams:. FuzzQueueSampleSlot:. FuzzVirtualClockOffset:. \
-	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzStreamChecks:./history FuzzPlanSweep:./arenatest
+FUZZTARGETS := FuzzParseDuration:./clock FuzzVirtualClockOffset:./clock \
+	FuzzActionValidate:./fault FuzzMetaKeyDecode:./fault FuzzFaultParams:./fault \
+	FuzzActionEventJSON:./engine FuzzHealthEventJSON:./engine FuzzFaultOutcomeJSON:./engine FuzzLiftEventJSON:./engine FuzzActionID:./engine FuzzQueueSampleSlot:./engine \
+	FuzzLoadScenario:./scenario FuzzValidateScenario:./scenario \
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \

@@ -26,7 +26,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // FS holds the built-in scenario files (<name>.yaml) and scenario.schema.json.
@@ -56,7 +57,7 @@ func Names() []string {
 
 // Load returns the built-in scenario with this name, freshly decoded (the
 // caller may change it).
-func Load(name string) (*arena.Scenario, error) {
+func Load(name string) (*scenario.Scenario, error) {
 	if !slices.Contains(Names(), name) {
 		return nil, fmt.Errorf("%w %q (built in: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
 	}
@@ -64,18 +65,18 @@ func Load(name string) (*arena.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return arena.LoadScenario(data, name+".yaml")
+	return scenario.Load(data, name+".yaml")
 }
 
 // Resolve returns the built-in scenario named arg or, when no built-in has
 // that name, the scenario in the file at path arg. A path that does not
 // exist is an error naming the built-ins. A file may use the fault types in
-// extra (registered with arena.WithFault) beside the built-ins.
-func Resolve(arg string, extra ...arena.FaultSpec) (*arena.Scenario, error) {
+// extra (registered with fault.WithFault) beside the built-ins.
+func Resolve(arg string, extra ...fault.Spec) (*scenario.Scenario, error) {
 	if slices.Contains(Names(), arg) {
 		return Load(arg)
 	}
-	sc, err := arena.LoadScenarioFile(arg, extra...)
+	sc, err := scenario.LoadFile(arg, extra...)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", arg, strings.Join(Names(), ", "))
 	}

@@ -8,19 +8,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/events"
-	"github.com/ares-arena/arena/fakes"
-	"github.com/ares-arena/arena/internal/schemagen"
-	"github.com/ares-arena/arena/scenarios"
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.uber.org/goleak"
 	"gopkg.in/yaml.v3"
+
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/schemagen"
+	"github.com/ares-arena/arena/scenario"
+	"github.com/ares-arena/arena/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -75,7 +80,7 @@ func TestEveryBuiltinIsComplete(t *testing.T) {
 			t.Errorf("%s.yaml is named %q", name, sc.Name)
 		case sc.Description == "" || len(sc.Tags) == 0:
 			t.Errorf("%s: no description or tags", name)
-		case sc.Expect.MinGrade == arena.GradeNone || sc.Expect.MaxMTTR == nil || !sc.Expect.AllRecovered || !sc.Expect.Consistent:
+		case sc.Expect.MinGrade == engine.GradeNone || sc.Expect.MaxMTTR == nil || !sc.Expect.AllRecovered || !sc.Expect.Consistent:
 			t.Errorf("%s: gate %+v lacks a criterion", name, sc.Expect)
 		case sc.Config.Cooldown.D() < 15*time.Second:
 			t.Errorf("%s: cooldown %s is too short to see the last fault recover", name, sc.Config.Cooldown)
@@ -91,11 +96,11 @@ func TestEveryBuiltinIsComplete(t *testing.T) {
 
 // system is the default fake cluster on a virtual clock, seeded like the
 // CLI seeds it: the workload and the selectors from one seed.
-func system(seed uint64, opts ...fakes.Option) *arena.Service {
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, opts...)...)
-	return arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+func system(seed uint64, opts ...fakes.Option) *engine.Service {
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clk), fakes.WithSeed(seed)}, opts...)...)
+	return engine.NewService(fault.NewInjector(c, c), events.NewMemoryStore(), nil,
+		engine.WithClock(clk), engine.WithProbe(c.Probe), engine.WithChecks(c.Checks()...))
 }
 
 // Every built-in scenario passes its own gate on the default fake cluster,
@@ -115,17 +120,17 @@ func TestBuiltinGates(t *testing.T) {
 					if !heal {
 						opts = append(opts, fakes.WithoutHealing())
 					}
-					rep, err := arena.RunScenarioReport(context.Background(), system(seed, opts...), sc)
+					rep, err := scenario.Run(context.Background(), system(seed, opts...), sc)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if heal && !rep.OK() {
 						t.Errorf("seed %d: fails its gate on the default fakes:\n%s", seed, rep)
 					}
-					if !heal && rep.Gate.Verdict != arena.GateFailed {
+					if !heal && rep.Gate.Verdict != scenario.GateFailed {
 						t.Errorf("seed %d: passes its gate with self-healing off:\n%s", seed, rep)
 					}
-					if rep.Outcome != arena.OutcomeCompleted {
+					if rep.Outcome != scenario.OutcomeCompleted {
 						t.Errorf("seed %d, healing %v: outcome %s", seed, heal, rep.Outcome)
 					}
 				}
@@ -214,7 +219,7 @@ func TestSchemaRejectsBadFiles(t *testing.T) {
 		if err := sch.Validate(instance(t, []byte(doc))); err == nil {
 			t.Errorf("%s: the schema accepts\n%s", name, doc)
 		}
-		if _, err := arena.LoadScenario([]byte(doc), name); err == nil {
+		if _, err := scenario.Load([]byte(doc), name); err == nil {
 			t.Errorf("%s: the loader accepts\n%s", name, doc)
 		}
 	}
@@ -224,7 +229,7 @@ func TestSchemaRejectsBadFiles(t *testing.T) {
 	if err := sch.Validate(instance(t, []byte(good))); err != nil {
 		t.Errorf("the schema refuses a good file: %v", err)
 	}
-	if _, err := arena.LoadScenario([]byte(good), "good"); err != nil {
+	if _, err := scenario.Load([]byte(good), "good"); err != nil {
 		t.Errorf("the loader refuses a good file: %v", err)
 	}
 }
@@ -236,7 +241,7 @@ func ExampleLoad() {
 		return
 	}
 	sc.Config.Seed = 7 // the CLI seeds the fake workload and the selectors alike
-	rep, err := arena.RunScenarioReport(context.Background(), system(7), sc)
+	rep, err := scenario.Run(context.Background(), system(7), sc)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -255,5 +260,67 @@ func TestReadmeShowsLeaderFailover(t *testing.T) {
 	data, _ := scenarios.FS.ReadFile("leader-failover.yaml")
 	if !bytes.Contains(readme, append(append([]byte("```yaml\n"), data...), "```"...)) {
 		t.Error("README's scenario example differs from scenarios/leader-failover.yaml")
+	}
+}
+
+// TestBuiltinsTargetRolesAndSelectors (issue 35, item 1): no built-in names
+// one system's agents or DAG nodes: every target is a role, a selector or
+// any, so that each runs on any system whose runtime lands its types.
+func TestBuiltinsTargetRolesAndSelectors(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		sc, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range sc.Actions {
+			for field, id := range map[string]string{"target_id": st.Action.TargetID, "source_id": st.Action.SourceID} {
+				if id != "" && !fault.IsSelector(id) {
+					t.Errorf("%s: actions[%d] (%s).action.%s names %q, one system's name: use a role or a selector", name, i, st.Label, field, id)
+				}
+			}
+		}
+	}
+}
+
+// TestBuiltinPartitionsCarryDurations (issue 35, item 2): a partition in a
+// built-in says when arena lifts it, so a system whose partitions do not
+// heal by themselves recovers.
+func TestBuiltinPartitionsCarryDurations(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		sc, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range sc.Actions {
+			if st.Action.Type == fault.NetworkPartition && st.Action.Metadata[fault.MetaDuration] == nil {
+				t.Errorf("%s: actions[%d] (%s): a partition without a duration", name, i, st.Label)
+			}
+		}
+	}
+}
+
+// TestBuiltinsWhereArenaMustLiftPartitions (issue 35, item 2): on a cluster
+// whose partitions last until lifted, every built-in with a partition
+// passes its gate: every fault recovered. network-split used to leave two
+// partitions for the system to heal, and failed with grade F.
+func TestBuiltinsWhereArenaMustLiftPartitions(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		sc, err := scenarios.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(sc.Actions, func(st scenario.Step) bool { return st.Action.Type == fault.NetworkPartition }) {
+			continue
+		}
+		for _, seed := range []uint64{1, 7, 42} {
+			sc.Config.Seed = seed
+			rep, err := scenario.Run(context.Background(), system(seed, fakes.WithoutPartitionHealing()), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.OK() {
+				t.Errorf("%s, seed %d: fails its gate where arena must lift partitions:\n%s", name, seed, rep)
+			}
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/scenarios"
 	"github.com/ares-arena/arena/schema"
 )
@@ -16,7 +16,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestForBuiltinsIsTheShippedSchema(t *testing.T) {
-	got, err := schema.For(arena.NewInjector(nil, nil))
+	got, err := schema.For(fault.NewInjector(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,16 +26,16 @@ func TestForBuiltinsIsTheShippedSchema(t *testing.T) {
 }
 
 func TestForKnowsTheServicesTypes(t *testing.T) {
-	in := arena.NewInjectorFor(nil, arena.WithFault(arena.FaultSpec{
-		Type: "clock_skew", Doc: "Moves the system's clock.", Target: arena.TargetSystem, Priority: 3, Fix: "f", Suggestion: "s",
-		Inject:   func(context.Context, arena.Action, arena.Params) error { return nil },
-		Metadata: []arena.MetaKey{{Name: "direction", Kind: arena.MetaKindString, Enum: []string{"ahead", "behind"}, Doc: "Which way."}},
+	in := fault.NewInjectorFor(nil, fault.WithFault(fault.Spec{
+		Type: "acme.clock_skew", Doc: "Moves the system's clock.", Target: fault.TargetSystem, Priority: 3, Fix: "f", Suggestion: "s",
+		Inject:   func(context.Context, fault.Action, fault.Params) error { return nil },
+		Metadata: []fault.MetaKey{{Name: "direction", Kind: fault.MetaKindString, Enum: []string{"ahead", "behind"}, Doc: "Which way."}},
 	}))
 	b, err := schema.For(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"clock_skew"`, `"description": "clock_skew: Moves the system's clock."`, `"description": "Which way."`} {
+	for _, want := range []string{`"acme.clock_skew"`, `"description": "acme.clock_skew: Moves the system's clock."`, `"description": "Which way."`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("schema has no %s", want)
 		}

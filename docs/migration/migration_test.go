@@ -13,10 +13,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/docs/migration"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -79,7 +81,7 @@ func (c oldCluster) ListAgents() []migration.OldAgentInfo {
 }
 
 func (c oldCluster) InjectLLMFailure(ctx context.Context, agentID string, errType string) error {
-	_, err := c.Cluster.InjectLLMFailure(ctx, agentID, arena.LLMErrorType(errType))
+	_, err := c.Cluster.InjectLLMFailure(ctx, agentID, fault.LLMErrorType(errType))
 	return err
 }
 
@@ -127,7 +129,7 @@ var (
 )
 
 type system struct {
-	svc    *arena.Service
+	svc    *engine.Service
 	flight *fakes.FlightRecorder
 	reg    *prometheus.Registry
 	serve  func() *httptest.Server
@@ -136,11 +138,11 @@ type system struct {
 // migrated is a service built as the guide builds it, over the fake cluster
 // on a virtual clock.
 func migrated(t *testing.T, seed uint64) system {
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(seed))
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(seed))
 	fr, reg := fakes.NewFlightRecorder(), prometheus.NewRegistry()
 	svc, store := migration.NewService(oldCluster{c}, oldDAG{c}, c.Probe, migration.Bridges{Flight: fr, Metrics: reg},
-		arena.WithClock(clock), arena.WithChecks(c.Checks()...), arena.WithSeed(seed))
+		engine.WithClock(clk), engine.WithChecks(c.Checks()...), engine.WithSeed(seed))
 	return system{svc: svc, flight: fr, reg: reg, serve: func() *httptest.Server {
 		mux := http.NewServeMux()
 		h := migration.Serve(mux, svc, store, reg, fr, "s3cret")
@@ -177,12 +179,12 @@ func TestScenarioOverTheOldInterfaces(t *testing.T) {
 		})
 	}
 	s := migrated(t, 5)
-	if ok, failed := migration.ActionsOf(s.svc, arena.ActionKillAgent); ok != 0 || failed != 0 {
+	if ok, failed := migration.ActionsOf(s.svc, fault.KillAgent); ok != 0 || failed != 0 {
 		t.Errorf("ActionsOf before any action = %d, %d", ok, failed)
 	}
-	res := s.svc.Execute(context.Background(), arena.Action{Type: arena.ActionLLMFailure, TargetID: "worker-1",
+	res := s.svc.Execute(context.Background(), fault.Action{Type: fault.LLMFailure, TargetID: "worker-1",
 		Metadata: map[string]any{"error_type": "overloaded"}})
-	if ok, failed := migration.ActionsOf(s.svc, arena.ActionLLMFailure); !res.Success || ok != 1 || failed != 0 {
+	if ok, failed := migration.ActionsOf(s.svc, fault.LLMFailure); !res.Success || ok != 1 || failed != 0 {
 		t.Errorf("after one llm_failure (%+v): ActionsOf = %d, %d, want 1, 0", res, ok, failed)
 	}
 	_, err := migration.RunScenario(context.Background(), s.svc, []byte("name: x\nactions:\n  - action: {type: kill_agent, target: worker-1}\n"))
@@ -195,14 +197,14 @@ func TestScenarioOverTheOldInterfaces(t *testing.T) {
 // a scenario of pauses and of the user's own fault; a scenario with an MCP
 // fault is refused naming the step, and nothing of it lands.
 func TestPartialRuntimeAndOwnFault(t *testing.T) {
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(1))
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(1))
 	var restarted []string
 	restart := func(_ context.Context, id string) error {
 		restarted = append(restarted, id)
 		return nil
 	}
-	svc := migration.NewPartialService(oldCluster{c}, restart, c.Probe, arena.WithClock(clock))
+	svc := migration.NewPartialService(oldCluster{c}, restart, c.Probe, engine.WithClock(clk))
 	ok := "name: own\nactions:\n" +
 		"  - action: {type: pause_agent, target_id: worker-1, metadata: {duration: 2s}}\n" +
 		"  - delay: 5s\n    action: {type: restart_agent, target_id: worker-2}\n"
@@ -230,7 +232,7 @@ func TestPartialRuntimeAndOwnFault(t *testing.T) {
 
 func TestSurvival(t *testing.T) {
 	s := migrated(t, 7)
-	if rep, err := migration.StopIfFailing(s.svc, arena.GradeB); rep != nil || err != nil {
+	if rep, err := migration.StopIfFailing(s.svc, engine.GradeB); rep != nil || err != nil {
 		t.Errorf("StopIfFailing with no run = %v, %v; want nil, nil", rep, err)
 	}
 	rep, err := migration.Survive(context.Background(), s.svc)
@@ -297,10 +299,10 @@ func TestPausesConforms(t *testing.T) {
 // cluster: LiftFault undoes the slowdown it landed.
 type beforeLift struct {
 	c    *fakes.Cluster
-	lift arena.Lift
+	lift fault.Lift
 }
 
-func (b *beforeLift) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (b *beforeLift) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	return b.c.ListAgents(ctx)
 }
 
@@ -309,8 +311,8 @@ func (b *beforeLift) SlowAgent(ctx context.Context, id string, d time.Duration) 
 	return err
 }
 
-func (b *beforeLift) LiftFault(ctx context.Context, kind arena.ActionType, id string) error {
-	if kind != arena.ActionSlowAgent || b.lift == nil {
+func (b *beforeLift) LiftFault(ctx context.Context, kind fault.Type, id string) error {
+	if kind != fault.SlowAgent || b.lift == nil {
 		return nil
 	}
 	return b.lift(ctx)

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 // A violation is shown with its details, its operations beside the faults
@@ -16,11 +18,11 @@ func TestFindings(t *testing.T) {
 	rep := scenarioReport(t, "leader-failover", 1)
 	at := rep.Start.Add(3 * time.Second)
 	rep.Report.Checks = append(rep.Report.Checks,
-		arena.CheckResult{Name: "kv linearizable", At: arena.Duration(5 * time.Second), Error: `key "k7" is not linearizable`,
-			Violation: &arena.Violation{Summary: `key "k7" is not linearizable`, Details: []string{"longest linearizable prefix found: 2 of 3 operations"},
-				Ops:   []arena.ViolationOp{{Client: 3, Op: "get(k7) = 1 — no order explains it", Call: at, Return: at.Add(time.Millisecond), At: arena.Duration(3 * time.Second), Faults: []string{"kill_leader on leader-0 at 2s"}}},
+		engine.CheckResult{Name: "kv linearizable", At: clock.Duration(5 * time.Second), Error: `key "k7" is not linearizable`,
+			Violation: &fault.Violation{Summary: `key "k7" is not linearizable`, Details: []string{"longest linearizable prefix found: 2 of 3 operations"},
+				Ops:   []fault.ViolationOp{{Client: 3, Op: "get(k7) = 1 — no order explains it", Call: at, Return: at.Add(time.Millisecond), At: clock.Duration(3 * time.Second), Faults: []string{"kill_leader on leader-0 at 2s"}}},
 				Files: []string{"/reports/kv_linearizable-123.html"}}},
-		arena.CheckResult{Name: "hard", At: arena.Duration(5 * time.Second), Undecided: true, Error: "undecided within its 1s budget: decided 0 of 81 operations"})
+		engine.CheckResult{Name: "hard", At: clock.Duration(5 * time.Second), Undecided: true, Error: "undecided within its 1s budget: decided 0 of 81 operations"})
 	rep.Report.ChecksUndecided = 1
 	var b bytes.Buffer
 	if err := WriteScenario(&b, rep); err != nil {

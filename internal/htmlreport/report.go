@@ -1,6 +1,6 @@
 // Package htmlreport writes arena reports as one self-contained HTML page:
 // the score and grade, the three dimensions, the run's health over time as
-// an inline SVG chart (gonum/plot through vgsvg), and tables of the faults,
+// an inline SVG chart (drawn here, see Chart), and tables of the faults,
 // injection errors and failed checks, plus the steps and gate of a scenario
 // or the per-type counts of a survival run.
 //
@@ -25,7 +25,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // MaxRows bounds each table of the page; a longer list ends with a line
@@ -41,7 +44,7 @@ var page = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
 		"pct":   func(v float64) string { return fmt.Sprintf("%.0f%%", v) },
 		"score": func(v float64) string { return fmt.Sprintf("%.1f", v) },
-		"ms":    func(d arena.Duration) string { return roundDuration(time.Duration(d)).String() },
+		"ms":    func(d clock.Duration) string { return roundDuration(time.Duration(d)).String() },
 		"rows":  rows,
 	}).Parse(pageTemplate))
 })
@@ -54,35 +57,35 @@ type view struct {
 	Good      bool   // the verdict is a pass
 	Reasons   []string
 	Subtitle  string
-	Rep       *arena.Report
+	Rep       *engine.Report
 	Mode      string // virtual time, real time
 	Length    time.Duration
 	Chart     template.HTML
-	Scenario  *arena.ScenarioReport
-	Survival  *arena.SurvivalReport
+	Scenario  *scenario.Report
+	Survival  *engine.SurvivalReport
 	Dims      []dimension
-	Failed    []arena.CheckResult
-	Undecided []arena.CheckResult
+	Failed    []engine.CheckResult
+	Undecided []engine.CheckResult
 }
 
 type dimension struct {
 	Name   string
-	D      arena.Dimension
+	D      engine.Dimension
 	Detail string
 }
 
 // WriteScenario writes the page of a scenario run.
-func WriteScenario(w io.Writer, rep *arena.ScenarioReport) error {
+func WriteScenario(w io.Writer, rep *scenario.Report) error {
 	v := view{
 		Title: rep.Scenario, Kind: "scenario", Verdict: string(rep.Gate.Verdict),
-		Good: rep.Gate.Verdict == arena.GatePassed, Reasons: rep.Gate.Reasons,
+		Good: rep.Gate.Verdict == scenario.GatePassed, Reasons: rep.Gate.Reasons,
 		Subtitle: rep.Description, Scenario: rep,
 	}
 	return write(w, v, rep.Report)
 }
 
 // WriteSurvival writes the page of a survival run.
-func WriteSurvival(w io.Writer, rep *arena.SurvivalReport) error {
+func WriteSurvival(w io.Writer, rep *engine.SurvivalReport) error {
 	v := view{Title: "survival run", Kind: "survival", Verdict: "completed", Good: true, Survival: rep,
 		Subtitle: fmt.Sprintf("%d actions in %d ticks every %s, at most %d faults active", rep.Actions, rep.Ticks, rep.Config.Interval, rep.Config.MaxActiveFaults)}
 	if rep.Stopped {
@@ -101,7 +104,7 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-func write(w io.Writer, v view, rep *arena.Report) error {
+func write(w io.Writer, v view, rep *engine.Report) error {
 	if rep == nil {
 		return fmt.Errorf("htmlreport: no run report")
 	}
@@ -110,11 +113,11 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 		return fmt.Errorf("htmlreport: %w", err)
 	}
 	v.Rep, v.Chart = rep, template.HTML(chart) // generated here: no input reaches it unescaped
-	clock := rep.Clock
-	if clock == "" && rep.Virtual { // a report made before reports named their clock
-		clock = arena.ClockVirtual
+	clk := rep.Clock
+	if clk == "" && rep.Virtual { // a report made before reports named their clock
+		clk = clock.KindVirtual
 	}
-	v.Mode = clock.Time() // "virtual time", "simulated time (synctest)", "real time"
+	v.Mode = clk.Time() // "virtual time", "simulated time (synctest)", "real time"
 	v.Length = rep.End.Sub(rep.Start)
 	v.Dims = []dimension{
 		{"availability", rep.Score.Availability, fmt.Sprintf("%d of %d samples healthy, downtime %s", rep.HealthySamples, rep.Samples, rep.Downtime)},
@@ -138,7 +141,7 @@ func write(w io.Writer, v view, rep *arena.Report) error {
 }
 
 // consistencyDetail counts the checks, with those not measured.
-func consistencyDetail(rep *arena.Report) string {
+func consistencyDetail(rep *engine.Report) string {
 	s := fmt.Sprintf("%d of %d checks passed", rep.ChecksPassed, rep.ChecksRun)
 	if rep.ChecksNotApplicable > 0 {
 		s += fmt.Sprintf(", %d not applicable", rep.ChecksNotApplicable)
@@ -152,15 +155,15 @@ func consistencyDetail(rep *arena.Report) string {
 // rows returns the first MaxRows items of a list, and how many are left out.
 func rows(list any) (map[string]any, error) {
 	switch l := list.(type) {
-	case []arena.FaultOutcome:
+	case []engine.FaultOutcome:
 		return cut(l), nil
-	case []arena.Result:
+	case []fault.Result:
 		return cut(l), nil
-	case []arena.CheckResult:
+	case []engine.CheckResult:
 		return cut(l), nil
-	case []arena.StepReport:
+	case []scenario.StepReport:
 		return cut(l), nil
-	case []arena.SurvivalEvent:
+	case []engine.SurvivalEvent:
 		return cut(l), nil
 	}
 	return nil, fmt.Errorf("rows: %T", list)

@@ -15,39 +15,42 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // service is a seeded fake cluster in virtual time.
-func service(seed uint64, opts ...fakes.Option) *arena.Service {
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, opts...)...)
-	return arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithSeed(seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+func service(seed uint64, opts ...fakes.Option) *engine.Service {
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clk), fakes.WithSeed(seed)}, opts...)...)
+	return engine.NewService(fault.NewInjector(c, c), events.NewMemoryStore(), nil,
+		engine.WithClock(clk), engine.WithSeed(seed), engine.WithProbe(c.Probe), engine.WithChecks(c.Checks()...))
 }
 
-func scenarioReport(t testing.TB, name string, seed uint64, opts ...fakes.Option) *arena.ScenarioReport {
+func scenarioReport(t testing.TB, name string, seed uint64, opts ...fakes.Option) *scenario.Report {
 	t.Helper()
 	sc, err := scenarios.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Config.Seed = seed
-	rep, err := arena.RunScenarioReport(context.Background(), service(seed, opts...), sc)
+	rep, err := scenario.Run(context.Background(), service(seed, opts...), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func survivalReport(t testing.TB) *arena.SurvivalReport {
+func survivalReport(t testing.TB) *engine.SurvivalReport {
 	t.Helper()
-	rep, err := service(5).RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 20 * time.Minute, Interval: 15 * time.Second, Seed: 5})
+	rep, err := service(5).RunSurvival(context.Background(), engine.SurvivalConfig{Duration: 20 * time.Minute, Interval: 15 * time.Second, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +152,9 @@ func TestWriteSurvival(t *testing.T) {
 // TestUnmeasured: a run with no probe and no fault has no grade and no
 // health line, and the page says so.
 func TestUnmeasured(t *testing.T) {
-	now := arena.VirtualEpoch()
-	rep := &arena.ScenarioReport{Scenario: "empty", Gate: arena.GateResult{Verdict: arena.GateInconclusive},
-		Report: &arena.Report{Start: now, End: now.Add(time.Second)}}
+	now := clock.VirtualEpoch()
+	rep := &scenario.Report{Scenario: "empty", Gate: scenario.GateResult{Verdict: scenario.GateInconclusive},
+		Report: &engine.Report{Start: now, End: now.Add(time.Second)}}
 	var buf bytes.Buffer
 	if err := WriteScenario(&buf, rep); err != nil {
 		t.Fatal(err)
@@ -161,19 +164,19 @@ func TestUnmeasured(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if err := WriteScenario(&buf, &arena.ScenarioReport{}); err == nil {
+	if err := WriteScenario(&buf, &scenario.Report{}); err == nil {
 		t.Error("a scenario report without a run report: no error")
 	}
 }
 
 func TestRowsCap(t *testing.T) {
-	now := arena.VirtualEpoch()
-	r := &arena.Report{Start: now, End: now.Add(time.Hour)}
+	now := clock.VirtualEpoch()
+	r := &engine.Report{Start: now, End: now.Add(time.Hour)}
 	for i := range MaxRows + 5 {
-		r.Faults = append(r.Faults, arena.FaultOutcome{At: arena.Duration(time.Duration(i) * time.Second), Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "w"}})
+		r.Faults = append(r.Faults, engine.FaultOutcome{At: clock.Duration(time.Duration(i) * time.Second), Action: fault.Action{Type: fault.KillAgent, TargetID: "w"}})
 	}
 	var buf bytes.Buffer
-	if err := WriteScenario(&buf, &arena.ScenarioReport{Scenario: "many", Report: r}); err != nil {
+	if err := WriteScenario(&buf, &scenario.Report{Scenario: "many", Report: r}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "… 5 more") {

@@ -1,6 +1,6 @@
 // Package junit writes JUnit XML, as CI servers read it: one document with
 // one testsuite, its figures as properties, one testcase per check and the
-// text report as system-out. arena.ScenarioReport.WriteJUnit and arenatest's
+// text report as system-out. scenario.Report.WriteJUnit and arenatest's
 // survival and A/B reports both build a Suite and call Write.
 package junit
 

@@ -40,12 +40,12 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Faults are the network faults on one end of a link: on one agent's links.
 type Faults struct {
-	Latency     arena.Latency // Latency.Latency 0: none
+	Latency     fault.Latency // Latency.Latency 0: none
 	Rate        int64         // bytes per second, each way; 0: no cap
 	Reset       bool          // connection_reset is in force
 	ResetAfter  time.Duration // how long a call lasts before it is reset
@@ -102,9 +102,9 @@ func PlanOf(from, to End, src Source) Plan {
 				sends, receives = &p.Back, &p.Out
 			}
 			switch l.Direction {
-			case arena.DirectionOutbound:
+			case fault.DirectionOutbound:
 				*sends = Add(*sends, d)
-			case arena.DirectionInbound:
+			case fault.DirectionInbound:
 				*receives = Add(*receives, d)
 			default:
 				*sends = Add(*sends, d/2)
@@ -124,7 +124,7 @@ func PlanOf(from, to End, src Source) Plan {
 
 // draw is a latency plus a uniform draw in [−jitter, +jitter], never below
 // zero. 2·jitter+1 fits a uint64 for every jitter a Duration can hold.
-func draw(l arena.Latency, src Source) time.Duration {
+func draw(l fault.Latency, src Source) time.Duration {
 	d := l.Latency
 	if l.Jitter <= 0 || src == nil {
 		return max(d, 0)
@@ -142,15 +142,15 @@ func draw(l arena.Latency, src Source) time.Duration {
 // that way is not slowed). Both: half each way, the odd nanosecond on what
 // it receives, as PlanOf divides a drawn delay. For a runtime that hands
 // the delaying to something else (the containers' proxies), one leg each.
-func Split(l arena.Latency) (sends, receives arena.Latency) {
+func Split(l fault.Latency) (sends, receives fault.Latency) {
 	switch l.Direction {
-	case arena.DirectionOutbound:
-		return l, arena.Latency{}
-	case arena.DirectionInbound:
-		return arena.Latency{}, l
+	case fault.DirectionOutbound:
+		return l, fault.Latency{}
+	case fault.DirectionInbound:
+		return fault.Latency{}, l
 	}
-	half := arena.Latency{Latency: l.Latency / 2, Jitter: l.Jitter / 2}
-	return half, arena.Latency{Latency: l.Latency - half.Latency, Jitter: l.Jitter - half.Jitter}
+	half := fault.Latency{Latency: l.Latency / 2, Jitter: l.Jitter / 2}
+	return half, fault.Latency{Latency: l.Latency - half.Latency, Jitter: l.Jitter - half.Jitter}
 }
 
 // Add adds two non-negative durations, saturating at Forever.

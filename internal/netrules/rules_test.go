@@ -8,8 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,8 +22,8 @@ func (f fixed) Uint64N(n uint64) uint64 { return min(uint64(f), n-1) }
 
 func TestPlanOf(t *testing.T) {
 	ms := time.Millisecond
-	lat := func(d time.Duration, dir arena.Direction, peer string) *Faults {
-		return &Faults{Latency: arena.Latency{Latency: d, Direction: dir, Peer: peer}}
+	lat := func(d time.Duration, dir fault.Direction, peer string) *Faults {
+		return &Faults{Latency: fault.Latency{Latency: d, Direction: dir, Peer: peer}}
 	}
 	for _, tc := range []struct {
 		name     string
@@ -30,26 +31,26 @@ func TestPlanOf(t *testing.T) {
 		want     Plan
 	}{
 		{"no fault", nil, &Faults{}, Plan{ResetAt: Never}},
-		{"both ways on the caller: half each leg, the odd ns on the response", lat(101*ms+1, arena.DirectionBoth, ""), nil,
+		{"both ways on the caller: half each leg, the odd ns on the response", lat(101*ms+1, fault.DirectionBoth, ""), nil,
 			Plan{Out: 50*ms + 500*time.Microsecond, Back: 50*ms + 500*time.Microsecond + 1, ResetAt: Never}},
-		{"outbound on the caller: the request leg", lat(80*ms, arena.DirectionOutbound, ""), nil, Plan{Out: 80 * ms, ResetAt: Never}},
-		{"outbound on the callee: the response leg", nil, lat(80*ms, arena.DirectionOutbound, ""), Plan{Back: 80 * ms, ResetAt: Never}},
-		{"inbound on the callee: the request leg", nil, lat(80*ms, arena.DirectionInbound, ""), Plan{Out: 80 * ms, ResetAt: Never}},
-		{"a peer other than the other end: no delay", lat(80*ms, arena.DirectionOutbound, "c"), nil, Plan{ResetAt: Never}},
-		{"a peer that is the other end", lat(80*ms, arena.DirectionOutbound, "b"), nil, Plan{Out: 80 * ms, ResetAt: Never}},
-		{"two latencies add up", lat(80*ms, arena.DirectionOutbound, ""), lat(20*ms, arena.DirectionInbound, ""), Plan{Out: 100 * ms, ResetAt: Never}},
+		{"outbound on the caller: the request leg", lat(80*ms, fault.DirectionOutbound, ""), nil, Plan{Out: 80 * ms, ResetAt: Never}},
+		{"outbound on the callee: the response leg", nil, lat(80*ms, fault.DirectionOutbound, ""), Plan{Back: 80 * ms, ResetAt: Never}},
+		{"inbound on the callee: the request leg", nil, lat(80*ms, fault.DirectionInbound, ""), Plan{Out: 80 * ms, ResetAt: Never}},
+		{"a peer other than the other end: no delay", lat(80*ms, fault.DirectionOutbound, "c"), nil, Plan{ResetAt: Never}},
+		{"a peer that is the other end", lat(80*ms, fault.DirectionOutbound, "b"), nil, Plan{Out: 80 * ms, ResetAt: Never}},
+		{"two latencies add up", lat(80*ms, fault.DirectionOutbound, ""), lat(20*ms, fault.DirectionInbound, ""), Plan{Out: 100 * ms, ResetAt: Never}},
 		{"the lower rate", &Faults{Rate: 1000}, &Faults{Rate: 10}, Plan{Rate: 10, ResetAt: Never}},
 		{"the earlier reset", &Faults{Reset: true, ResetAfter: 5 * ms}, &Faults{Reset: true, ResetAfter: 2 * ms}, Plan{ResetAt: 2 * ms}},
 		{"a reset at once", nil, &Faults{Reset: true}, Plan{ResetAt: 0}},
 		{"a partition on either end cuts", nil, &Faults{Partitioned: true}, Plan{ResetAt: Never, Cut: true}},
-		{"two latencies at the top of int64 saturate", lat(Forever, arena.DirectionOutbound, ""), lat(Forever, arena.DirectionInbound, ""),
+		{"two latencies at the top of int64 saturate", lat(Forever, fault.DirectionOutbound, ""), lat(Forever, fault.DirectionInbound, ""),
 			Plan{Out: Forever, ResetAt: Never}},
 	} {
 		if got := PlanOf(End{"a", tc.from}, End{"b", tc.to}, fixed(0)); got != tc.want {
 			t.Errorf("%s: PlanOf = %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
-	self := lat(80*ms, arena.DirectionOutbound, "")
+	self := lat(80*ms, fault.DirectionOutbound, "")
 	if got := PlanOf(End{"a", self}, End{"a", self}, nil); got.Out != 80*ms {
 		t.Errorf("a call to itself: %+v, want its faults once", got)
 	}
@@ -58,7 +59,7 @@ func TestPlanOf(t *testing.T) {
 // A jitter at the top of a Duration draws without overflow, whatever the
 // draw: the wedge of issue 26 was Int64N(2*jitter+1) overflowing.
 func TestJitterNeverOverflows(t *testing.T) {
-	for _, l := range []arena.Latency{
+	for _, l := range []fault.Latency{
 		{Latency: time.Nanosecond, Jitter: Forever},
 		{Latency: Forever, Jitter: Forever},
 		{Latency: time.Hour, Jitter: 1281024 * time.Hour},
@@ -70,10 +71,10 @@ func TestJitterNeverOverflows(t *testing.T) {
 			}
 		}
 	}
-	if d := draw(arena.Latency{Latency: time.Second, Jitter: time.Second}, fixed(0)); d != 0 {
+	if d := draw(fault.Latency{Latency: time.Second, Jitter: time.Second}, fixed(0)); d != 0 {
 		t.Errorf("draw(1s ± 1s, lowest) = %s, want 0", d)
 	}
-	if d := draw(arena.Latency{Latency: time.Second, Jitter: time.Second}, fixed(1<<64-1)); d != 2*time.Second {
+	if d := draw(fault.Latency{Latency: time.Second, Jitter: time.Second}, fixed(1<<64-1)); d != 2*time.Second {
 		t.Errorf("draw(1s ± 1s, highest) = %s, want 2s", d)
 	}
 }
@@ -87,7 +88,7 @@ func TestTransferAndStep(t *testing.T) {
 		{1000, 32_000, 32 * time.Second},
 		{1, 1 << 62, Forever},
 		{3, 1, 333333333},
-		{arena.MaxRate, 1 << 62, time.Duration((1 << 62) / 1000)}, // 1e9/1e12 ns a byte
+		{fault.MaxRate, 1 << 62, time.Duration((1 << 62) / 1000)}, // 1e9/1e12 ns a byte
 	} {
 		if got := (Plan{Rate: tc.rate}).Transfer(tc.n); got != tc.want {
 			t.Errorf("Transfer(%d bytes at %d B/s) = %s, want %s", tc.n, tc.rate, got, tc.want)
@@ -129,7 +130,7 @@ func wantLatency(l *Links) func() (time.Duration, bool, <-chan struct{}) {
 func setLatency(t *testing.T, l *Links, d time.Duration) {
 	t.Helper()
 	err := l.Update("a", func(f *Faults) error {
-		f.Latency = arena.Latency{Latency: d, Direction: arena.DirectionOutbound}
+		f.Latency = fault.Latency{Latency: d, Direction: fault.DirectionOutbound}
 		return nil
 	})
 	if err != nil {
@@ -252,15 +253,15 @@ func TestLinksUpdate(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
-	l := arena.Latency{Latency: 101, Jitter: 11}
+	l := fault.Latency{Latency: 101, Jitter: 11}
 	for _, tc := range []struct {
-		dir             arena.Direction
-		sends, receives arena.Latency
+		dir             fault.Direction
+		sends, receives fault.Latency
 	}{
-		{arena.DirectionBoth, arena.Latency{Latency: 50, Jitter: 5}, arena.Latency{Latency: 51, Jitter: 6}},
-		{"", arena.Latency{Latency: 50, Jitter: 5}, arena.Latency{Latency: 51, Jitter: 6}},
-		{arena.DirectionOutbound, arena.Latency{Latency: 101, Jitter: 11, Direction: arena.DirectionOutbound}, arena.Latency{}},
-		{arena.DirectionInbound, arena.Latency{}, arena.Latency{Latency: 101, Jitter: 11, Direction: arena.DirectionInbound}},
+		{fault.DirectionBoth, fault.Latency{Latency: 50, Jitter: 5}, fault.Latency{Latency: 51, Jitter: 6}},
+		{"", fault.Latency{Latency: 50, Jitter: 5}, fault.Latency{Latency: 51, Jitter: 6}},
+		{fault.DirectionOutbound, fault.Latency{Latency: 101, Jitter: 11, Direction: fault.DirectionOutbound}, fault.Latency{}},
+		{fault.DirectionInbound, fault.Latency{}, fault.Latency{Latency: 101, Jitter: 11, Direction: fault.DirectionInbound}},
 	} {
 		l.Direction = tc.dir
 		if s, r := Split(l); s != tc.sends || r != tc.receives {

@@ -1,5 +1,5 @@
 // Package planted holds a fake cluster with a bug planted in it, for the
-// shrinker's tests and examples (arena.Shrink): a bug that needs two faults,
+// shrinker's tests and examples (shrink.Run): a bug that needs two faults,
 // in a particular order, to show.
 //
 // [Cluster] is a [fakes.Cluster] whose leader hand-over forgets the task it
@@ -21,8 +21,8 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Cluster is a fake cluster with the planted bug. It runs on the options'
@@ -35,7 +35,7 @@ type Cluster struct {
 	coin func() bool // NewFlaky: the coin of a kill with nobody cut off
 }
 
-var _ arena.RuntimeProvider = (*Cluster)(nil)
+var _ fault.RuntimeProvider = (*Cluster)(nil)
 
 // New returns a fake cluster made with opts, with the planted bug.
 func New(opts ...fakes.Option) *Cluster {
@@ -102,7 +102,7 @@ func (c *Cluster) Lost() int {
 
 // Checks returns the fake cluster's checks, whose "tasks" check also counts
 // the tasks the planted bug lost.
-func (c *Cluster) Checks() []arena.Check {
+func (c *Cluster) Checks() []fault.Check {
 	checks := c.Cluster.Checks()
 	for i, ch := range checks {
 		if ch.Name != "tasks" {

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // tasksCheck runs the cluster's "tasks" check.
@@ -25,7 +26,7 @@ func tasksCheck(t *testing.T, c *Cluster) error {
 // leader, while the partition holds, loses a task.
 func TestBugNeedsBothFaultsInOrder(t *testing.T) {
 	ctx := context.Background()
-	var lift arena.Lift // the partition's
+	var lift fault.Lift // the partition's
 	partition := func(c *Cluster) (err error) {
 		lift, err = c.PartitionNetwork(ctx, "worker-2")
 		return err
@@ -47,7 +48,7 @@ func TestBugNeedsBothFaultsInOrder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := New(fakes.WithClock(arena.NewVirtualClock(time.Time{})))
+			c := New(fakes.WithClock(clock.NewVirtual(time.Time{})))
 			for i, step := range tc.steps {
 				if err := step(c); err != nil {
 					t.Fatalf("step %d: %v", i, err)
@@ -66,7 +67,7 @@ func TestBugNeedsBothFaultsInOrder(t *testing.T) {
 func TestFlakyCoin(t *testing.T) {
 	ctx := context.Background()
 	for _, heads := range []bool{true, false} {
-		c := NewFlaky(func() bool { return heads }, fakes.WithClock(arena.NewVirtualClock(time.Time{})))
+		c := NewFlaky(func() bool { return heads }, fakes.WithClock(clock.NewVirtual(time.Time{})))
 		if err := c.StopAgent(ctx, c.Leader()); err != nil {
 			t.Fatal(err)
 		}

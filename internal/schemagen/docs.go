@@ -1,7 +1,7 @@
 package schemagen
 
 // docs are the schema's descriptions, by Go type and "Type.Field" (the
-// metadata keys' are their arena.MetaKey.Doc, and Action.Metadata's is
+// metadata keys' are their fault.MetaKey.Doc, and Action.Metadata's is
 // derived from the specs: metadataDoc). They are what an editor
 // shows on hover; a test checks that every property has one.
 var docs = map[string]string{
@@ -20,7 +20,7 @@ var docs = map[string]string{
 	"ScenarioConfig.Timeout":          "Bounds the whole run; steps not started by then are skipped and the gate fails. Default: twice the planned length plus a minute. Must not be shorter than the planned length.",
 	"ScenarioConfig.Warmup":           "Observed before the first steps become ready.",
 	"ScenarioConfig.Cooldown":         "Observed after the last step has completed. A fault still unhealthy when the run ends counts as unrecovered.",
-	"ScenarioConfig.Seed":             "Seeds the target selectors (random, type:<t>) and, in the CLI and arenatest, the fake workload. 0 or left out: drawn and reported.",
+	"ScenarioConfig.Seed":             "Seeds the target selectors (any, type:<t>, not:<t>) and, in the CLI and arenatest, the fake workload. 0 or left out: drawn and reported.",
 	"ScenarioConfig.ProbeInterval":    "How often the health probe is sampled (default 100ms). Older spelling of observe.probe_interval.",
 	"ScenarioConfig.RecoveryDeadline": "A fault not healthy again within this is unrecovered (default 30s). Older spelling of observe.recovery_deadline.",
 	"ScenarioConfig.Observe":          "How the run is observed; left-out fields take the service's settings.",
@@ -49,8 +49,8 @@ var docs = map[string]string{
 
 	"Action":          "A fault. Which of target_id and source_id a type needs, and which metadata it takes, is checked per type.",
 	"Action.Type":     "The fault type.",
-	"Action.TargetID": "The agent (or DAG node) to hit, or a selector: random, or type:<agent type>. Not for kill_leader and kill_orchestrator.",
-	"Action.SourceID": "The source of the DAG edge (remove_edge only).",
+	"Action.TargetID": "The agent (or DAG node) to hit, or a selector that fits any system: any (random) for any agent or node, type:<agent type> (type:leader), not:<agent type> (not:leader: anyone but the leader). Resolved against the agents the runtime lists before the run starts. Not for kill_leader and kill_orchestrator.",
+	"Action.SourceID": "The source of the DAG edge (remove_edge only), or any: with target_id any too, any edge.",
 
 	"Gate":              "The scenario's gate. Left-out criteria are not checked.",
 	"Gate.MinGrade":     "The run's grade is at least this (A+ ≥ 95, A ≥ 90, B ≥ 80, C ≥ 70, D ≥ 60). A run with nothing measured has no grade and fails.",

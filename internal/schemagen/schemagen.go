@@ -1,6 +1,6 @@
 // Package schemagen generates the JSON Schema of arena scenario files from
 // arena's Go types (with github.com/invopop/jsonschema), so that the schema
-// cannot drift from what arena.LoadScenario accepts. `make schema` writes it
+// cannot drift from what scenario.Load accepts. `make schema` writes it
 // to scenarios/scenario.schema.json; a test in package scenarios keeps the
 // shipped file equal to Generate's output.
 //
@@ -9,9 +9,9 @@
 // adds what Go types cannot say: the one encoding of durations, the grade and
 // action type enums, value ranges, and, per action type, which of target_id
 // and source_id it needs and which metadata keys it takes. Those per-type
-// rules are read from the types' arena.FaultSpec, as arena.Action.Validate
+// rules are read from the types' fault.Spec, as fault.Action.Validate
 // reads them, so the two cannot drift; GenerateFor takes a service's own
-// set of types (arena.Injector.FaultTypes). The schema serves editors; the
+// set of types (fault.Injector.FaultTypes). The schema serves editors; the
 // loader stays the authority (cross-field rules such as unique labels,
 // dependencies and cycles are its alone).
 package schemagen
@@ -25,8 +25,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/invopop/jsonschema"
+
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // ID is the schema's $id.
@@ -34,24 +38,25 @@ const ID = "https://github.com/ares-arena/arena/scenarios/scenario.schema.json"
 
 // Generate returns the schema of scenarios of the built-in fault types as
 // indented JSON with a final newline.
-func Generate() ([]byte, error) { return GenerateFor(arena.FaultSpecs()) }
+func Generate() ([]byte, error) { return GenerateFor(fault.Specs()) }
 
 // GenerateFor returns the schema of scenarios whose actions are of the
-// given types (a service's: arena.Injector.FaultTypes).
-func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
+// given types (a service's: fault.Injector.FaultTypes).
+func GenerateFor(faults []fault.Spec) ([]byte, error) {
 	r := &jsonschema.Reflector{
 		FieldNameTag:   "yaml",
 		ExpandedStruct: true,
 		Anonymous:      true,
 		Mapper:         mapType,
+		Namer:          defName,
 		LookupComment: func(t reflect.Type, field string) string {
 			if field == "" {
-				return docs[t.Name()]
+				return docs[defName(t)]
 			}
-			return docs[t.Name()+"."+field]
+			return docs[defName(t)+"."+field]
 		},
 	}
-	s := r.Reflect(&arena.Scenario{})
+	s := r.Reflect(&scenario.Scenario{})
 	s.ID = ID
 	s.Title = "arena scenario"
 	defs := s.Definitions
@@ -66,31 +71,31 @@ func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 	prop(s, "name").MinLength = ptr(uint64(1))
 	prop(s, "tags").Items.MinLength = ptr(uint64(1))
 	prop(s, "actions").MinItems = ptr(uint64(1))
-	prop(s, "actions").MaxItems = ptr(uint64(arena.MaxScenarioSteps))
+	prop(s, "actions").MaxItems = ptr(uint64(scenario.MaxSteps))
 
 	cfg, step, action, gate := defs["ScenarioConfig"], defs["ScenarioStep"], defs["Action"], defs["Gate"]
 	if cfg == nil || step == nil || action == nil || gate == nil {
 		return nil, errors.New("schemagen: a scenario type was not reflected")
 	}
 	prop(cfg, "max_concurrent").Minimum = "0"
-	prop(cfg, "max_concurrent").Maximum = json.Number(strconv.Itoa(arena.MaxScenarioSteps))
+	prop(cfg, "max_concurrent").Maximum = json.Number(strconv.Itoa(scenario.MaxSteps))
 	prop(cfg, "seed").Minimum = "0"
-	durationIn(prop(cfg, "timeout"), 0, arena.MaxScenarioTimeout)
-	durationIn(prop(cfg, "warmup"), 0, arena.MaxScenarioLength)
-	durationIn(prop(cfg, "cooldown"), 0, arena.MaxScenarioLength)
+	durationIn(prop(cfg, "timeout"), 0, scenario.MaxTimeout)
+	durationIn(prop(cfg, "warmup"), 0, scenario.MaxLength)
+	durationIn(prop(cfg, "cooldown"), 0, scenario.MaxLength)
 	prop(step, "label").MinLength = ptr(uint64(1))
 	prop(step, "depends_on").Items.MinLength = ptr(uint64(1))
 	prop(step, "depends_on").UniqueItems = true
-	durationIn(prop(step, "delay"), 0, arena.MaxScenarioLength)
+	durationIn(prop(step, "delay"), 0, scenario.MaxLength)
 	prop(gate, "min_score").Minimum = "0"
 	prop(gate, "min_score").Maximum = "100"
-	durationIn(prop(gate, "max_mttr"), 0, arena.MaxObserveWindow)
+	durationIn(prop(gate, "max_mttr"), 0, engine.MaxObserveWindow)
 	observe, abort := defs["ScenarioObserve"], defs["AbortWhen"]
 	if observe == nil || abort == nil {
 		return nil, errors.New("schemagen: a scenario type was not reflected")
 	}
-	durationIn(prop(abort, "unhealthy_for"), 0, arena.MaxScenarioLength)
-	var o arena.ObserveOptions
+	durationIn(prop(abort, "unhealthy_for"), 0, scenario.MaxLength)
+	var o engine.ObserveOptions
 	for _, st := range o.Settings() {
 		for _, p := range []*jsonschema.Schema{optional(observe, st.Name), optional(cfg, st.Name)} {
 			switch {
@@ -121,15 +126,33 @@ func GenerateFor(faults []arena.FaultSpec) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// defNames keep the schema's definitions under the names they have always
+// had, whatever the Go types are called in the packages that hold them
+// now: the schema is a wire format, and editors cache it.
+var defNames = map[reflect.Type]string{
+	reflect.TypeFor[scenario.Config]():  "ScenarioConfig",
+	reflect.TypeFor[scenario.Step]():    "ScenarioStep",
+	reflect.TypeFor[scenario.Observe](): "ScenarioObserve",
+	reflect.TypeFor[fault.Type]():       "ActionType",
+}
+
+// defName names t's definition in the schema.
+func defName(t reflect.Type) string {
+	if n, ok := defNames[t]; ok {
+		return n
+	}
+	return t.Name()
+}
+
 // mapType replaces arena's scalar types by references to their definitions.
 // It returns a fresh schema each time: the reflector sets descriptions on it.
 func mapType(t reflect.Type) *jsonschema.Schema {
 	switch t {
-	case reflect.TypeFor[arena.Duration]():
+	case reflect.TypeFor[clock.Duration]():
 		return &jsonschema.Schema{Ref: "#/$defs/Duration"}
-	case reflect.TypeFor[arena.Grade]():
+	case reflect.TypeFor[engine.Grade]():
 		return &jsonschema.Schema{Ref: "#/$defs/Grade"}
-	case reflect.TypeFor[arena.ActionType]():
+	case reflect.TypeFor[fault.Type]():
 		return &jsonschema.Schema{Ref: "#/$defs/ActionType"}
 	}
 	return nil
@@ -159,15 +182,15 @@ func enumSchema(desc string, values ...string) *jsonschema.Schema {
 
 // perType says, for one action type, which target fields it needs or
 // refuses and which metadata keys it takes, as its spec says.
-func perType(f arena.FaultSpec) *jsonschema.Schema {
+func perType(f fault.Spec) *jsonschema.Schema {
 	t := string(f.Type)
 	var then jsonschema.Schema
 	then.Properties = jsonschema.NewProperties()
 	switch f.Target {
-	case arena.TargetRole, arena.TargetSystem:
+	case fault.TargetRole, fault.TargetSystem:
 		then.Properties.Set("target_id", jsonschema.FalseSchema)
 		then.Properties.Set("source_id", jsonschema.FalseSchema)
-	case arena.TargetEdge:
+	case fault.TargetEdge:
 		then.Required = []string{"source_id", "target_id"}
 	default:
 		then.Required = []string{"target_id"}
@@ -196,7 +219,7 @@ func perType(f arena.FaultSpec) *jsonschema.Schema {
 // types take are grouped): "Per-type parameters: duration (pause_agent,
 // slow_agent, …); delay (slow_agent); …". The per-type rules say what each
 // key means.
-func metadataDoc(faults []arena.FaultSpec) string {
+func metadataDoc(faults []fault.Spec) string {
 	var keys []string
 	takers := map[string][]string{}
 	for _, f := range faults {
@@ -223,12 +246,12 @@ func metadataDoc(faults []arena.FaultSpec) string {
 }
 
 // metaSchema is the schema of one metadata value.
-func metaSchema(k arena.MetaKey) *jsonschema.Schema {
+func metaSchema(k fault.MetaKey) *jsonschema.Schema {
 	var v *jsonschema.Schema
 	switch k.Kind {
-	case arena.MetaKindDuration:
+	case fault.MetaKindDuration:
 		v = &jsonschema.Schema{Ref: "#/$defs/Duration"}
-	case arena.MetaKindString:
+	case fault.MetaKindString:
 		v = &jsonschema.Schema{Type: "string"}
 		for _, e := range k.Enum {
 			v.Enum = append(v.Enum, e)
@@ -248,14 +271,14 @@ func metaSchema(k arena.MetaKey) *jsonschema.Schema {
 		v.Description = string(k.Kind) + "."
 	}
 	switch k.Kind {
-	case arena.MetaKindDuration:
+	case fault.MetaKindDuration:
 		lo, hi := k.Range()
 		durationIn(v, lo.(time.Duration), hi.(time.Duration))
-	case arena.MetaKindString:
+	case fault.MetaKindString:
 		if len(k.Enum) == 0 {
 			n := k.MaxLen
 			if n == 0 {
-				n = arena.MaxMetaString
+				n = fault.MaxMetaString
 			}
 			v.MaxLength = ptr(uint64(n))
 		}

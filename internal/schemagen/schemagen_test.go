@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -77,9 +78,9 @@ func TestEveryPropertyIsDocumented(t *testing.T) {
 // with exactly the types that take it: the network keys and clock_jump's
 // offset too, and a key of a user's own type in that type's schema.
 func TestMetadataDocNamesEveryKey(t *testing.T) {
-	user := arena.FaultSpec{Type: "acme_brownout", Target: arena.TargetAgent,
-		Metadata: []arena.MetaKey{{Name: "watts", Kind: arena.MetaKindNumber}}}
-	for _, faults := range [][]arena.FaultSpec{arena.FaultSpecs(), append(arena.FaultSpecs(), user)} {
+	user := fault.Spec{Type: "acme_brownout", Target: fault.TargetAgent,
+		Metadata: []fault.MetaKey{{Name: "watts", Kind: fault.MetaKindNumber}}}
+	for _, faults := range [][]fault.Spec{fault.Specs(), append(fault.Specs(), user)} {
 		b, err := GenerateFor(faults)
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +119,7 @@ func TestMetadataDocNamesEveryKey(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("metadata description %q: keys and their types (-want +got):\n%s", text, diff)
 		}
-		for _, k := range []string{arena.MetaLatency, arena.MetaJitter, arena.MetaDirection, arena.MetaPeer, arena.MetaRate, arena.MetaAfter, arena.MetaOffset} {
+		for _, k := range []string{fault.MetaLatency, fault.MetaJitter, fault.MetaDirection, fault.MetaPeer, fault.MetaRate, fault.MetaAfter, fault.MetaOffset} {
 			if got[k] == "" {
 				t.Errorf("metadata description %q lacks %s", text, k)
 			}

@@ -19,5 +19,5 @@
 //
 // The kernels are plain functions of summaries (n, mean, variance), so the
 // calibration simulations can feed them running sums and run millions of
-// looks in a second; arena's RegressionTester calls the same code.
+// looks in a second; arena's regression.Tester calls the same code.
 package stats

@@ -16,7 +16,7 @@ import (
 // scale-invariant statistics; by Ville's inequality
 // P(BF ever reaches 1/α) ≤ α, however often it is looked at. An infinite t
 // (two constant arms that differ) gives the limit (1 + n_δ·g)^(ν/2).
-// It is the evidence of NewMixtureSequential (arena's RegressionConfig.G),
+// It is the evidence of NewMixtureSequential (arena's regression.Config.G),
 // the rule of arena's sequential mode before issue 27.
 func LogBayesFactor(t float64, n1, n2 int, g float64) float64 {
 	if n1 < 2 || n2 < 2 || math.IsNaN(t) {

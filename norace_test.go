@@ -1,6 +1,0 @@
-//go:build !race
-
-package arena_test
-
-// raceDetector: see race_test.go.
-const raceDetector = false
