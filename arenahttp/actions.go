@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // ActionRequest is the optional JSON body of the action routes. On the
@@ -15,9 +15,9 @@ import (
 // the target. Metadata is validated per type, as in scenarios (durations as
 // "1.5s" or seconds):
 //
-//	POST /arena/agent/worker-1/slow     {"metadata": {"delay": "2s", "duration": 10}}
-//	POST /arena/edge/remove             {"source_id": "orchestrator-0", "target_id": "worker-2"}
-//	POST /arena/fault/disk_full         {"target_id": "node-2", "metadata": {"percent": 100}}
+//	POST /arena/agent/worker-1/slow      {"metadata": {"delay": "2s", "duration": 10}}
+//	POST /arena/edge/remove              {"source_id": "orchestrator-0", "target_id": "worker-2"}
+//	POST /arena/fault/acme.disk_full     {"target_id": "node-2", "metadata": {"percent": 100}}
 type ActionRequest struct {
 	ID       string         `json:"id,omitempty"`        // the action's ID; default: assigned by the service
 	SourceID string         `json:"source_id,omitempty"` // remove_edge and /arena/fault/{type} only
@@ -27,7 +27,7 @@ type ActionRequest struct {
 
 // action serves one action route. pathID names the path wildcard holding
 // the target ("" when there is none).
-func (h *Handler) action(t arena.ActionType, pathID string) http.HandlerFunc {
+func (h *Handler) action(t fault.Type, pathID string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, err := h.parseAction(r, t, pathID)
 		if err != nil {
@@ -40,9 +40,9 @@ func (h *Handler) action(t arena.ActionType, pathID string) http.HandlerFunc {
 
 // execute lands a parsed action. A fault the runtime cannot land is a 501
 // (the server does not implement it), one with no provider at all a 503.
-func (h *Handler) execute(w http.ResponseWriter, r *http.Request, a arena.Action) {
+func (h *Handler) execute(w http.ResponseWriter, r *http.Request, a fault.Action) {
 	switch err := h.svc.Injector().Unsupported(a.Type); {
-	case errors.Is(err, arena.ErrUnsupported):
+	case errors.Is(err, fault.ErrUnsupported):
 		writeError(w, http.StatusNotImplemented, "", err.Error())
 		return
 	case err != nil:
@@ -61,7 +61,7 @@ func (h *Handler) execute(w http.ResponseWriter, r *http.Request, a arena.Action
 // fault serves POST /arena/fault/{type}: any type the service knows, the
 // target and metadata in the body.
 func (h *Handler) fault(w http.ResponseWriter, r *http.Request) {
-	t := arena.ActionType(r.PathValue("type"))
+	t := fault.Type(r.PathValue("type"))
 	if _, ok := h.svc.Injector().Fault(t); !ok {
 		names := make([]string, 0, 16)
 		for _, spec := range h.svc.Injector().FaultTypes() {
@@ -75,7 +75,7 @@ func (h *Handler) fault(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	a := arena.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
+	a := fault.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
 	for _, f := range [...]struct{ name, id string }{{"id", a.ID}, {"source_id", a.SourceID}, {"target_id", a.TargetID}} {
 		if f.id != "" {
 			if err := checkID(f.name, f.id); err != nil {
@@ -91,18 +91,18 @@ func (h *Handler) fault(w http.ResponseWriter, r *http.Request) {
 	h.execute(w, r, a)
 }
 
-func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string) (arena.Action, error) {
+func (h *Handler) parseAction(r *http.Request, t fault.Type, pathID string) (fault.Action, error) {
 	var req ActionRequest
 	if err := decodeJSON(r, &req); err != nil {
-		return arena.Action{}, err
+		return fault.Action{}, err
 	}
-	a := arena.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
+	a := fault.Action{ID: req.ID, Type: t, SourceID: req.SourceID, TargetID: req.TargetID, Metadata: req.Metadata}
 	if a.ID != "" {
 		if err := checkID("id", a.ID); err != nil {
 			return a, err
 		}
 	}
-	if spec, _ := arena.LookupFault(t); spec.Target == arena.TargetEdge {
+	if spec, _ := fault.Lookup(t); spec.Target == fault.TargetEdge {
 		for _, f := range [...]struct{ name, id string }{{"source_id", a.SourceID}, {"target_id", a.TargetID}} {
 			if f.id != "" {
 				if err := checkID(f.name, f.id); err != nil {
@@ -131,7 +131,7 @@ func (h *Handler) parseAction(r *http.Request, t arena.ActionType, pathID string
 // is not one of the routes above it.
 func (h *Handler) unknownAction(w http.ResponseWriter, r *http.Request) {
 	var names []string
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		if name, ok := strings.CutPrefix(spec.Route, agentRoute); ok {
 			names = append(names, name)
 		}

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 )
 
 // BenchmarkExecute measures Service.Execute with no event stream open, with
@@ -40,12 +41,12 @@ func BenchmarkExecute(b *testing.B) {
 		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := newSystem(b, systemConfig{clock: arena.NewVirtualClock(time.Time{}), handlerOpts: []Option{WithWriteTimeout(time.Second)}})
+			s := newSystem(b, systemConfig{clock: clock.NewVirtual(time.Time{}), handlerOpts: []Option{WithWriteTimeout(time.Second)}})
 			stop := tc.client(b, s)
 			defer stop()
 			ctx := context.Background()
-			pause := arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}
-			resume := arena.Action{Type: arena.ActionResumeAgent, TargetID: "worker-1"}
+			pause := fault.Action{Type: fault.PauseAgent, TargetID: "worker-1"}
+			resume := fault.Action{Type: fault.ResumeAgent, TargetID: "worker-1"}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				a := pause

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strings"
+	"sync"
 )
 
 // The dashboard: one page (ui/index.html with its script and style sheet),
@@ -32,15 +34,30 @@ var uiTypes = map[string]string{
 	".css":  "text/css; charset=utf-8",
 }
 
-// dashboard serves GET /arena/ui/{asset...}: the page's files.
+// uiAssets is every file of the dashboard, read once: a request costs no
+// copy of it (see dashboard).
+var uiAssets = sync.OnceValue(func() map[string][]byte {
+	m := map[string][]byte{}
+	_ = fs.WalkDir(uiFiles, "ui", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			m[strings.TrimPrefix(name, "ui/")], _ = fs.ReadFile(uiFiles, name)
+		}
+		return nil
+	})
+	return m
+})
+
+// dashboard serves GET /arena/ui/{asset...}: the page's files. It is
+// public: its answer is made under a slot of the public pool and written
+// after (public.go), and the file's bytes are handed over, not copied.
 func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("asset")
 	if name == "" {
 		name = "index.html"
 	}
-	b, err := fs.ReadFile(uiFiles, "ui/"+name)
+	b, ok := uiAssets()[name]
 	ctype, known := uiTypes[path.Ext(name)]
-	if err != nil || !known {
+	if !ok || !known {
 		writeError(w, http.StatusNotFound, "", "no such file of the dashboard: "+quote(name))
 		return
 	}
@@ -52,5 +69,9 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	if a, ok := w.(*answer); ok {
+		a.share(b)
+		return
+	}
 	_, _ = w.Write(b)
 }

@@ -85,13 +85,18 @@ func TestDashboardLoadsNothingFromElsewhere(t *testing.T) {
 }
 
 // TestDashboardKnowsEveryEventType: an EventSource hears only the event
-// types it listens for, so the page lists each type the arena package
-// sends. The list is read from the package's source (its Event… constants),
-// so a new type fails here until the page handles it.
+// types it listens for, so the page lists each type the service sends
+// (the engine's runs and regression's A/B tests). The list is read from
+// those packages' source (their Event… constants), so a new type fails here
+// until the page handles it.
 func TestDashboardKnowsEveryEventType(t *testing.T) {
-	files, err := filepath.Glob("../*.go")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{"../engine", "../regression"} {
+		got, err := filepath.Glob(dir + "/*.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, got...)
 	}
 	var types []string
 	fset := token.NewFileSet()
@@ -122,7 +127,7 @@ func TestDashboardKnowsEveryEventType(t *testing.T) {
 		})
 	}
 	if len(types) < 8 {
-		t.Fatalf("found event types %q in package arena, want at least the 8 known today", types)
+		t.Fatalf("found event types %q in packages engine and regression, want at least the 8 known today", types)
 	}
 	js, _ := fs.ReadFile(uiFiles, "ui/app.js")
 	m := regexp.MustCompile(`(?s)const EVENT_TYPES = \[(.*?)\]`).FindSubmatch(js)

@@ -4,7 +4,7 @@
 //
 //	reg := prometheus.NewRegistry()
 //	store := events.NewMemoryStore()
-//	svc := arena.NewService(arena.NewInjector(rt, dag), store, nil, arena.WithRegisterer(reg), …)
+//	svc := engine.NewService(fault.NewInjector(rt, dag), store, nil, engine.WithRegisterer(reg), …)
 //	h := arenahttp.NewHandler(svc, arenahttp.WithAPIKey(key), arenahttp.WithEvents(store),
 //		arenahttp.WithGatherer(reg), arenahttp.WithFlightRecorder(fr))
 //	defer h.Close()
@@ -18,52 +18,39 @@
 // JSON in and out. Every route requires the API key when one is set, but
 // the dashboard's files and the login (see Dashboard and sessions).
 //
-//	POST /arena/leader/kill                  kill_leader
-//	POST /arena/orchestrator/kill            kill_orchestrator
-//	POST /arena/agent/{id}/kill              kill_agent
-//	POST /arena/agent/{id}/pause             pause_agent
-//	POST /arena/agent/{id}/resume            resume_agent
-//	POST /arena/agent/{id}/slow              slow_agent
-//	POST /arena/agent/{id}/partition         network_partition
-//	POST /arena/agent/{id}/tool-timeout      tool_timeout
-//	POST /arena/agent/{id}/memory-corrupt    memory_corrupt
-//	POST /arena/agent/{id}/mcp-disconnect    mcp_disconnect
-//	POST /arena/agent/{id}/llm-failure       llm_failure
-//	POST /arena/agent/{id}/latency           network_latency
-//	POST /arena/agent/{id}/bandwidth         network_bandwidth
-//	POST /arena/agent/{id}/connection-reset  connection_reset
-//	POST /arena/agent/{id}/clock-jump        clock_jump
-//	POST /arena/agent/{id}/{action}          any other {action}: 400 naming the ones there are
-//	POST /arena/node/{id}/remove             remove_node
-//	POST /arena/edge/remove                  remove_edge (body: source_id, target_id)
+// Each built-in fault type has a POST route of its own, its spec's
+// (fault.Spec.Route): /arena/leader/kill lands kill_leader,
+// /arena/agent/{id}/pause pause_agent, /arena/edge/remove remove_edge (body:
+// source_id, target_id), and so on; the README's fault table lists them
+// all, and a type added to arena gets its route from its spec. The others:
+//
+//	POST /arena/agent/{id}/{action}          an {action} no fault type has: 400 naming the ones there are
 //	POST /arena/fault/{type}                 any type the service knows, its own too (body: target_id, source_id, metadata)
-//	GET  /arena/faults                       []arena.ActiveFault: faults arena can still lift, oldest first
+//	GET  /arena/faults                       []engine.ActiveFault: faults arena can still lift, oldest first
 //	DELETE /arena/faults/{id}                FaultLifted: lift that fault now (404: no such active fault)
 //	DELETE /arena/faults                     []FaultLifted: lift every active fault now
-//	GET  /arena/stats                        arena.Stats
-//	GET  /arena/history[?after=|before=&limit=]  []arena.Result, oldest first (a page)
+//	GET  /arena/stats                        engine.Stats
+//	GET  /arena/history[?after=|before=&limit=]  []fault.Result, oldest first (a page)
 //	GET  /arena/score                        ScoreView
-//	GET  /arena/metrics                      arena.MetricsSnapshot
+//	GET  /arena/metrics                      engine.MetricsSnapshot
 //	GET  /arena/stream                       Server-Sent Events of the "arena" stream
-//	POST /arena/survival                     202 SurvivalStarted; body: arena.SurvivalConfig
-//	POST /arena/survival/stop                arena.SurvivalReport
+//	POST /arena/survival                     202 SurvivalStarted; body: engine.SurvivalConfig
+//	POST /arena/survival/stop                engine.SurvivalReport
 //	GET  /arena/survival/status              SurvivalStatusView
-//	POST /arena/scenario/run[?seed=n]        arena.ScenarioReport; body: a scenario or a built-in name
+//	POST /arena/scenario/run[?seed=n]        scenario.Report; body: a scenario or a built-in name
 //	POST /arena/scenario/validate            ValidateResponse
 //	POST /arena/scenario/start[?seed=n]      202 ScenarioStarted: the run goes on in the background
-//	POST /arena/scenario/stop                arena.ScenarioReport of the run stopped (started either way)
+//	POST /arena/scenario/stop                scenario.Report of the run stopped (started either way)
 //	GET  /arena/scenarios                    []ScenarioInfo: the built-in library, runnable here or why not
 //	GET  /arena/run                          RunView: the run holding the service, and the last one finished here
 //	GET  /arena/report                       the last finished run's HTML report (404: none yet)
-//	GET  /arena/flight/timeline[?after=&limit=]     []arena.FlightEvent (a page)
-//	GET  /arena/flight/diagnostics[?after=&limit=]  []arena.Diagnostic (a page)
+//	GET  /arena/flight/timeline[?after=&limit=]     []engine.FlightEvent (a page)
+//	GET  /arena/flight/diagnostics[?after=&limit=]  []engine.Diagnostic (a page)
 //	GET  /metrics                            Prometheus text format
 //	GET  /arena/ui/                          the dashboard (public: a page, its script and style sheet)
 //	POST /arena/session                      SessionView: the key (body: LoginRequest) for a session cookie (public)
 //	GET  /arena/session                      SessionView: how this request got in; a session's CSRF token
 //	DELETE /arena/session                    LoggedOut: the cookie's session ends
-//
-// The fault routes are read from the fault specs (arena.FaultSpec.Route).
 //
 // The paged reads number each item by its position among all recorded,
 // from 1. Without ?after= they answer the newest ?limit= items (default
@@ -79,8 +66,8 @@
 // Action bodies (ActionRequest) are optional: {"id", "metadata"} and, for
 // remove_edge and /arena/fault/{type}, "source_id" and "target_id". The
 // action is validated strictly against the service's fault types
-// (arena.Injector.Validate) before anything is injected. The answer is the
-// arena.Result; {id} may be a selector ("random", "type:worker"), and the
+// (fault.Injector.Validate) before anything is injected. The answer is the
+// fault.Result; {id} may be a selector ("random", "type:worker"), and the
 // result names the agent chosen.
 //
 // A fault with a "duration" is lifted when it has elapsed on the service's
@@ -106,18 +93,23 @@
 //     ?seed=), a value out of its range (the error names the field and the
 //     range), a scenario planned longer than the server's maximum run, a
 //     fault "duration" over the service's maximum
-//     (arena.WithMaxFaultDuration, 1h by default), an action "id" that an
-//     active fault already has or of the form the service gives (act-<n>).
+//     (engine.WithMaxFaultDuration, 1h by default), an action "id" that an
+//     active fault already has or of the form the service gives (act-<n>),
+//     a string in a JSON body that is not valid UTF-8 (a byte that is no
+//     character, or half a surrogate pair such as \ud800: it is refused,
+//     not stored as U+FFFD).
 //   - 401: no API key, or a wrong one; a session that expired or was
 //     revoked. The key is checked before any of the body is read, and the
-//     connection is closed after the answer.
+//     connection is closed after the answer. Without the key, a path with
+//     no route, or a route's path with another method, is a 401 too: the
+//     404 and 405 below come only with the key.
 //   - 403: a state-changing request from a page of another origin
 //     (Sec-Fetch-Site, Origin), whatever it authenticates with; or one
 //     authenticated by a session cookie without the session's CSRF token.
 //   - 404: no such route; /arena/fault/{type} of a type the service does
 //     not know; DELETE /arena/faults/{id} of a fault that is not active.
 //   - 405: not with this method (Allow lists the methods). 404 and 405
-//     are JSON like every error.
+//     are JSON like every error, and need the key.
 //   - 408: the body did not arrive within WithBodyReadTimeout (10s by
 //     default); the connection is closed.
 //   - 409: a run holds the service (one at a time: two runs on one system
@@ -125,26 +117,58 @@
 //     either runs, or an action route during a run or an A/B test on the
 //     service; the error names the run. Also: a stop with no such run
 //     going; a login on a server without a key.
-//   - 413: a body over the limit (1 MiB by default); the connection is
-//     closed without reading the rest.
+//   - 413: a body over the limit (1 MiB by default; PublicBodyLimit, 16
+//     KiB, for the login); the connection is closed without reading the
+//     rest.
 //   - 429: the client's address presented too many wrong API keys
 //     (WithKeyGuesses: 10 in a burst, one back every 6s); with Retry-After.
 //     Until then any key it presents, right or wrong, is refused unread.
 //   - 500: a handler panicked; the server lives on.
 //   - 501: the service's runtime cannot land this fault type (it lacks the
 //     capability: "mcp_disconnect is not supported by this runtime (it does
-//     not implement arena.MCPDisconnecter)"); a scenario with such a step is
+//     not implement fault.MCPDisconnecter)"); a scenario with such a step is
 //     a 400 naming the step.
 //   - 503: a dependency is missing (no flight recorder, one that cannot be
 //     read back, no event store, no Prometheus registry, no provider for
 //     the action), the stream's subscriber cap is reached, the route's
-//     class (actions, reads, scenarios, survival) has WithMaxConcurrent
-//     requests in progress (with Retry-After), or the handler is closing.
+//     class (actions, lifts, reads, scenarios, survival) has
+//     WithMaxConcurrent requests in progress, the public pool stayed full
+//     for a second (WithPublicCapacity; the connection is closed), both
+//     with Retry-After; or the handler is closing.
 //   - 504: a scenario run reached the server's maximum (WithMaxScenarioRun);
 //     the body has the partial report.
 //
 // Errors are ErrorResponse: {"error": "metadata.delay: …", "field":
 // "metadata.delay"}.
+//
+// # Capacity
+//
+// No client without the key takes capacity from those with it, and an
+// operator can always lift a fault:
+//
+//   - Requests with the key are served in classes, each with
+//     WithMaxConcurrent slots (64) of its own: actions, lifts (DELETE
+//     /arena/faults and /arena/faults/{id}), reads, scenarios, survival;
+//     event streams have WithMaxSubscribers (64).
+//   - What is served without the key (the dashboard's files, the login)
+//     draws from the public pool instead, WithPublicCapacity: 16 at once,
+//     4 per client address (an IPv6 one by its /64). A slot is held only
+//     while the server works: the login's body is read before one is
+//     taken (within WithBodyReadTimeout), and the answer is written after
+//     it is given back. A request that finds the pool full waits for a
+//     slot up to a second. Refusals before the key is known (401, 403,
+//     429) take no slot: they cost no more than a 503 would.
+//   - Every answer has a write deadline, WithWriteTimeout (10s, and a
+//     second more per 64 KiB of a large answer), armed when the handler
+//     starts (HTTP/1; on HTTP/2 a deadline resets the stream when it
+//     passes, so there at the first write) and again at each write: a
+//     client that does not read its answers is disconnected instead of
+//     holding the handler.
+//   - An event stream whose writes do not complete within the write
+//     deadline is dropped; one that has sent nothing but heartbeats for
+//     WithStreamIdle (2m) is ended, since whether its client reads cannot
+//     be seen until the client's buffers fill; it comes back at once with
+//     Last-Event-ID if it does (see Event stream).
 //
 // # Event stream
 //
@@ -184,8 +208,10 @@
 // the retained events. A client that stops reading is cut off after
 // WithWriteTimeout. At most
 // WithMaxSubscribers streams are open at once (503 beyond), and each ends
-// after WithMaxStreamAge (10m; the client resumes with Last-Event-ID), so
-// idle clients cannot keep every slot for good. Streams flush
+// after WithMaxStreamAge (10m; the client resumes with Last-Event-ID), or
+// after WithStreamIdle (2m) with no event to send (the end says "retry:
+// 250", so a client that reads is back at once), so idle clients cannot
+// keep every slot for good. Streams flush
 // through http.ResponseController, so they work behind middleware that
 // wraps the ResponseWriter (as long as it has an Unwrap method).
 //

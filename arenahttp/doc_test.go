@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // docRoute is one line of the route list in the package doc:
@@ -50,6 +50,9 @@ func TestDocListsEveryRoute(t *testing.T) {
 			key = key[:i+1]
 		}
 		served = append(served, key)
+		if slices.ContainsFunc(fault.Specs(), func(s fault.Spec) bool { return "POST "+s.Route == key }) {
+			continue // a built-in's route: the doc gives the rule (fault.Spec.Route), the README the list
+		}
 		if _, ok := listed[key]; !ok {
 			t.Errorf("doc.go's route list lacks %s, which the handler serves", rt.pattern)
 		}
@@ -59,7 +62,7 @@ func TestDocListsEveryRoute(t *testing.T) {
 			t.Errorf("doc.go lists %s, which the handler does not serve", key)
 		}
 	}
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		if what, ok := listed["POST "+spec.Route]; ok && !strings.HasPrefix(what+" ", string(spec.Type)+" ") {
 			t.Errorf("doc.go: POST %s says %q, want it to name %s first", spec.Route, what, spec.Type)
 		}

@@ -10,21 +10,23 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // A service over a fake cluster, served with a key, its event store and its
 // Prometheus registry; one fault injected over HTTP.
 func ExampleNewHandler() {
-	clock := arena.NewVirtualClock(time.Time{})
-	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(1))
+	clk := clock.NewVirtual(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(1))
 	store := events.NewMemoryStore()
 	reg := prometheus.NewRegistry()
-	svc := arena.NewService(arena.NewInjector(cluster, cluster), store, nil,
-		arena.WithClock(clock), arena.WithRegisterer(reg), arena.WithProbe(cluster.Probe))
+	svc := engine.NewService(fault.NewInjector(cluster, cluster), store, nil,
+		engine.WithClock(clk), engine.WithRegisterer(reg), engine.WithProbe(cluster.Probe))
 
 	h := arenahttp.NewHandler(svc, arenahttp.WithAPIKey("s3cret"),
 		arenahttp.WithEvents(store), arenahttp.WithGatherer(reg))
@@ -40,7 +42,7 @@ func ExampleNewHandler() {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	var res arena.Result
+	var res fault.Result
 	json.NewDecoder(resp.Body).Decode(&res)
 	fmt.Println(resp.StatusCode, res.Success, res.Action.Type, res.Action.TargetID, res.Action.Metadata["delay"])
 	// Output: 200 true slow_agent worker-2 2s

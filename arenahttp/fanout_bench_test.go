@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 )
 
 // BenchmarkStreamFanout is the HTTP API under load with and without 100
@@ -33,7 +33,7 @@ func BenchmarkStreamFanout(b *testing.B) {
 }
 
 func benchFanout(b *testing.B, conc, clients int) {
-	s := newSystem(b, systemConfig{clock: arena.NewVirtualClock(time.Time{}),
+	s := newSystem(b, systemConfig{clock: clock.NewVirtual(time.Time{}),
 		handlerOpts: []Option{WithMaxSubscribers(clients + 1), WithWriteTimeout(30 * time.Second)}})
 	tr := &http.Transport{MaxIdleConnsPerHost: conc + clients}
 	defer tr.CloseIdleConnections()

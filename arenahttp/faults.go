@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // FaultLifted is the answer of DELETE /arena/faults/{id}: the fault left
@@ -30,7 +30,7 @@ func (h *Handler) faultLift(w http.ResponseWriter, r *http.Request) {
 	}
 	err := h.svc.LiftFault(r.Context(), id)
 	switch {
-	case errors.Is(err, arena.ErrNoActiveFault):
+	case errors.Is(err, engine.ErrNoActiveFault):
 		writeError(w, http.StatusNotFound, "id", err.Error())
 	case err != nil:
 		writeJSON(w, http.StatusOK, FaultLifted{ID: id, Error: err.Error()})
@@ -47,7 +47,7 @@ func (h *Handler) faultLiftAll(w http.ResponseWriter, r *http.Request) {
 	for _, f := range h.svc.ActiveFaults() {
 		err := h.svc.LiftFault(r.Context(), f.ID)
 		switch {
-		case errors.Is(err, arena.ErrNoActiveFault): // lifted meanwhile (its duration, a rollback)
+		case errors.Is(err, engine.ErrNoActiveFault): // lifted meanwhile (its duration, a rollback)
 		case err != nil:
 			out = append(out, FaultLifted{ID: f.ID, Error: err.Error()})
 		default:
@@ -61,7 +61,7 @@ func (h *Handler) faultLiftAll(w http.ResponseWriter, r *http.Request) {
 // 409 naming the run that holds the service, 400 for a duration over the
 // maximum.
 func writeRefused(w http.ResponseWriter, err error) {
-	if errors.Is(err, arena.ErrRunActive) {
+	if errors.Is(err, engine.ErrRunActive) {
 		writeError(w, http.StatusConflict, "", err.Error())
 		return
 	}

@@ -6,47 +6,49 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestHTTPFaultsLiftAtDuration: a timed fault sent to an action route is
 // lifted at its duration on the service's clock, and listed until then.
 func TestHTTPFaultsLiftAtDuration(t *testing.T) {
-	on := map[arena.ActionType]func(fakes.AgentState) bool{
-		arena.ActionPauseAgent:       func(a fakes.AgentState) bool { return a.Status == arena.StatusPaused },
-		arena.ActionSlowAgent:        func(a fakes.AgentState) bool { return a.SlowDelay > 0 },
-		arena.ActionNetworkPartition: func(a fakes.AgentState) bool { return a.Partitioned },
-		arena.ActionToolTimeout:      func(a fakes.AgentState) bool { return a.ToolTimeout > 0 },
-		arena.ActionMCPDisconnect:    func(a fakes.AgentState) bool { return a.MCPDisconnected },
-		arena.ActionLLMFailure:       func(a fakes.AgentState) bool { return a.LLMFailure != "" },
+	on := map[fault.Type]func(fakes.AgentState) bool{
+		fault.PauseAgent:       func(a fakes.AgentState) bool { return a.Status == fault.StatusPaused },
+		fault.SlowAgent:        func(a fakes.AgentState) bool { return a.SlowDelay > 0 },
+		fault.NetworkPartition: func(a fakes.AgentState) bool { return a.Partitioned },
+		fault.ToolTimeout:      func(a fakes.AgentState) bool { return a.ToolTimeout > 0 },
+		fault.MCPDisconnect:    func(a fakes.AgentState) bool { return a.MCPDisconnected },
+		fault.LLMFailure:       func(a fakes.AgentState) bool { return a.LLMFailure != "" },
 	}
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		faulted, ok := on[spec.Type]
 		if !ok {
 			continue
 		}
 		t.Run(string(spec.Type), func(t *testing.T) {
-			clock := arena.NewVirtualClock(time.Time{})
-			s := newSystem(t, systemConfig{clock: clock, cluster: []fakes.Option{fakes.WithoutHealing()}})
+			clk := clock.NewVirtual(time.Time{})
+			s := newSystem(t, systemConfig{clock: clk, cluster: []fakes.Option{fakes.WithoutHealing()}})
 			r := s.do(t, request{method: "POST", path: strings.Replace(spec.Route, "{id}", "worker-1", 1), body: `{"id":"f1","metadata":{"duration":"2s"}}`})
-			if res := decode[arena.Result](t, r); r.code != 200 || !res.Success {
+			if res := decode[fault.Result](t, r); r.code != 200 || !res.Success {
 				t.Fatalf("POST = %d %s", r.code, r.body)
 			}
-			list := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"}))
-			if len(list) != 1 || list[0].ID != "f1" || list[0].Origin != arena.OriginExecute || list[0].LiftAt == nil ||
-				!list[0].LiftAt.Equal(arena.VirtualEpoch().Add(2*time.Second)) {
+			list := decode[[]engine.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"}))
+			if len(list) != 1 || list[0].ID != "f1" || list[0].Origin != engine.OriginExecute || list[0].LiftAt == nil ||
+				!list[0].LiftAt.Equal(clock.VirtualEpoch().Add(2*time.Second)) {
 				t.Fatalf("GET /arena/faults = %+v", list)
 			}
-			clock.Advance(1999 * time.Millisecond)
+			clk.Advance(1999 * time.Millisecond)
 			if ag, _ := s.cluster.Agent("worker-1"); !faulted(ag) {
 				t.Fatal("lifted before its duration")
 			}
-			clock.Advance(time.Millisecond)
+			clk.Advance(time.Millisecond)
 			if ag, _ := s.cluster.Agent("worker-1"); faulted(ag) {
 				t.Fatal("not lifted at its duration")
 			}
-			if list := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"})); len(list) != 0 {
+			if list := decode[[]engine.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"})); len(list) != 0 {
 				t.Errorf("GET /arena/faults after the lift = %+v", list)
 			}
 		})
@@ -70,7 +72,7 @@ func TestHTTPFaultLiftAndBounds(t *testing.T) {
 	if e := errorOf(t, r); r.code != 400 || e.Field != "metadata.duration" || !strings.Contains(e.Error, "over the maximum fault duration 1h0m0s") {
 		t.Errorf("a pause of 2562047h = %d %s, want 400 naming metadata.duration and the limit", r.code, r.body)
 	}
-	if ag, _ := s.cluster.Agent("worker-1"); ag.Status != arena.StatusRunning {
+	if ag, _ := s.cluster.Agent("worker-1"); ag.Status != fault.StatusRunning {
 		t.Error("the refused pause landed")
 	}
 	s.do(t, request{method: "POST", path: "/arena/agent/worker-1/pause", body: `{"id":"p2","metadata":{"duration":"30m"}}`})

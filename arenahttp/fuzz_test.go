@@ -13,9 +13,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // FuzzHandler sends any request (method, path and query, one header, body)
@@ -51,14 +53,14 @@ func FuzzHandler(f *testing.F) {
 	} {
 		f.Add(s.method, s.target, s.header, []byte(s.body))
 	}
-	clock := arena.NewVirtualClock(time.Time{})
-	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(1))
+	clk := clock.NewVirtual(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(1))
 	store := events.NewMemoryStore(events.WithRetention(1000))
 	defer store.Close()
 	reg := prometheus.NewRegistry()
 	flight := fakes.NewFlightRecorder(fakes.WithFlightCapacity(100))
-	svc := arena.NewService(arena.NewInjector(cluster, cluster), store, nil, arena.WithClock(clock),
-		arena.WithRegisterer(reg), arena.WithFlightRecorder(flight), arena.WithProbe(cluster.Probe))
+	svc := engine.NewService(fault.NewInjector(cluster, cluster), store, nil, engine.WithClock(clk),
+		engine.WithRegisterer(reg), engine.WithFlightRecorder(flight), engine.WithProbe(cluster.Probe))
 	h := NewHandler(svc, WithLogger(quiet), WithEvents(store), WithGatherer(reg), WithFlightRecorder(flight),
 		WithBodyLimit(64<<10), WithMaxSurvival(2*time.Hour))
 	defer h.Close()

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // Handler serves arena's HTTP API (see the package doc for the routes) over
@@ -18,7 +18,7 @@ import (
 // shuts down: that ends the event streams (which never go idle on their own)
 // and a survival run it started.
 type Handler struct {
-	svc  *arena.Service
+	svc  *engine.Service
 	opts options
 	mux  *http.ServeMux
 
@@ -30,25 +30,26 @@ type Handler struct {
 	streams  atomic.Int64             // open event streams
 	hub      hub                      // the event streams' shared subscription
 	slots    map[string]chan struct{} // per route class: requests being served
+	public   publicPool               // requests served without the key (public.go)
 	scenario sync.Mutex               // held by the scenario run in progress
 	runs     runs                     // that run, and the last report (runs.go)
 
-	ctx       context.Context // background work (survival); ended by Close
+	ctx       context.Context // background work (survival runs, scenario starts); ended by Close
 	cancel    context.CancelFunc
 	closing   chan struct{} // closed by Close: streams return
 	closeOnce sync.Once
-	wg        sync.WaitGroup // survival goroutines
+	wg        sync.WaitGroup // runs started in the background (survival, scenario start)
+	startMu   sync.Mutex     // held while such a run is started (lockStart)
 
-	survStart sync.Mutex // serialises POST /arena/survival
-	survMu    sync.Mutex // guards the fields below
-	survOwn   bool       // a survival run started here is going
-	survLast  *arena.SurvivalReport
-	survErr   error
+	survMu   sync.Mutex // guards the fields below
+	survOwn  bool       // a survival run started here is going
+	survLast *engine.SurvivalReport
+	survErr  error
 }
 
 // NewHandler returns the API over svc. A nil svc is a programmer error and
 // panics.
-func NewHandler(svc *arena.Service, opts ...Option) *Handler {
+func NewHandler(svc *engine.Service, opts ...Option) *Handler {
 	if svc == nil {
 		panic("arena: arenahttp.NewHandler: nil service")
 	}
@@ -58,7 +59,8 @@ func NewHandler(svc *arena.Service, opts ...Option) *Handler {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{svc: svc, opts: o, ctx: ctx, cancel: cancel, closing: make(chan struct{}), slots: newSlots(o.maxConcurrent),
-		origins: newOriginCheck(o.trustedOrigins), guesses: guesses{burst: o.keyGuesses, refill: o.keyGuessRefill}}
+		origins: newOriginCheck(o.trustedOrigins), guesses: guesses{burst: o.keyGuesses, refill: o.keyGuessRefill},
+		public: newPublicPool(o.publicTotal, o.publicPerAddress)}
 	h.SetAPIKey(o.apiKey)
 	h.mux = http.NewServeMux()
 	h.RegisterRoutes(h.mux)
@@ -66,7 +68,8 @@ func NewHandler(svc *arena.Service, opts ...Option) *Handler {
 }
 
 // ServeHTTP serves the API's routes; anything else is a 404 (or 405 for a
-// known path with another method), as ErrorResponse JSON.
+// known path with another method), as ErrorResponse JSON, once the request
+// is authenticated (a 401 before).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.jsonFallback(w, r) {
 		return
@@ -102,20 +105,35 @@ func (h *Handler) SetAPIKey(key string) {
 	h.key.Store(&sum)
 }
 
-// Close ends the open event streams, stops a survival run this handler
-// started and waits for it. Requests after Close get 503. It is safe to call
-// more than once.
+// Close ends the open event streams, stops the runs this handler started
+// in the background (survival, scenario start) and waits for them. Requests
+// after Close get 503. It is safe to call more than once.
 func (h *Handler) Close() error {
 	h.closeOnce.Do(func() {
 		close(h.closing)
 		h.cancel()
 	})
-	// A survival start in progress finishes (and sees closing) before the
-	// wait, so that nothing is added to wg once Wait has begun.
-	h.survStart.Lock()
-	h.survStart.Unlock()
+	// A start in progress finishes (and sees closing) before the wait, so
+	// that nothing is added to wg once Wait has begun (lockStart).
+	h.startMu.Lock()
+	h.startMu.Unlock()
 	h.wg.Wait()
 	return nil
+}
+
+// lockStart is taken by a handler that starts a run in the background (POST
+// /arena/survival and /arena/scenario/start) before it adds the run to wg,
+// and released once it has answered. Close takes it before it waits for wg,
+// so a run started under it is waited for and none is started once Close
+// has begun: then lockStart answers 503 and reports false.
+func (h *Handler) lockStart(w http.ResponseWriter) (unlock func(), ok bool) {
+	h.startMu.Lock()
+	if h.closed() {
+		writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
+		h.startMu.Unlock()
+		return nil, false
+	}
+	return h.startMu.Unlock, true
 }
 
 func (h *Handler) closed() bool {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/internal/sse"
 )
@@ -59,7 +59,7 @@ func (hb *hub) join(ctx context.Context, src EventSource) (*feed, error) {
 		return f, nil
 	}
 	start := src.Stats().Events
-	sub, err := src.Subscribe(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: start})
+	sub, err := src.Subscribe(ctx, events.Filter{Streams: []string{engine.EventStream}, FromSequence: start})
 	if err != nil {
 		return nil, err
 	}

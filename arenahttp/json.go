@@ -10,8 +10,9 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // ErrorResponse is the body of every error answer. Error names the field at
@@ -24,7 +25,7 @@ type ErrorResponse struct {
 }
 
 // Problem is one problem of an invalid scenario, where it is and what is
-// wrong (arena.ScenarioError as JSON).
+// wrong (scenario.Error as JSON).
 type Problem struct {
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
@@ -69,11 +70,11 @@ func badRequest(field, format string, args ...any) *fieldError {
 	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
 }
 
-// writeErr answers err: a *fieldError or *arena.ValidationError as 400 (or
+// writeErr answers err: a *fieldError or *fault.ValidationError as 400 (or
 // its own code), anything else as 500.
 func writeErr(w http.ResponseWriter, err error) {
 	var fe *fieldError
-	var ve *arena.ValidationError
+	var ve *fault.ValidationError
 	switch {
 	case errors.As(err, &fe):
 		code := fe.code
@@ -119,6 +120,9 @@ func decodeJSON(r *http.Request, v any) error {
 	}
 	if err := checkKeys(b, v); err != nil {
 		return err
+	}
+	if !utf8.Valid(b) { // where checkKeys did not walk (nested too deep)
+		return badRequest("body", "not valid UTF-8")
 	}
 	if err := strictUnmarshal(b, v); err != nil {
 		return blame(b, v, err)
@@ -205,15 +209,15 @@ func sortedKeys(b []byte, m map[string]json.RawMessage) []string {
 }
 
 // checkID applies the rule for IDs in paths and bodies: non-empty, at most
-// MaxIDLength bytes, and arena.IdentifierProblem's rule for characters.
+// MaxIDLength bytes, and fault.IdentifierProblem's rule for characters.
 func checkID(field, id string) error {
 	switch {
 	case id == "":
 		return badRequest(field, "empty ID")
 	case len(id) > MaxIDLength:
 		return badRequest(field, "ID of %d bytes is longer than %d", len(id), MaxIDLength)
-	case arena.IdentifierProblem(id) != "":
-		return badRequest(field, "ID %q %s", id, arena.IdentifierProblem(id))
+	case fault.IdentifierProblem(id) != "":
+		return badRequest(field, "ID %q %s", id, fault.IdentifierProblem(id))
 	}
 	return nil
 }

@@ -6,22 +6,34 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // checkKeys refuses what encoding/json would quietly accept in a body: a
 // key given twice (the last would win), keys that differ only in case (both
-// would be applied to one field) and a key in another case than its field's
-// (json matches names case-insensitively). The scenario loader refuses the
-// same in YAML. Syntax errors are left to the decoder, which reports them.
+// would be applied to one field), a key in another case than its field's
+// (json matches names case-insensitively), and a string that is not valid
+// UTF-8 (an ID would be stored with U+FFFD in place of what was sent). The
+// scenario loader refuses the same in YAML. Syntax errors are left to the
+// decoder, which reports them.
 func checkKeys(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	fields := jsonFields(v)
+	// token is the next token and the bytes it came from.
+	token := func() (json.Token, []byte, error) {
+		from := dec.InputOffset()
+		t, err := dec.Token()
+		return t, b[from:dec.InputOffset()], err
+	}
 	var walk func(path string, depth int) error
 	walk = func(path string, depth int) error {
-		t, err := dec.Token()
+		t, raw, err := token()
 		if err != nil || depth > maxKeyDepth {
 			return errStopWalk
+		}
+		if s, ok := t.(string); ok && !validText(s, raw) {
+			return badRequest(orBody(path), "not valid UTF-8 (a byte sequence or \\u escape that is no character)")
 		}
 		d, ok := t.(json.Delim)
 		if !ok {
@@ -38,11 +50,14 @@ func checkKeys(b []byte, v any) error {
 		}
 		seen := map[string]string{} // folded key → the key as given
 		for dec.More() {
-			kt, err := dec.Token()
+			kt, raw, err := token()
 			if err != nil {
 				return errStopWalk
 			}
 			k, _ := kt.(string)
+			if !validText(k, raw) {
+				return badRequest(orBody(path), "a key is not valid UTF-8")
+			}
 			p := k
 			if path != "" {
 				p = path + "." + k
@@ -69,6 +84,50 @@ func checkKeys(b []byte, v any) error {
 		return err
 	}
 	return nil
+}
+
+// validText reports whether the JSON string s was decoded from raw (its
+// bytes in the body) without a replacement: encoding/json turns invalid
+// UTF-8 and unpaired surrogate escapes (\ud800) into U+FFFD silently.
+func validText(s string, raw []byte) bool {
+	if !strings.ContainsRune(s, utf8.RuneError) {
+		return true // nothing was replaced
+	}
+	if !utf8.Valid(raw) {
+		return false
+	}
+	for i := 0; i < len(raw)-1; i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character: \\ and \" are not the start of another
+		if raw[i] != 'u' || i+4 >= len(raw) {
+			continue
+		}
+		r, _ := strconv.ParseUint(string(raw[i+1:i+5]), 16, 32)
+		i += 4
+		switch {
+		case r < 0xd800 || r > 0xdfff:
+		case r >= 0xdc00: // a low surrogate with no high one before it
+			return false
+		case i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u':
+			lo, _ := strconv.ParseUint(string(raw[i+3:i+7]), 16, 32)
+			if lo < 0xdc00 || lo > 0xdfff {
+				return false
+			}
+			i += 6
+		default: // a high surrogate with no low one after it
+			return false
+		}
+	}
+	return true
+}
+
+func orBody(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
 }
 
 // maxKeyDepth bounds the nesting checkKeys walks; deeper bodies are left to

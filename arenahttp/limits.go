@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // Defaults of the handler's load limits.
@@ -16,7 +16,7 @@ const (
 	// client that sends it slower is answered 408 and disconnected.
 	DefaultBodyReadTimeout = 10 * time.Second
 	// DefaultMaxConcurrent caps the requests of one route class (actions,
-	// reads, scenarios, survival) served at once; one more is a 503.
+	// lifts, reads, scenarios, survival) served at once; one more is a 503.
 	DefaultMaxConcurrent = 64
 	// DefaultMaxSurvival bounds the duration of a survival run started
 	// over HTTP.
@@ -40,7 +40,7 @@ func WithMaxSurvival(d time.Duration) Option {
 }
 
 // checkSurvival applies the server's bounds to a survival config.
-func (h *Handler) checkSurvival(cfg arena.SurvivalConfig) error {
+func (h *Handler) checkSurvival(cfg engine.SurvivalConfig) error {
 	switch {
 	case time.Duration(cfg.Duration) > h.opts.maxSurvival:
 		return badRequest("duration", "%s is longer than this server's maximum of %s", cfg.Duration, h.opts.maxSurvival)
@@ -70,10 +70,13 @@ type maxConcurrentOption int
 func (o maxConcurrentOption) apply(s *options) { s.maxConcurrent = int(o) }
 
 // WithMaxConcurrent caps the requests served at once in each route class
-// (default 64): actions, reads, scenarios and survival each have their own
-// cap, so a flood of one kind does not starve the others. A request beyond
-// it is answered 503 with a Retry-After at once. The event stream has its
-// own cap (WithMaxSubscribers).
+// (default 64): actions, lifts, reads, scenarios and survival each have
+// their own cap, so a flood of one kind does not starve the others; the
+// lifts (DELETE /arena/faults and /arena/faults/{id}) are a class of their
+// own so that an operator can always lift a fault. A request beyond it is
+// answered 503 with a Retry-After at once. The event stream has its own
+// cap (WithMaxSubscribers), and requests served without the key theirs
+// (WithPublicCapacity).
 func WithMaxConcurrent(n int) Option {
 	if n <= 0 {
 		panic("arena: WithMaxConcurrent: cap must be positive")
@@ -82,12 +85,15 @@ func WithMaxConcurrent(n int) Option {
 }
 
 // routeClass names the concurrency class of a route pattern; "" for the
-// event stream, which is capped by its subscriber count.
+// event stream, which is capped by its subscriber count. (Public routes
+// draw from the public pool instead: public.go.)
 func routeClass(pattern string) string {
 	method, path, _ := strings.Cut(pattern, " ")
 	switch {
 	case path == "/arena/stream":
 		return ""
+	case method == http.MethodDelete && (path == "/arena/faults" || strings.HasPrefix(path, "/arena/faults/")):
+		return "lift"
 	case strings.HasPrefix(path, "/arena/scenario/"):
 		return "scenario"
 	case strings.HasPrefix(path, "/arena/survival"):
@@ -120,7 +126,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, class string) (r
 // newSlots makes one semaphore per route class.
 func newSlots(n int) map[string]chan struct{} {
 	m := make(map[string]chan struct{})
-	for _, c := range []string{"action", "read", "scenario", "survival"} {
+	for _, c := range []string{"action", "lift", "read", "scenario", "survival"} {
 		m[c] = make(chan struct{}, n)
 	}
 	return m
@@ -144,15 +150,15 @@ func dropBody(w http.ResponseWriter) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
-// limitBody puts the body behind the size limit and the read deadline. The
+// limitBody puts the body behind a size limit and the read deadline. The
 // deadline is cleared when the body has been read (or failed): net/http
 // then starts watching the connection for the client going away, and a
 // deadline still set would end the request's context.
-func (h *Handler) limitBody(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) limitBody(w http.ResponseWriter, r *http.Request, limit int64) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.opts.bodyLimit)
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(h.opts.bodyReadTimeout)) != nil {
 		return // not a net/http connection (a test recorder): no deadline
@@ -176,14 +182,24 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 }
 
 // jsonFallback answers the mux's own 404 and 405 (plain text in net/http)
-// as ErrorResponse JSON, keeping the Allow header of a 405.
+// as ErrorResponse JSON, keeping the Allow header of a 405. They come after
+// the key, as on any route: without it the answer is the same 401, so that
+// a client without the key learns nothing of the routes and methods there
+// are. (A redirect to a cleaned path is given to anyone.)
 func (h *Handler) jsonFallback(w http.ResponseWriter, r *http.Request) bool {
 	next, pattern := h.mux.Handler(r)
 	if pattern != "" {
 		return false
 	}
+	w = h.deadlined(w, r)
 	rec := &statusOnly{header: http.Header{}}
 	next.ServeHTTP(rec, r)
+	switch rec.code {
+	case http.StatusMethodNotAllowed, http.StatusNotFound, 0:
+		if !h.authorized(w, r) {
+			return true
+		}
+	}
 	if allow := rec.header.Get("Allow"); allow != "" {
 		w.Header().Set("Allow", allow)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 )
 
 // rawRequest opens a connection to s and sends head (request line and
@@ -273,9 +273,66 @@ func TestAPIKeyThatNoHeaderCanCarry(t *testing.T) {
 // A field of the wrong type in a survival body is named as the client
 // wrote it, not survivalFields.seed (issue 26).
 func TestSurvivalBodyTypeErrorNamesTheField(t *testing.T) {
-	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
+	s := newSystem(t, systemConfig{clock: clock.NewVirtual(time.Time{})})
 	r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1m","seed":"x"}`})
 	if e := errorOf(t, r); r.code != http.StatusBadRequest || e.Field != "seed" || strings.Contains(string(r.body), "survivalFields") {
 		t.Errorf("POST /arena/survival with a string seed = %d %s, want 400 naming seed", r.code, r.body)
+	}
+}
+
+// TestLiftsHaveSlotsOfTheirOwn: with every action slot taken, a fault can
+// still be lifted.
+func TestLiftsHaveSlotsOfTheirOwn(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey), WithMaxConcurrent(1)}})
+	expectContinue(t, s, "POST /arena/agent/worker-1/pause HTTP/1.1\r\nX-API-Key: "+testKey+"\r\nContent-Length: 10")
+	if r := s.do(t, request{method: "POST", path: "/arena/leader/kill", key: testKey}); r.code != http.StatusServiceUnavailable {
+		t.Fatalf("an action with the one action slot held = %d %s, want 503", r.code, r.body)
+	}
+	for _, rq := range []request{{method: "DELETE", path: "/arena/faults"}, {method: "DELETE", path: "/arena/faults/nothing-1"}} {
+		rq.key = testKey
+		if r := s.do(t, rq); r.code == http.StatusServiceUnavailable {
+			t.Errorf("%s %s with every action slot held = 503 %s, want it served", rq.method, rq.path, r.body)
+		}
+	}
+}
+
+// TestMethodNotAllowedOnlyWithTheKey: without the key, a known path with
+// another method, or an unknown path, is the 401 of any route: what routes
+// there are is not for anyone to learn. A public route answers publicly
+// still, and a path's cleaning is a redirect for anyone.
+func TestMethodNotAllowedOnlyWithTheKey(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithAPIKey(testKey)}})
+	for _, tc := range []struct {
+		method, path, key string
+		want              int
+	}{
+		{"GET", "/arena/survival", "", http.StatusUnauthorized},
+		{"PUT", "/arena/session", "", http.StatusUnauthorized},
+		{"POST", "/arena/ui/app.js", "", http.StatusUnauthorized},
+		{"GET", "/arena/nowhere", "", http.StatusUnauthorized},
+		{"GET", "/arena/survival", "wrong", http.StatusUnauthorized},
+		{"GET", "/arena/survival", testKey, http.StatusMethodNotAllowed},
+		{"GET", "/arena/nowhere", testKey, http.StatusNotFound},
+		{"GET", "/arena/ui/app.js", "", http.StatusOK},
+		{"GET", "/arena/ui/nothing.js", "", http.StatusNotFound},
+		{"GET", "/arena/ui", "", http.StatusTemporaryRedirect},
+	} {
+		client := *s.srv.Client()
+		client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		req, _ := http.NewRequest(tc.method, s.srv.URL+tc.path, nil)
+		if tc.key != "" {
+			req.Header.Set("X-API-Key", tc.key)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %s (key %q) = %d, want %d", tc.method, tc.path, tc.key, resp.StatusCode, tc.want)
+		}
+		if resp.StatusCode == http.StatusUnauthorized && resp.Header.Get("Allow") != "" {
+			t.Errorf("%s %s (key %q): a 401 with Allow %q", tc.method, tc.path, tc.key, resp.Header.Get("Allow"))
+		}
 	}
 }

@@ -15,9 +15,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -30,16 +32,16 @@ type system struct {
 	store   *events.MemoryStore
 	reg     *prometheus.Registry
 	flight  *fakes.FlightRecorder
-	svc     *arena.Service
+	svc     *engine.Service
 	h       *Handler
 	srv     *httptest.Server
 }
 
 type systemConfig struct {
-	clock       arena.Clock // default: real time
+	clock       clock.Clock // default: real time
 	storeOpts   []events.Option
 	noDAG       bool
-	runtime     func(*fakes.Cluster) arena.AgentLister // wraps the cluster (possibly with fewer capabilities)
+	runtime     func(*fakes.Cluster) fault.AgentLister // wraps the cluster (possibly with fewer capabilities)
 	handlerOpts []Option
 	bare        bool // no events, flight recorder or registry for the handler
 	cluster     []fakes.Option
@@ -50,7 +52,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func newSystem(t testing.TB, cfg systemConfig) *system {
 	t.Helper()
 	if cfg.clock == nil {
-		cfg.clock = arena.RealClock{}
+		cfg.clock = clock.Real{}
 	}
 	s := &system{
 		cluster: fakes.NewCluster(append([]fakes.Option{fakes.WithClock(cfg.clock), fakes.WithSeed(7)}, cfg.cluster...)...),
@@ -58,17 +60,17 @@ func newSystem(t testing.TB, cfg systemConfig) *system {
 		reg:     prometheus.NewRegistry(),
 		flight:  fakes.NewFlightRecorder(),
 	}
-	var dag arena.DAGProvider = s.cluster
+	var dag fault.DAGProvider = s.cluster
 	if cfg.noDAG {
 		dag = nil
 	}
-	var rt arena.AgentLister = s.cluster
+	var rt fault.AgentLister = s.cluster
 	if cfg.runtime != nil {
 		rt = cfg.runtime(s.cluster)
 	}
-	s.svc = arena.NewService(arena.NewInjectorFor(rt, arena.WithDAG(dag)), s.store, nil,
-		arena.WithClock(cfg.clock), arena.WithSeed(7), arena.WithRegisterer(s.reg),
-		arena.WithFlightRecorder(s.flight), arena.WithProbe(s.cluster.Probe), arena.WithChecks(s.cluster.Checks()...))
+	s.svc = engine.NewService(fault.NewInjectorFor(rt, fault.WithDAG(dag)), s.store, nil,
+		engine.WithClock(cfg.clock), engine.WithSeed(7), engine.WithRegisterer(s.reg),
+		engine.WithFlightRecorder(s.flight), engine.WithProbe(s.cluster.Probe), engine.WithChecks(s.cluster.Checks()...))
 	// Tests present wrong keys on every route from one address: the
 	// allowance is not theirs to spend (TestKeyGuesses checks it).
 	opts := []Option{WithLogger(quiet), WithKeyGuesses(1<<30, time.Nanosecond)}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 )
 
@@ -34,6 +34,9 @@ const (
 	// this long; the client resumes with Last-Event-ID and loses nothing.
 	// Without it, idle clients could hold every stream slot for good.
 	DefaultMaxStreamAge = 10 * time.Minute
+	// DefaultStreamIdle ends an event stream that has sent nothing but
+	// heartbeats for this long (WithStreamIdle).
+	DefaultStreamIdle = 2 * time.Minute
 )
 
 // Option configures a Handler. Options are small named values (Uber's
@@ -45,7 +48,7 @@ type Option interface {
 type options struct {
 	apiKey         string
 	events         EventSource
-	flight         arena.FlightRecorder
+	flight         engine.FlightRecorder
 	gatherer       prometheus.Gatherer
 	bodyLimit      int64
 	maxScenarioRun time.Duration
@@ -54,6 +57,7 @@ type options struct {
 	retry          time.Duration
 	writeTimeout   time.Duration
 	maxStreamAge   time.Duration
+	streamIdle     time.Duration
 	logger         *slog.Logger
 
 	bodyReadTimeout time.Duration
@@ -64,16 +68,20 @@ type options struct {
 	trustedOrigins []string
 	keyGuesses     int // guesses.go
 	keyGuessRefill time.Duration
+
+	publicTotal, publicPerAddress int // public.go
 }
 
 func defaultOptions() options {
 	return options{
 		bodyLimit: DefaultBodyLimit, maxScenarioRun: DefaultMaxScenarioRun,
 		maxSubscribers: DefaultMaxSubscribers, heartbeat: DefaultHeartbeat,
-		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, maxStreamAge: DefaultMaxStreamAge, logger: slog.Default(),
+		retry: DefaultRetry, writeTimeout: DefaultWriteTimeout, maxStreamAge: DefaultMaxStreamAge,
+		streamIdle: DefaultStreamIdle, logger: slog.Default(),
 		bodyReadTimeout: DefaultBodyReadTimeout, maxConcurrent: DefaultMaxConcurrent,
 		maxSurvival: DefaultMaxSurvival, sessionTTL: DefaultSessionTTL,
 		keyGuesses: DefaultKeyGuesses, keyGuessRefill: DefaultKeyGuessRefill,
+		publicTotal: DefaultPublicCapacity, publicPerAddress: DefaultPublicPerAddress,
 	}
 }
 
@@ -92,21 +100,21 @@ func (o eventsOption) apply(s *options) { s.events = o.src }
 // appends to. Without it the stream answers 503.
 func WithEvents(src EventSource) Option { return eventsOption{src} }
 
-type flightOption struct{ fr arena.FlightRecorder }
+type flightOption struct{ fr engine.FlightRecorder }
 
 func (o flightOption) apply(s *options) { s.flight = o.fr }
 
 // WithFlightRecorder serves GET /arena/flight/timeline and /diagnostics
-// from fr, the recorder the service was given (arena.WithFlightRecorder).
-// Without one, or when fr is not an arena.FlightReader, they answer 503.
-func WithFlightRecorder(fr arena.FlightRecorder) Option { return flightOption{fr} }
+// from fr, the recorder the service was given (engine.WithFlightRecorder).
+// Without one, or when fr is not an engine.FlightReader, they answer 503.
+func WithFlightRecorder(fr engine.FlightRecorder) Option { return flightOption{fr} }
 
 type gathererOption struct{ g prometheus.Gatherer }
 
 func (o gathererOption) apply(s *options) { s.gatherer = o.g }
 
 // WithGatherer serves GET /metrics from g: pass the registry the service's
-// collectors are registered on (arena.WithRegisterer). Without it /metrics
+// collectors are registered on (engine.WithRegisterer). Without it /metrics
 // answers 503; arena never falls back to the global registry.
 func WithGatherer(g prometheus.Gatherer) Option { return gathererOption{g} }
 
@@ -115,6 +123,7 @@ type bodyLimitOption int64
 func (o bodyLimitOption) apply(s *options) { s.bodyLimit = int64(o) }
 
 // WithBodyLimit caps request bodies (default 1 MiB); a larger one is 413.
+// A public request's is capped at PublicBodyLimit too.
 func WithBodyLimit(n int64) Option {
 	if n <= 0 {
 		panic("arena: WithBodyLimit: limit must be positive")
@@ -189,12 +198,37 @@ func WithMaxStreamAge(d time.Duration) Option {
 	return maxStreamAgeOption(d)
 }
 
+type streamIdleOption time.Duration
+
+func (o streamIdleOption) apply(s *options) { s.streamIdle = time.Duration(o) }
+
+// WithStreamIdle ends an event stream that has sent nothing but heartbeats
+// for d (default 2m). Whether a client reads cannot be seen from here: its
+// kernel takes what is sent until its buffers fill, hundreds of kilobytes,
+// which heartbeats alone would take hours to do. With events going out, a
+// client that stops reading fills them and is dropped at the write
+// deadline (WithWriteTimeout); without, it would keep its slot until the
+// maximum age. So an idle stream ends, telling its client to come back at
+// once (retry: 250ms) with Last-Event-ID: a client that reads loses
+// nothing, and one that does not gives its slot back.
+func WithStreamIdle(d time.Duration) Option {
+	if d <= 0 {
+		panic("arena: WithStreamIdle: duration must be positive")
+	}
+	return streamIdleOption(d)
+}
+
 type writeTimeoutOption time.Duration
 
 func (o writeTimeoutOption) apply(s *options) { s.writeTimeout = time.Duration(o) }
 
-// WithWriteTimeout bounds each write to an event stream (default 10s): a
-// client that does not read for that long is disconnected.
+// WithWriteTimeout bounds the writing of every answer (default 10s): a
+// client that does not read it in that time, plus a second for each 64 KiB
+// of a large answer, is disconnected. It is a deadline per answer, armed
+// when the handler starts (HTTP/1 only: on HTTP/2 a deadline resets the
+// stream when it passes) and again at each write (so a long scenario run
+// still gets its answer out), and per write on an event stream, cleared
+// once the write is flushed.
 func WithWriteTimeout(d time.Duration) Option {
 	if d <= 0 {
 		panic("arena: WithWriteTimeout: timeout must be positive")

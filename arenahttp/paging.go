@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // Paged reads (history, flight timeline, diagnostics). Each item is
@@ -63,8 +63,8 @@ func writePage[T any](w http.ResponseWriter, items []T, first, dropped uint64) {
 // flightPager is a flight recorder that reads a page without copying the
 // rest (*fakes.FlightRecorder is one). Others are read whole and paged here.
 type flightPager interface {
-	TimelinePage(ctx context.Context, after uint64, limit int) ([]arena.FlightEvent, uint64, uint64, error)
-	DiagnosticsPage(ctx context.Context, after uint64, limit int) ([]arena.Diagnostic, uint64, uint64, error)
+	TimelinePage(ctx context.Context, after uint64, limit int) ([]engine.FlightEvent, uint64, uint64, error)
+	DiagnosticsPage(ctx context.Context, after uint64, limit int) ([]engine.Diagnostic, uint64, uint64, error)
 }
 
 // pageSlice pages a whole list numbered from 1 (nothing dropped).

@@ -11,7 +11,7 @@ var historyQuery = []string{"after", "limit", "before"}
 
 // historyBefore answers GET /arena/history?before=N[&limit=]: the newest
 // ?limit= results numbered before N, oldest first, numbered in the same
-// headers as every page (arena.Service.HistoryBefore). X-Arena-First is the
+// headers as every page (engine.Service.HistoryBefore). X-Arena-First is the
 // ?before= of the page before it; a page that starts at 1, or at the
 // oldest retained, is the last one back.
 func (h *Handler) historyBefore(w http.ResponseWriter, r *http.Request) {

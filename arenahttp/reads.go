@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 func (h *Handler) stats(w http.ResponseWriter, r *http.Request) {
@@ -34,10 +34,10 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request) {
 type ScoreView struct {
 	// Source is "survival" (live, with dimensions), "last_run", or "none"
 	// when no run has finished with a measured score.
-	Source string       `json:"source"`
-	Total  *float64     `json:"total"` // null when nothing was measured
-	Grade  arena.Grade  `json:"grade"` // "none" when nothing was measured
-	Score  *arena.Score `json:"score,omitempty"`
+	Source string        `json:"source"`
+	Total  *float64      `json:"total"` // null when nothing was measured
+	Grade  engine.Grade  `json:"grade"` // "none" when nothing was measured
+	Score  *engine.Score `json:"score,omitempty"`
 }
 
 func (h *Handler) score(w http.ResponseWriter, r *http.Request) {
@@ -50,7 +50,7 @@ func (h *Handler) score(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if last := h.svc.Stats().LastScore; last != nil {
-		writeJSON(w, http.StatusOK, ScoreView{Source: "last_run", Total: last, Grade: arena.GradeFor(*last)})
+		writeJSON(w, http.StatusOK, ScoreView{Source: "last_run", Total: last, Grade: engine.GradeFor(*last)})
 		return
 	}
 	writeJSON(w, http.StatusOK, ScoreView{Source: "none"})
@@ -70,16 +70,16 @@ func (h *Handler) prometheus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) flightTimeline(w http.ResponseWriter, r *http.Request) {
-	serveFlight(h, w, r, flightPager.TimelinePage, arena.FlightReader.Timeline)
+	serveFlight(h, w, r, flightPager.TimelinePage, engine.FlightReader.Timeline)
 }
 
 func (h *Handler) flightDiagnostics(w http.ResponseWriter, r *http.Request) {
-	serveFlight(h, w, r, flightPager.DiagnosticsPage, arena.FlightReader.Diagnostics)
+	serveFlight(h, w, r, flightPager.DiagnosticsPage, engine.FlightReader.Diagnostics)
 }
 
 func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request,
 	readPage func(flightPager, context.Context, uint64, int) ([]T, uint64, uint64, error),
-	read func(arena.FlightReader, context.Context) ([]T, error)) {
+	read func(engine.FlightReader, context.Context) ([]T, error)) {
 	if h.opts.flight == nil {
 		writeError(w, http.StatusServiceUnavailable, "", "no flight recorder configured (arenahttp.WithFlightRecorder)")
 		return
@@ -98,9 +98,9 @@ func serveFlight[T any](h *Handler, w http.ResponseWriter, r *http.Request,
 		writePage(w, items, first, dropped)
 		return
 	}
-	fr, ok := h.opts.flight.(arena.FlightReader)
+	fr, ok := h.opts.flight.(engine.FlightReader)
 	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "", "the flight recorder cannot be read back (it is not an arena.FlightReader)")
+		writeError(w, http.StatusServiceUnavailable, "", "the flight recorder cannot be read back (it is not an engine.FlightReader)")
 		return
 	}
 	all, err := read(fr, r.Context())

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // route is one pattern of the API with the query parameters it accepts.
@@ -14,16 +14,20 @@ type route struct {
 	pattern string
 	query   []string // accepted query parameters; any other is a 400
 	serve   http.HandlerFunc
-	public  bool // served without the key: the dashboard's files, and the login that checks the key itself
+	public  bool // served without the key, from the public pool (public.go): the dashboard's files, and the login that checks the key itself
+	// gate answers, before a public route's body is read, what no body
+	// could change (the login on a server without a key, an address with
+	// no guess left), and reports whether it did.
+	gate func(http.ResponseWriter, *http.Request) bool
 }
 
 // agentRoute is the prefix of the built-in routes of agent faults; the
-// last segment names the fault (FaultSpec.Route).
+// last segment names the fault (fault.Spec.Route).
 const agentRoute = "/arena/agent/{id}/"
 
 func (h *Handler) routes() []route {
 	var rs []route
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		pathID := ""
 		if strings.Contains(spec.Route, "{id}") {
 			pathID = "id"
@@ -62,17 +66,18 @@ func (h *Handler) routes() []route {
 		route{pattern: "GET /metrics", serve: h.prometheus},
 
 		route{pattern: "GET /arena/ui/{asset...}", public: true, serve: h.dashboard},
-		route{pattern: "POST /arena/session", public: true, serve: h.login},
+		route{pattern: "POST /arena/session", public: true, gate: h.loginGate, serve: h.login},
 		route{pattern: "GET /arena/session", serve: h.sessionInfo},
 		route{pattern: "DELETE /arena/session", serve: h.logout},
 	)
 	return rs
 }
 
-// wrap puts a route behind the API's middleware, outermost first: panic
-// recovery, closed-handler check, cross-origin check, auth (not on public
-// routes), body limit, concurrency cap of the route's class, body read
-// deadline, query check.
+// wrap puts a route behind the API's middleware, outermost first: write
+// deadline, panic recovery, closed-handler check, cross-origin check; then
+// for a public route its own way (servePublic), for the others auth, body
+// limit, concurrency cap of the route's class, body read deadline, query
+// check.
 func (h *Handler) wrap(rt route) http.Handler {
 	class := routeClass(rt.pattern)
 	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,9 +88,13 @@ func (h *Handler) wrap(rt route) http.Handler {
 		if h.crossOrigin(w, r) {
 			return
 		}
+		if rt.public {
+			h.servePublic(w, r, rt)
+			return
+		}
 		// Nothing of the body is read before the key is checked; an early
 		// answer closes the connection rather than drain a slow body.
-		if !rt.public && !h.authorized(w, r) {
+		if !h.authorized(w, r) {
 			return
 		}
 		if r.ContentLength > h.opts.bodyLimit {
@@ -98,18 +107,26 @@ func (h *Handler) wrap(rt route) http.Handler {
 			return
 		}
 		defer release()
-		h.limitBody(w, r)
-		for name := range r.URL.Query() {
-			if !slices.Contains(rt.query, name) {
-				want := "none"
-				if len(rt.query) > 0 {
-					want = strings.Join(rt.query, ", ")
-				}
-				writeError(w, http.StatusBadRequest, name, "unknown query parameter (want "+want+")")
-				return
-			}
+		h.limitBody(w, r, h.opts.bodyLimit)
+		if !badQuery(w, r, rt) {
+			rt.serve(w, r)
 		}
-		rt.serve(w, r)
 	})
-	return recoverMiddleware(h.opts.logger, inner)
+	return h.withWriteDeadline(recoverMiddleware(h.opts.logger, inner))
+}
+
+// badQuery answers 400 for a query parameter the route does not take, and
+// reports whether it did: a misspelt parameter is never ignored.
+func badQuery(w http.ResponseWriter, r *http.Request, rt route) bool {
+	for name := range r.URL.Query() {
+		if !slices.Contains(rt.query, name) {
+			want := "none"
+			if len(rt.query) > 0 {
+				want = strings.Join(rt.query, ", ")
+			}
+			writeError(w, http.StatusBadRequest, name, "unknown query parameter (want "+want+")")
+			return true
+		}
+	}
+	return false
 }

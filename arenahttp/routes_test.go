@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // routeCase is one route of the table: a good request and a bad one.
@@ -84,7 +87,7 @@ func routeTable() []routeCase {
 // is refused. So a new built-in type has its route checked without a row
 // written for it (write one to check its metadata).
 func withFaultRoutes(table []routeCase) []routeCase {
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		pattern := "POST " + spec.Route
 		if slices.ContainsFunc(table, func(c routeCase) bool { return c.pattern == pattern }) {
 			continue
@@ -246,7 +249,7 @@ func TestSurvivalConflicts(t *testing.T) {
 		st = decode[SurvivalStatusView](t, s.do(t, request{method: "GET", path: "/arena/survival/status"}))
 		return !st.Running || st.Progress > 0
 	})
-	if !st.Running || st.Progress <= 0 || st.Progress >= 1 || st.Elapsed <= 0 || st.Duration != arena.Duration(time.Hour) {
+	if !st.Running || st.Progress <= 0 || st.Progress >= 1 || st.Elapsed <= 0 || st.Duration != clock.Duration(time.Hour) {
 		t.Errorf("status = %+v, want running with some progress", st.SurvivalStatus)
 	}
 	if sv := decode[ScoreView](t, s.do(t, request{method: "GET", path: "/arena/score"})); sv.Source != "survival" || sv.Score == nil {
@@ -257,7 +260,7 @@ func TestSurvivalConflicts(t *testing.T) {
 	if r.code != 200 {
 		t.Fatalf("stop = %d %s", r.code, r.body)
 	}
-	if rep := decode[arena.SurvivalReport](t, r); !rep.Stopped || rep.Config.Seed != started.Seed {
+	if rep := decode[engine.SurvivalReport](t, r); !rep.Stopped || rep.Config.Seed != started.Seed {
 		t.Errorf("stop answered stopped=%v seed=%d, want a stopped report with seed %d", rep.Stopped, rep.Config.Seed, started.Seed)
 	}
 	if r := s.do(t, request{method: "POST", path: "/arena/survival/stop"}); r.code != http.StatusConflict {
@@ -272,7 +275,7 @@ func TestSurvivalConflicts(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second})
+		s.svc.RunSurvival(context.Background(), engine.SurvivalConfig{Duration: time.Hour, Interval: time.Second})
 	}()
 	waitFor(t, "the other survival run to start", func() bool { return s.svc.SurvivalStatus().Running })
 	if r := s.do(t, start); r.code != http.StatusConflict {
@@ -344,14 +347,14 @@ func Test503(t *testing.T) {
 
 type writeOnlyRecorder struct{}
 
-func (writeOnlyRecorder) RecordEvent(context.Context, arena.FlightEvent) error     { return nil }
-func (writeOnlyRecorder) RecordDiagnostic(context.Context, arena.Diagnostic) error { return nil }
+func (writeOnlyRecorder) RecordEvent(context.Context, engine.FlightEvent) error     { return nil }
+func (writeOnlyRecorder) RecordDiagnostic(context.Context, engine.Diagnostic) error { return nil }
 
 // panickyRecorder panics when read.
 type panickyRecorder struct{ writeOnlyRecorder }
 
-func (panickyRecorder) Timeline(context.Context) ([]arena.FlightEvent, error) { panic("boom") }
-func (panickyRecorder) Diagnostics(context.Context) ([]arena.Diagnostic, error) {
+func (panickyRecorder) Timeline(context.Context) ([]engine.FlightEvent, error) { panic("boom") }
+func (panickyRecorder) Diagnostics(context.Context) ([]engine.Diagnostic, error) {
 	panic(http.ErrAbortHandler)
 }
 
@@ -442,33 +445,33 @@ func TestPathIDs(t *testing.T) {
 func TestActions(t *testing.T) {
 	s := newSystem(t, systemConfig{})
 	r := s.do(t, request{method: "POST", path: "/arena/agent/worker-1/slow", body: `{"id":"slow-1","metadata":{"delay":"1.5s","duration":2}}`})
-	res := decode[arena.Result](t, r)
-	if r.code != 200 || !res.Success || res.Action.ID != "slow-1" || res.Action.Type != arena.ActionSlowAgent || res.Action.TargetID != "worker-1" {
+	res := decode[fault.Result](t, r)
+	if r.code != 200 || !res.Success || res.Action.ID != "slow-1" || res.Action.Type != fault.SlowAgent || res.Action.TargetID != "worker-1" {
 		t.Errorf("slow = %d %s", r.code, r.body)
 	}
 	// A fault that does not land is a 200 with success false.
 	r = s.do(t, request{method: "POST", path: "/arena/agent/nobody/kill"})
-	if res := decode[arena.Result](t, r); r.code != 200 || res.Success || res.Error == "" {
+	if res := decode[fault.Result](t, r); r.code != 200 || res.Success || res.Error == "" {
 		t.Errorf("kill of no such agent = %d %s, want 200 with success false", r.code, r.body)
 	}
 	// A selector is resolved and the result says to what.
 	r = s.do(t, request{method: "POST", path: "/arena/agent/type:worker/pause"})
-	if res := decode[arena.Result](t, r); !res.Success || !strings.HasPrefix(res.Action.TargetID, "worker-") {
+	if res := decode[fault.Result](t, r); !res.Success || !strings.HasPrefix(res.Action.TargetID, "worker-") {
 		t.Errorf("pause type:worker = %s", r.body)
 	}
 	if st := s.svc.Stats(); st.Total != 3 || st.Succeeded != 2 {
 		t.Errorf("stats after three actions: %+v", st)
 	}
-	hist := decode[[]arena.Result](t, s.do(t, request{method: "GET", path: "/arena/history?limit=1"}))
-	if len(hist) != 1 || hist[0].Action.Type != arena.ActionPauseAgent {
+	hist := decode[[]fault.Result](t, s.do(t, request{method: "GET", path: "/arena/history?limit=1"}))
+	if len(hist) != 1 || hist[0].Action.Type != fault.PauseAgent {
 		t.Errorf("history?limit=1 = %+v, want the newest action", hist)
 	}
-	m := decode[arena.MetricsSnapshot](t, s.do(t, request{method: "GET", path: "/arena/metrics"}))
-	if m.Actions[arena.ActionKillAgent]["failed"] != 1 {
+	m := decode[engine.MetricsSnapshot](t, s.do(t, request{method: "GET", path: "/arena/metrics"}))
+	if m.Actions[fault.KillAgent]["failed"] != 1 {
 		t.Errorf("metrics snapshot = %+v", m)
 	}
-	tl := decode[[]arena.FlightEvent](t, s.do(t, request{method: "GET", path: "/arena/flight/timeline"}))
-	dg := decode[[]arena.Diagnostic](t, s.do(t, request{method: "GET", path: "/arena/flight/diagnostics"}))
+	tl := decode[[]engine.FlightEvent](t, s.do(t, request{method: "GET", path: "/arena/flight/timeline"}))
+	dg := decode[[]engine.Diagnostic](t, s.do(t, request{method: "GET", path: "/arena/flight/diagnostics"}))
 	if len(tl) != 3 || len(dg) != 1 || dg[0].TargetID != "nobody" {
 		t.Errorf("flight: %d timeline events, diagnostics %+v; want 3 and the failed kill", len(tl), dg)
 	}
@@ -486,12 +489,12 @@ func TestActions(t *testing.T) {
 }
 
 func TestScore(t *testing.T) {
-	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
-	if v := decode[ScoreView](t, s.do(t, request{method: "GET", path: "/arena/score"})); v.Source != "none" || v.Total != nil || v.Grade != arena.GradeNone {
+	s := newSystem(t, systemConfig{clock: clock.NewVirtual(time.Time{})})
+	if v := decode[ScoreView](t, s.do(t, request{method: "GET", path: "/arena/score"})); v.Source != "none" || v.Total != nil || v.Grade != engine.GradeNone {
 		t.Errorf("score before any run = %+v", v)
 	}
 	r := s.do(t, request{method: "POST", path: "/arena/scenario/run?seed=3", body: `"leader-failover"`})
-	rep := decode[arena.ScenarioReport](t, r)
+	rep := decode[scenario.Report](t, r)
 	if r.code != 200 || rep.Seed != 3 || rep.Scenario != "leader-failover" || !rep.Virtual {
 		t.Fatalf("run leader-failover = %d, seed %d", r.code, rep.Seed)
 	}
@@ -504,7 +507,7 @@ func TestScore(t *testing.T) {
 func TestScenarioRoutes(t *testing.T) {
 	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxScenarioRun(5 * time.Second)}})
 	r := s.do(t, request{method: "POST", path: "/arena/scenario/validate", body: tinyScenario})
-	if v := decode[ValidateResponse](t, r); r.code != 200 || !v.Valid || v.Name != "tiny" || v.Steps != 1 || v.PlannedLength != arena.Duration(300*time.Millisecond) {
+	if v := decode[ValidateResponse](t, r); r.code != 200 || !v.Valid || v.Name != "tiny" || v.Steps != 1 || v.PlannedLength != clock.Duration(300*time.Millisecond) {
 		t.Errorf("validate = %d %s", r.code, r.body)
 	}
 	// Every problem, with line and column.
@@ -538,7 +541,7 @@ func TestScenarioRoutes(t *testing.T) {
 	}
 	if r := <-first; r.code != 200 {
 		t.Errorf("first run = %d %s", r.code, r.body)
-	} else if rep := decode[arena.ScenarioReport](t, r); rep.Passed != 1 || rep.Outcome != arena.OutcomeCompleted {
+	} else if rep := decode[scenario.Report](t, r); rep.Passed != 1 || rep.Outcome != scenario.OutcomeCompleted {
 		t.Errorf("tiny report: passed %d, outcome %s", rep.Passed, rep.Outcome)
 	}
 }
@@ -562,14 +565,14 @@ func (s slowKills) StopAgent(ctx context.Context, id string) error {
 // runs into it (a slow injection) is cut short: 504 with the partial report.
 func TestScenarioRunMaximum(t *testing.T) {
 	s := newSystem(t, systemConfig{
-		runtime:     func(c *fakes.Cluster) arena.AgentLister { return slowKills{c, time.Second} },
+		runtime:     func(c *fakes.Cluster) fault.AgentLister { return slowKills{c, time.Second} },
 		handlerOpts: []Option{WithMaxScenarioRun(500 * time.Millisecond)},
 	})
 	r := s.do(t, request{method: "POST", path: "/arena/scenario/run", body: tinyScenario})
 	if r.code != http.StatusGatewayTimeout {
 		t.Fatalf("run past the maximum = %d %s, want 504", r.code, r.body)
 	}
-	if to := decode[ScenarioTimeout](t, r); to.Report == nil || to.Report.Outcome != arena.OutcomeCancelled || !strings.Contains(to.Error, "500ms") {
+	if to := decode[ScenarioTimeout](t, r); to.Report == nil || to.Report.Outcome != scenario.OutcomeCancelled || !strings.Contains(to.Error, "500ms") {
 		t.Errorf("504 body = %s", r.body)
 	}
 }
@@ -588,11 +591,11 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // killPause is a runtime with only the kill and pause capabilities.
 type killPause struct{ c *fakes.Cluster }
 
-func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (k killPause) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	return k.c.ListAgents(ctx)
 }
 func (k killPause) StopAgent(ctx context.Context, id string) error { return k.c.StopAgent(ctx, id) }
-func (k killPause) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+func (k killPause) PauseAgent(ctx context.Context, id string) (fault.Lift, error) {
 	return k.c.PauseAgent(ctx, id)
 }
 func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
@@ -602,8 +605,8 @@ func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.
 // built-in route and on /arena/fault/{type}; one it has lands; an unknown
 // type on /arena/fault/{type} is a 404 naming the field.
 func TestFaultsTheRuntimeCannotLand(t *testing.T) {
-	s := newSystem(t, systemConfig{runtime: func(c *fakes.Cluster) arena.AgentLister { return killPause{c} }})
-	const want = "mcp_disconnect is not supported by this runtime (it does not implement arena.MCPDisconnecter)"
+	s := newSystem(t, systemConfig{runtime: func(c *fakes.Cluster) fault.AgentLister { return killPause{c} }})
+	const want = "mcp_disconnect is not supported by this runtime (it does not implement fault.MCPDisconnecter)"
 	for _, rq := range []request{
 		{method: "POST", path: "/arena/agent/worker-1/mcp-disconnect"},
 		{method: "POST", path: "/arena/fault/mcp_disconnect", body: `{"target_id":"worker-1"}`},
@@ -618,14 +621,14 @@ func TestFaultsTheRuntimeCannotLand(t *testing.T) {
 		}
 	}
 	r := s.do(t, request{method: "POST", path: "/arena/fault/pause_agent", body: `{"target_id":"worker-1"}`})
-	if res := decode[arena.Result](t, r); r.code != 200 || !res.Success {
+	if res := decode[fault.Result](t, r); r.code != 200 || !res.Success {
 		t.Errorf("POST /arena/fault/pause_agent = %d %+v, want 200 and landed", r.code, res)
 	}
-	r = s.do(t, request{method: "POST", path: "/arena/fault/disk_full", body: `{}`})
+	r = s.do(t, request{method: "POST", path: "/arena/fault/acme.disk_full", body: `{}`})
 	if r.code != http.StatusNotFound {
-		t.Errorf("POST /arena/fault/disk_full = %d %s, want 404", r.code, r.body)
-	} else if e := errorOf(t, r); e.Field != "type" || !strings.Contains(e.Error, `unknown fault type "disk_full"`) {
-		t.Errorf("POST /arena/fault/disk_full: error %+v, want it to name the type", e)
+		t.Errorf("POST /arena/fault/acme.disk_full = %d %s, want 404", r.code, r.body)
+	} else if e := errorOf(t, r); e.Field != "type" || !strings.Contains(e.Error, `unknown fault type "acme.disk_full"`) {
+		t.Errorf("POST /arena/fault/acme.disk_full: error %+v, want it to name the type", e)
 	}
 	sc := "name: mcp\nactions:\n  - action: {type: kill_agent, target_id: worker-1}\n  - action: {type: mcp_disconnect, target_id: worker-2}\n"
 	r = s.do(t, request{method: "POST", path: "/arena/scenario/validate", body: sc})

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/internal/htmlreport"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -21,9 +23,9 @@ import (
 
 // ScenarioStarted is the 202 answer of POST /arena/scenario/start.
 type ScenarioStarted struct {
-	Scenario string          `json:"scenario"`
-	Seed     uint64          `json:"seed"` // drawn when neither ?seed= nor the scenario gave one
-	Status   arena.RunStatus `json:"status"`
+	Scenario string           `json:"scenario"`
+	Seed     uint64           `json:"seed"` // drawn when neither ?seed= nor the scenario gave one
+	Status   engine.RunStatus `json:"status"`
 }
 
 // ScenarioInfo is one built-in scenario of GET /arena/scenarios.
@@ -32,7 +34,7 @@ type ScenarioInfo struct {
 	Description   string         `json:"description,omitempty"`
 	Tags          []string       `json:"tags,omitempty"`
 	Steps         int            `json:"steps"`
-	PlannedLength arena.Duration `json:"planned_length"`
+	PlannedLength clock.Duration `json:"planned_length"`
 	// Runnable: this server can run it; Problem says why not (a fault
 	// its runtime cannot land, a length over its maximum).
 	Runnable bool   `json:"runnable"`
@@ -42,7 +44,7 @@ type ScenarioInfo struct {
 // RunView is the body of GET /arena/run: the run holding the service now,
 // if any, and the last run that finished through this handler.
 type RunView struct {
-	arena.RunStatus
+	engine.RunStatus
 	Last *LastRun `json:"last,omitempty"`
 }
 
@@ -50,14 +52,14 @@ type RunView struct {
 // scenario, or a survival run it started); Report is where its HTML report
 // is.
 type LastRun struct {
-	Kind    string      `json:"kind"` // scenario, survival
-	Name    string      `json:"name,omitempty"`
-	Seed    uint64      `json:"seed"`
-	Outcome string      `json:"outcome"` // a scenario's gate verdict, a survival run's ending
-	Total   *float64    `json:"total"`   // null when nothing was measured
-	Grade   arena.Grade `json:"grade"`
-	End     time.Time   `json:"end"`
-	Report  string      `json:"report"`
+	Kind    string       `json:"kind"` // scenario, survival
+	Name    string       `json:"name,omitempty"`
+	Seed    uint64       `json:"seed"`
+	Outcome string       `json:"outcome"` // a scenario's gate verdict, a survival run's ending
+	Total   *float64     `json:"total"`   // null when nothing was measured
+	Grade   engine.Grade `json:"grade"`
+	End     time.Time    `json:"end"`
+	Report  string       `json:"report"`
 }
 
 // errStopped is the cause of a scenario run stopped by POST
@@ -69,7 +71,7 @@ var errStopped = errors.New("stopped on request")
 type runs struct {
 	mu   sync.Mutex
 	cur  *scenarioRun
-	last any // *arena.ScenarioReport or *arena.SurvivalReport
+	last any // *scenario.Report or *engine.SurvivalReport
 }
 
 // scenarioRun is one scenario run of the handler, from begin to end.
@@ -77,7 +79,7 @@ type scenarioRun struct {
 	cancel context.CancelCauseFunc
 	ctx    context.Context
 	done   chan struct{} // closed by end
-	rep    *arena.ScenarioReport
+	rep    *scenario.Report
 	err    error
 }
 
@@ -92,7 +94,7 @@ func (rs *runs) begin(ctx context.Context) (context.Context, *scenarioRun) {
 }
 
 // end records the run's outcome.
-func (rs *runs) end(run *scenarioRun, rep *arena.ScenarioReport, err error) {
+func (rs *runs) end(run *scenarioRun, rep *scenario.Report, err error) {
 	run.rep, run.err = rep, err
 	rs.mu.Lock()
 	if rs.cur == run {
@@ -107,7 +109,7 @@ func (rs *runs) end(run *scenarioRun, rep *arena.ScenarioReport, err error) {
 }
 
 // finished records a survival run's report as the last one.
-func (rs *runs) finished(rep *arena.SurvivalReport) {
+func (rs *runs) finished(rep *engine.SurvivalReport) {
 	rs.mu.Lock()
 	rs.last = rep
 	rs.mu.Unlock()
@@ -118,9 +120,9 @@ func (run *scenarioRun) stopped() bool { return context.Cause(run.ctx) == errSto
 
 // checkPlanned refuses a real-time scenario planned longer than the
 // server's maximum run.
-func (h *Handler) checkPlanned(sc *arena.Scenario) error {
+func (h *Handler) checkPlanned(sc *scenario.Scenario) error {
 	max := h.opts.maxScenarioRun
-	if _, virtual := h.svc.Clock().(*arena.VirtualClock); !virtual && sc.PlannedLength() > max {
+	if _, virtual := h.svc.Clock().(*clock.Virtual); !virtual && sc.PlannedLength() > max {
 		return badRequest("actions", "the scenario is planned to run %s, longer than this server's maximum of %s", sc.PlannedLength(), max)
 	}
 	return nil
@@ -130,30 +132,20 @@ func (h *Handler) checkPlanned(sc *arena.Scenario) error {
 // background, bounded by the server's maximum run; GET /arena/run follows
 // it and POST /arena/scenario/stop ends it.
 func (h *Handler) scenarioStart(w http.ResponseWriter, r *http.Request) {
-	sc, err := h.readScenario(r)
+	sc, err := h.readScenarioToRun(r)
 	if err != nil {
 		writeScenarioErr(w, err)
 		return
 	}
-	if err := seedQuery(r, sc); err != nil {
-		writeErr(w, err)
-		return
-	}
 	if sc.Config.Seed == 0 {
-		sc.Config.Seed = arena.DrawSeed()
+		sc.Config.Seed = engine.DrawSeed()
 	}
-	if err := h.checkPlanned(sc); err != nil {
-		writeErr(w, err)
+	unlock, ok := h.lockStart(w)
+	if !ok {
 		return
 	}
-	h.survStart.Lock() // as for survival: Close waits for it, then for wg
-	defer h.survStart.Unlock()
-	if h.closed() {
-		writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
-		return
-	}
-	if !h.scenario.TryLock() {
-		writeError(w, http.StatusConflict, "", "a scenario run is in progress")
+	defer unlock()
+	if !h.lockScenario(w) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.opts.maxScenarioRun)
@@ -163,7 +155,7 @@ func (h *Handler) scenarioStart(w http.ResponseWriter, r *http.Request) {
 		defer h.wg.Done()
 		defer h.scenario.Unlock()
 		defer cancel()
-		rep, err := arena.RunScenarioReport(ctx, h.svc, sc)
+		rep, err := scenario.Run(ctx, h.svc, sc)
 		h.runs.end(run, rep, err)
 	}()
 
@@ -174,19 +166,14 @@ func (h *Handler) scenarioStart(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-run.done:
-			switch {
-			case run.rep != nil:
-				startedScenario(w, ScenarioStarted{Scenario: sc.Name, Seed: sc.Config.Seed, Status: h.svc.RunStatus()})
-			case errors.Is(run.err, arena.ErrRunActive):
-				writeError(w, http.StatusConflict, "", run.err.Error())
-			case errors.Is(run.err, arena.ErrNoRuntime) || errors.Is(run.err, arena.ErrNoDAG):
-				writeError(w, http.StatusServiceUnavailable, "", run.err.Error())
-			default:
-				writeScenarioErr(w, scenarioError(run.err))
+			if run.rep == nil {
+				writeScenarioRefused(w, run.err)
+				return
 			}
+			startedScenario(w, ScenarioStarted{Scenario: sc.Name, Seed: sc.Config.Seed, Status: h.svc.RunStatus()})
 			return
 		case <-tick.C:
-			if st := h.svc.RunStatus(); st.Origin == arena.OriginScenario && st.Name == sc.Name && st.Seed == sc.Config.Seed {
+			if st := h.svc.RunStatus(); st.Origin == engine.OriginScenario && st.Name == sc.Name && st.Seed == sc.Config.Seed {
 				startedScenario(w, ScenarioStarted{Scenario: sc.Name, Seed: sc.Config.Seed, Status: st})
 				return
 			}
@@ -238,8 +225,8 @@ func (h *Handler) scenarioList(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		info := ScenarioInfo{Name: name, Description: sc.Description, Tags: sc.Tags, Steps: len(sc.Actions),
-			PlannedLength: arena.Duration(sc.PlannedLength()), Runnable: true}
-		if err := h.svc.ValidateScenario(sc); err != nil {
+			PlannedLength: clock.Duration(sc.PlannedLength()), Runnable: true}
+		if err := scenario.ValidateFor(h.svc, sc); err != nil {
 			info.Runnable, info.Problem = false, err.Error()
 		} else if err := h.checkPlanned(sc); err != nil {
 			info.Runnable, info.Problem = false, err.Error()
@@ -256,10 +243,10 @@ func (h *Handler) runStatus(w http.ResponseWriter, r *http.Request) {
 	last := h.runs.last
 	h.runs.mu.Unlock()
 	switch rep := last.(type) {
-	case *arena.ScenarioReport:
+	case *scenario.Report:
 		v.Last = &LastRun{Kind: "scenario", Name: rep.Scenario, Seed: rep.Seed, Outcome: string(rep.Gate.Verdict), End: rep.End}
 		v.Last.Total, v.Last.Grade = total(rep.Report)
-	case *arena.SurvivalReport:
+	case *engine.SurvivalReport:
 		v.Last = &LastRun{Kind: "survival", Seed: rep.Config.Seed, Outcome: string(rep.Ending), End: rep.End}
 		v.Last.Total, v.Last.Grade = total(rep.Report)
 	}
@@ -269,9 +256,9 @@ func (h *Handler) runStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-func total(rep *arena.Report) (*float64, arena.Grade) {
+func total(rep *engine.Report) (*float64, engine.Grade) {
 	if rep == nil || !rep.Score.Measured {
-		return nil, arena.GradeNone
+		return nil, engine.GradeNone
 	}
 	t := rep.Score.Total
 	return &t, rep.Score.Grade
@@ -290,9 +277,9 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
 	var err error
 	switch rep := last.(type) {
-	case *arena.ScenarioReport:
+	case *scenario.Report:
 		err = htmlreport.WriteScenario(&buf, rep)
-	case *arena.SurvivalReport:
+	case *engine.SurvivalReport:
 		err = htmlreport.WriteSurvival(&buf, rep)
 	default:
 		writeError(w, http.StatusNotFound, "", "no run has finished on this server yet")

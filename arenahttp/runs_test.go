@@ -1,6 +1,7 @@
 package arenahttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,8 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -35,7 +39,7 @@ func TestScenarioStartStop(t *testing.T) {
 		t.Fatalf("start = %d %s", r.code, r.body)
 	}
 	v := decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"}))
-	if !v.Running || v.Origin != arena.OriginScenario || v.Name != "tiny" || v.Seed != 42 || v.Duration.D() < 5*time.Minute {
+	if !v.Running || v.Origin != engine.OriginScenario || v.Name != "tiny" || v.Seed != 42 || v.Duration.D() < 5*time.Minute {
 		t.Errorf("run while it goes: %+v", v.RunStatus)
 	}
 	for _, rq := range []request{
@@ -50,8 +54,8 @@ func TestScenarioStartStop(t *testing.T) {
 	}
 
 	r = s.do(t, request{method: "POST", path: "/arena/scenario/stop"})
-	rep := decode[arena.ScenarioReport](t, r)
-	if r.code != 200 || rep.Outcome != arena.OutcomeCancelled || rep.Seed != 42 || rep.End.Sub(rep.Start) > time.Minute {
+	rep := decode[scenario.Report](t, r)
+	if r.code != 200 || rep.Outcome != scenario.OutcomeCancelled || rep.Seed != 42 || rep.End.Sub(rep.Start) > time.Minute {
 		t.Fatalf("stop = %d, outcome %s, seed %d, ran %s", r.code, rep.Outcome, rep.Seed, rep.End.Sub(rep.Start))
 	}
 	if r := s.do(t, request{method: "POST", path: "/arena/scenario/stop"}); r.code != http.StatusConflict {
@@ -93,39 +97,94 @@ func TestScenarioStopEndsASynchronousRun(t *testing.T) {
 	if stop.code != 200 || r.code != 200 {
 		t.Fatalf("stop = %d, the run's caller = %d %s", stop.code, r.code, r.body)
 	}
-	if rep := decode[arena.ScenarioReport](t, r); rep.Outcome != arena.OutcomeCancelled {
+	if rep := decode[scenario.Report](t, r); rep.Outcome != scenario.OutcomeCancelled {
 		t.Errorf("the run's caller got outcome %s, want cancelled", rep.Outcome)
 	}
 }
 
-func TestScenarioStartRefusals(t *testing.T) {
+// TestScenarioRunAndStartRefuseAlike: POST /arena/scenario/run and /start
+// read a request to run a scenario in one way (readScenarioToRun,
+// lockScenario, writeScenarioRefused), so each refusal is the same answer
+// on both, the body's problem first, then the seed's, then the plan's.
+func TestScenarioRunAndStartRefuseAlike(t *testing.T) {
 	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxScenarioRun(5 * time.Second)}})
-	for _, tc := range []struct {
-		path, body, field string
-	}{
-		{"/arena/scenario/start", "no-such", "body"},
-		{"/arena/scenario/start", "leader-failover", "actions"}, // 50s on a 5s server
-		{"/arena/scenario/start?seed=0", tinyScenario, "seed"},
-		{"/arena/scenario/start", "name: x\nactions:\n  - action: {type: kill_agent}\n", "actions[0].action.target_id"},
-	} {
-		r := s.do(t, request{method: "POST", path: tc.path, body: tc.body})
-		if e := errorOf(t, r); r.code != 400 || e.Field != tc.field {
-			t.Errorf("POST %s %q = %d %+v, want 400 naming %s", tc.path, tc.body, r.code, e, tc.field)
+	// both sends the request to each route and answers the one answer.
+	both := func(t *testing.T, s *system, query, body string) (int, ErrorResponse) {
+		t.Helper()
+		run := s.do(t, request{method: "POST", path: "/arena/scenario/run" + query, body: body})
+		start := s.do(t, request{method: "POST", path: "/arena/scenario/start" + query, body: body})
+		if run.code != start.code || !bytes.Equal(run.body, start.body) {
+			t.Errorf("%s %.40q: run = %d %s, start = %d %s; want one answer", query, body, run.code, run.body, start.code, start.body)
 		}
+		return run.code, errorOf(t, run)
 	}
-	// A survival run holds the service.
-	if r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1h","interval":"1s"}`}); r.code != 202 {
+	for _, tc := range []struct {
+		name, query, body string
+		field, error      string
+	}{
+		{"no body", "", "", "body", "body: want a scenario (YAML or JSON) or the name of a built-in scenario (" + strings.Join(scenarios.Names(), ", ") + ")"},
+		{"unknown built-in", "", "no-such", "body", `body: "no-such" is not a built-in scenario (want ` + strings.Join(scenarios.Names(), ", ") + ")"},
+		{"invalid", "", "name: x\nactions:\n  - action: {type: kill_agent}\n", "actions[0].action.target_id", ""},
+		{"seed zero", "?seed=0", tinyScenario, "seed", `seed: want a positive integer, got "0"`},
+		{"seed not a number", "?seed=x", tinyScenario, "seed", `seed: want a positive integer, got "x"`},
+		{"planned too long", "", "leader-failover", "actions", "actions: the scenario is planned to run 50s, longer than this server's maximum of 5s"},
+		{"body before seed", "?seed=x", "no-such", "body", ""},
+		{"seed before plan", "?seed=x", "leader-failover", "seed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, e := both(t, s, tc.query, tc.body)
+			if code != http.StatusBadRequest || e.Field != tc.field || (tc.error != "" && e.Error != tc.error) {
+				t.Errorf("= %d %+v, want 400 naming %s (%q)", code, e, tc.field, tc.error)
+			}
+		})
+	}
+	if st := s.svc.RunStatus(); st.Running {
+		t.Fatalf("a refused request started a run: %+v", st)
+	}
+
+	// The handler's own scenario run holds the scenario lock.
+	s = newSystem(t, systemConfig{})
+	if r := s.do(t, request{method: "POST", path: "/arena/scenario/start", body: longTiny}); r.code != http.StatusAccepted {
+		t.Fatalf("start = %d %s", r.code, r.body)
+	}
+	if code, e := both(t, s, "", tinyScenario); code != http.StatusConflict || e.Error != "a scenario run is in progress" {
+		t.Errorf("during a scenario run = %d %+v, want 409 a scenario run is in progress", code, e)
+	}
+	if r := s.do(t, request{method: "POST", path: "/arena/scenario/stop"}); r.code != http.StatusOK {
+		t.Fatalf("stop = %d %s", r.code, r.body)
+	}
+
+	// A survival run holds the service: the scenario run is refused.
+	if r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1h","interval":"1s"}`}); r.code != http.StatusAccepted {
 		t.Fatalf("survival = %d %s", r.code, r.body)
 	}
-	if r := s.do(t, request{method: "POST", path: "/arena/scenario/start", body: tinyScenario}); r.code != http.StatusConflict || !strings.Contains(errorOf(t, r).Error, "survival") {
-		t.Errorf("start during survival = %d %s, want 409 naming the survival run", r.code, r.body)
+	if code, e := both(t, s, "", tinyScenario); code != http.StatusConflict || !strings.Contains(e.Error, "survival") {
+		t.Errorf("during survival = %d %+v, want 409 naming the survival run", code, e)
+	}
+	if r := s.do(t, request{method: "POST", path: "/arena/survival/stop"}); r.code != http.StatusOK {
+		t.Fatalf("survival stop = %d %s", r.code, r.body)
+	}
+
+	// A scenario the service lacks a dependency for.
+	noDAG := newSystem(t, systemConfig{noDAG: true})
+	if code, e := both(t, noDAG, "", "dag-surgery"); code != http.StatusServiceUnavailable {
+		t.Errorf("dag-surgery without a DAG = %d %+v, want 503", code, e)
+	}
+
+	// A body over the limit: 413, and the connection closed.
+	small := newSystem(t, systemConfig{handlerOpts: []Option{WithBodyLimit(1000)}})
+	for _, path := range []string{"/arena/scenario/run", "/arena/scenario/start"} {
+		t.Run("413 "+path, func(t *testing.T) {
+			_, br := rawRequest(t, small, "POST "+path+" HTTP/1.1\r\nTransfer-Encoding: chunked", "5dc\r\n"+strings.Repeat("x", 1500)+"\r\n")
+			wantClosed(t, br, http.StatusRequestEntityTooLarge)
+		})
 	}
 }
 
 // TestScenarioStartVirtual: on a virtual clock the run is over before the
 // answer; it is still a 202, and the report is there.
 func TestScenarioStartVirtual(t *testing.T) {
-	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
+	s := newSystem(t, systemConfig{clock: clock.NewVirtual(time.Time{})})
 	if r := s.do(t, request{method: "POST", path: "/arena/scenario/start?seed=3", body: "leader-failover"}); r.code != 202 {
 		t.Fatalf("start = %d %s", r.code, r.body)
 	}
@@ -133,7 +192,7 @@ func TestScenarioStartVirtual(t *testing.T) {
 		return decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"})).Last != nil
 	})
 	v := decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"}))
-	if v.Last.Name != "leader-failover" || v.Last.Outcome != string(arena.GatePassed) || v.Last.Total == nil || v.Last.Grade == arena.GradeNone {
+	if v.Last.Name != "leader-failover" || v.Last.Outcome != string(scenario.GatePassed) || v.Last.Total == nil || v.Last.Grade == engine.GradeNone {
 		t.Errorf("last run %+v, want leader-failover passed with a score", v.Last)
 	}
 }
@@ -151,7 +210,7 @@ func TestScenarioList(t *testing.T) {
 	}
 	// A runtime without every capability, and a short maximum run.
 	narrow := newSystem(t, systemConfig{
-		runtime:     func(c *fakes.Cluster) arena.AgentLister { return killPause{c} },
+		runtime:     func(c *fakes.Cluster) fault.AgentLister { return killPause{c} },
 		handlerOpts: []Option{WithMaxScenarioRun(40 * time.Second)},
 	})
 	problems := map[string]string{}
@@ -178,7 +237,7 @@ func TestSurvivalIsTheLastRun(t *testing.T) {
 	if r := s.do(t, request{method: "POST", path: "/arena/survival", body: `{"duration":"1h","interval":"100ms","seed":5}`}); r.code != 202 {
 		t.Fatalf("start = %d %s", r.code, r.body)
 	}
-	if v := decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"})); !v.Running || v.Origin != arena.OriginSurvival || v.Seed != 5 {
+	if v := decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"})); !v.Running || v.Origin != engine.OriginSurvival || v.Seed != 5 {
 		t.Errorf("run during survival: %+v", v.RunStatus)
 	}
 	if r := s.do(t, request{method: "POST", path: "/arena/survival/stop"}); r.code != 200 {
@@ -186,7 +245,7 @@ func TestSurvivalIsTheLastRun(t *testing.T) {
 	}
 	waitFor(t, "the survival report", func() bool {
 		v := decode[RunView](t, s.do(t, request{method: "GET", path: "/arena/run"}))
-		return v.Last != nil && v.Last.Kind == "survival" && v.Last.Seed == 5 && v.Last.Outcome == string(arena.SurvivalStopped)
+		return v.Last != nil && v.Last.Kind == "survival" && v.Last.Seed == 5 && v.Last.Outcome == string(engine.SurvivalStopped)
 	})
 	if r := s.do(t, request{method: "GET", path: "/arena/report"}); r.code != 200 || !strings.Contains(string(r.body), "survival") {
 		t.Errorf("report = %d, want the survival run's", r.code)
@@ -209,7 +268,7 @@ func TestLiftAll(t *testing.T) {
 	if r.code != 200 || len(lifted) != 2 || !lifted[0].Lifted || !lifted[1].Lifted {
 		t.Errorf("lift all = %d %s", r.code, r.body)
 	}
-	if fs := decode[[]arena.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"})); len(fs) != 0 {
+	if fs := decode[[]engine.ActiveFault](t, s.do(t, request{method: "GET", path: "/arena/faults"})); len(fs) != 0 {
 		t.Errorf("active faults after lift all: %+v", fs)
 	}
 	if r := s.do(t, request{method: "DELETE", path: "/arena/faults"}); r.code != 200 || strings.TrimSpace(string(r.body)) != "[]" {
@@ -228,7 +287,7 @@ func TestHistoryBackwards(t *testing.T) {
 	path := "/arena/history?limit=3"
 	for range 5 {
 		r := s.do(t, request{method: "GET", path: path})
-		page := decode[[]arena.Result](t, r)
+		page := decode[[]fault.Result](t, r)
 		if r.code != 200 {
 			t.Fatalf("GET %s = %d %s", path, r.code, r.body)
 		}
@@ -256,8 +315,8 @@ func TestHistoryBackwards(t *testing.T) {
 // TestRunView's JSON: the live status and the last run side by side.
 func TestRunViewJSON(t *testing.T) {
 	total := 87.5
-	b, _ := json.Marshal(RunView{RunStatus: arena.RunStatus{Running: true, RunID: "run-3", Origin: arena.OriginScenario},
-		Last: &LastRun{Kind: "survival", Seed: 4, Outcome: "stopped", Total: &total, Grade: arena.GradeB, Report: "/arena/report"}})
+	b, _ := json.Marshal(RunView{RunStatus: engine.RunStatus{Running: true, RunID: "run-3", Origin: engine.OriginScenario},
+		Last: &LastRun{Kind: "survival", Seed: 4, Outcome: "stopped", Total: &total, Grade: engine.GradeB, Report: "/arena/report"}})
 	for _, want := range []string{`"running":true`, `"run_id":"run-3"`, `"origin":"scenario"`, `"last":{"kind":"survival"`, `"total":87.5`, `"report":"/arena/report"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %s", b, want)

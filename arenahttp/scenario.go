@@ -11,7 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -20,14 +23,14 @@ type ValidateResponse struct {
 	Valid         bool           `json:"valid"` // always true: an invalid scenario is a 400
 	Name          string         `json:"name"`
 	Steps         int            `json:"steps"`
-	PlannedLength arena.Duration `json:"planned_length"`
+	PlannedLength clock.Duration `json:"planned_length"`
 }
 
 // ScenarioTimeout is the 504 answer of POST /arena/scenario/run when the run
 // reached the server's maximum: the error and the report so far.
 type ScenarioTimeout struct {
-	Error  string                `json:"error"`
-	Report *arena.ScenarioReport `json:"report"`
+	Error  string           `json:"error"`
+	Report *scenario.Report `json:"report"`
 }
 
 // scenarioBodyName labels the body in scenario error messages.
@@ -37,18 +40,18 @@ const scenarioBodyName = "body"
 // scenario, or the name of a built-in one (plain or as a JSON string),
 // validated against the service (its own fault types, and what its runtime
 // can land).
-func (h *Handler) readScenario(r *http.Request) (*arena.Scenario, error) {
+func (h *Handler) readScenario(r *http.Request) (*scenario.Scenario, error) {
 	sc, err := readScenario(r, h.svc.Injector().FaultTypes())
 	if err != nil {
 		return nil, err
 	}
-	if err := h.svc.ValidateScenario(sc); err != nil {
+	if err := scenario.ValidateFor(h.svc, sc); err != nil {
 		return nil, scenarioError(err)
 	}
 	return sc, nil
 }
 
-func readScenario(r *http.Request, faults []arena.FaultSpec) (*arena.Scenario, error) {
+func readScenario(r *http.Request, faults []fault.Spec) (*scenario.Scenario, error) {
 	b, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -73,7 +76,7 @@ func readScenario(r *http.Request, faults []arena.FaultSpec) (*arena.Scenario, e
 		}
 		return sc, nil
 	}
-	sc, err := arena.LoadScenario(b, scenarioBodyName, faults...)
+	sc, err := scenario.Load(b, scenarioBodyName, faults...)
 	if err != nil {
 		return nil, scenarioError(err)
 	}
@@ -82,13 +85,13 @@ func readScenario(r *http.Request, faults []arena.FaultSpec) (*arena.Scenario, e
 
 // scenarioProblems is a 400 listing every problem of an invalid scenario.
 type scenarioProblems struct {
-	problems arena.ScenarioErrors
+	problems scenario.Errors
 }
 
 func (e *scenarioProblems) Error() string { return e.problems.Error() }
 
 func scenarioError(err error) error {
-	var es arena.ScenarioErrors
+	var es scenario.Errors
 	if errors.As(err, &es) && len(es) > 0 {
 		return &scenarioProblems{es}
 	}
@@ -120,12 +123,12 @@ func (h *Handler) scenarioValidate(w http.ResponseWriter, r *http.Request) {
 		writeScenarioErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ValidateResponse{Valid: true, Name: sc.Name, Steps: len(sc.Actions), PlannedLength: arena.Duration(sc.PlannedLength())})
+	writeJSON(w, http.StatusOK, ValidateResponse{Valid: true, Name: sc.Name, Steps: len(sc.Actions), PlannedLength: clock.Duration(sc.PlannedLength())})
 }
 
 // seedQuery sets sc's seed from ?seed= when the request has one: a
 // positive integer, else a 400 naming seed.
-func seedQuery(r *http.Request, sc *arena.Scenario) error {
+func seedQuery(r *http.Request, sc *scenario.Scenario) error {
 	s := r.URL.Query().Get("seed")
 	if s == "" {
 		return nil
@@ -138,45 +141,78 @@ func seedQuery(r *http.Request, sc *arena.Scenario) error {
 	return nil
 }
 
-// scenarioRun runs a scenario and answers its report (200 whatever the gate
-// says: the verdict is in the report). One runs at a time on a handler
-// (409 otherwise), since two runs on one system would score each other's
-// faults. The run is bounded by the server's maximum (WithMaxScenarioRun).
-func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
+// readScenarioToRun reads what a request to run a scenario asks for (POST
+// /arena/scenario/run and /start): the body's scenario as readScenario reads
+// it, with the seed of ?seed=, refused when it is planned longer than the
+// server's maximum run. writeScenarioErr answers its error.
+func (h *Handler) readScenarioToRun(r *http.Request) (*scenario.Scenario, error) {
 	sc, err := h.readScenario(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := seedQuery(r, sc); err != nil {
+		return nil, err
+	}
+	if err := h.checkPlanned(sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// lockScenario takes the handler's scenario lock for a run, or answers 409
+// and reports false. One scenario runs at a time on a handler, since two
+// runs on one system would score each other's faults; the caller unlocks
+// h.scenario when its run has ended.
+func (h *Handler) lockScenario(w http.ResponseWriter) bool {
+	if !h.scenario.TryLock() {
+		writeError(w, http.StatusConflict, "", "a scenario run is in progress")
+		return false
+	}
+	return true
+}
+
+// writeScenarioRefused answers a run scenario.Run refused (it
+// returned no report): 409 when another run holds the service (a survival
+// run, or a run outside the handler), 503 when the service lacks a runtime
+// or a DAG the scenario needs, else 400 naming the scenario's problems.
+func writeScenarioRefused(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, engine.ErrRunActive):
+		writeError(w, http.StatusConflict, "", err.Error())
+	case errors.Is(err, fault.ErrNoRuntime) || errors.Is(err, fault.ErrNoDAG):
+		writeError(w, http.StatusServiceUnavailable, "", err.Error())
+	default:
+		writeScenarioErr(w, scenarioError(err))
+	}
+}
+
+// scenarioRun runs a scenario and answers its report (200 whatever the gate
+// says: the verdict is in the report); one at a time (lockScenario). The
+// run is bounded by the server's maximum (WithMaxScenarioRun).
+func (h *Handler) scenarioRun(w http.ResponseWriter, r *http.Request) {
+	sc, err := h.readScenarioToRun(r)
 	if err != nil {
 		writeScenarioErr(w, err)
 		return
 	}
-	if err := seedQuery(r, sc); err != nil {
-		writeErr(w, err)
-		return
-	}
-	max := h.opts.maxScenarioRun
-	if err := h.checkPlanned(sc); err != nil {
-		writeErr(w, err)
-		return
-	}
-	if !h.scenario.TryLock() {
-		writeError(w, http.StatusConflict, "", "a scenario run is in progress")
+	if !h.lockScenario(w) {
 		return
 	}
 	defer h.scenario.Unlock()
 
+	max := h.opts.maxScenarioRun
 	ctx, cancel := context.WithTimeout(r.Context(), max)
 	defer cancel()
 	stop := context.AfterFunc(h.ctx, cancel) // Close ends the run too
 	defer stop()
 	ctx, run := h.runs.begin(ctx) // POST /arena/scenario/stop ends it too (runs.go)
-	rep, err := arena.RunScenarioReport(ctx, h.svc, sc)
+	rep, err := scenario.Run(ctx, h.svc, sc)
 	h.runs.end(run, rep, err)
+	if rep == nil {
+		writeScenarioRefused(w, err)
+		return
+	}
 	switch {
-	case rep == nil && errors.Is(err, arena.ErrRunActive): // a survival run, or a run outside the handler
-		writeError(w, http.StatusConflict, "", err.Error())
-	case rep == nil && (errors.Is(err, arena.ErrNoRuntime) || errors.Is(err, arena.ErrNoDAG)):
-		writeError(w, http.StatusServiceUnavailable, "", err.Error())
-	case rep == nil:
-		writeScenarioErr(w, scenarioError(err))
 	case err == nil, run.stopped():
 		writeJSON(w, http.StatusOK, rep)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil:

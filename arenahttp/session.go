@@ -258,14 +258,29 @@ func (h *Handler) crossOrigin(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// login serves POST /arena/session: the API key for a session cookie.
+// loginGate answers, before the body of POST /arena/session is read, a
+// login that cannot succeed: on a server without a key (409), or from an
+// address with no guess left (429), which would send its body for nothing.
+func (h *Handler) loginGate(w http.ResponseWriter, r *http.Request) bool {
+	if h.key.Load() == nil {
+		closeIfBody(w, r)
+		writeNoKey(w)
+		return true
+	}
+	return h.throttled(w, r)
+}
+
+func writeNoKey(w http.ResponseWriter) {
+	writeError(w, http.StatusConflict, "", "this server has no API key: requests need no session (it listens on loopback only)")
+}
+
+// login serves POST /arena/session: the API key for a session cookie. Its
+// body has been read (the public pool's rule: public.go), and loginGate
+// has let it through.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	want := h.key.Load()
-	if want == nil {
-		writeError(w, http.StatusConflict, "", "this server has no API key: requests need no session (it listens on loopback only)")
-		return
-	}
-	if h.throttled(w, r) { // before the body: an address with no guess left sends it for nothing
+	if want == nil { // SetAPIKey("") since the gate
+		writeNoKey(w)
 		return
 	}
 	var req LoginRequest

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/internal/sse"
 )
@@ -87,7 +87,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		defer h.hub.leave(f)
 	}
 	for {
-		evs, err := src.Read(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: from}, replayPage)
+		evs, err := src.Read(ctx, events.Filter{Streams: []string{engine.EventStream}, FromSequence: from}, replayPage)
 		if err != nil || len(evs) == 0 {
 			break
 		}
@@ -110,6 +110,8 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 	defer beat.Stop()
 	age := time.NewTimer(h.opts.maxStreamAge)
 	defer age.Stop()
+	idle := time.NewTimer(h.opts.streamIdle) // reset by every event sent
+	defer idle.Stop()
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	for {
@@ -132,6 +134,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 				}
 				cursor = fr.seq
 			}
+			idle.Reset(h.opts.streamIdle)
 			if len(c.buf) >= 64<<10 || len(frames) == replayPage {
 				if c.send() != nil {
 					return
@@ -169,6 +172,14 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			c.buf = sse.AppendComment(c.buf, "max age: reconnect with Last-Event-ID")
 			c.send()
 			return
+		case <-idle.C:
+			// Nothing but heartbeats for WithStreamIdle: whether this client
+			// reads cannot be told (WithStreamIdle), so it gives its slot
+			// back, and comes back at once if it does.
+			c.buf, _ = sse.AppendEvent(c.buf, sse.Event{Retry: idleRetry})
+			c.buf = sse.AppendComment(c.buf, "idle: reconnect with Last-Event-ID")
+			c.send()
+			return
 		case <-ctx.Done():
 			return
 		case <-h.closing:
@@ -182,6 +193,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 // flush per event per client is what costs. It bounds the latency added to
 // an event.
 const flushLinger = 50 * time.Millisecond
+
+// idleRetry is the reconnection delay an idle stream's end tells its
+// client: the next stream's first frame sets WithRetry's again.
+const idleRetry = 250 * time.Millisecond
 
 // acquireStream takes a place under the subscriber cap.
 func (h *Handler) acquireStream() bool {
@@ -223,12 +238,12 @@ func lastEventID(r *http.Request) (uint64, bool, error) {
 // gap).
 func resumePoint(ctx context.Context, src EventSource, last uint64) (from, gapNext uint64, err error) {
 	st := src.Stats()
-	cur, err := src.StreamVersion(ctx, arena.EventStream)
+	cur, err := src.StreamVersion(ctx, engine.EventStream)
 	if err != nil {
 		return 0, 0, err
 	}
 	next := func(s uint64) (uint64, error) { // version of the first arena event after s; 0: none
-		evs, err := src.Read(ctx, events.Filter{Streams: []string{arena.EventStream}, FromSequence: s}, 1)
+		evs, err := src.Read(ctx, events.Filter{Streams: []string{engine.EventStream}, FromSequence: s}, 1)
 		if err != nil || len(evs) == 0 {
 			return 0, err
 		}
@@ -302,5 +317,13 @@ func (c *sseConn) send() error {
 	if err != nil {
 		return err
 	}
-	return c.rc.Flush()
+	if err := c.rc.Flush(); err != nil {
+		return err
+	}
+	// Sent: no deadline until the next send. On HTTP/2 one left set would
+	// reset the stream between heartbeats.
+	if err := c.rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }

@@ -16,8 +16,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/sse"
 )
 
@@ -85,14 +87,14 @@ func (c *streamClient) close() {
 }
 
 // execute lands n actions: pause and resume of worker-1 in turn.
-func execute(t testing.TB, svc *arena.Service, n int) {
+func execute(t testing.TB, svc *engine.Service, n int) {
 	t.Helper()
 	for range n {
-		typ := arena.ActionPauseAgent
+		typ := fault.PauseAgent
 		if svc.Stats().Succeeded%2 == 1 {
-			typ = arena.ActionResumeAgent
+			typ = fault.ResumeAgent
 		}
-		if res := svc.Execute(context.Background(), arena.Action{Type: typ, TargetID: "worker-1"}); !res.Success {
+		if res := svc.Execute(context.Background(), fault.Action{Type: typ, TargetID: "worker-1"}); !res.Success {
 			t.Fatalf("execute %s: %s", typ, res.Error)
 		}
 	}
@@ -102,8 +104,8 @@ func execute(t testing.TB, svc *arena.Service, n int) {
 // then one frame per event with its version as id, its type as event and
 // the event as JSON data.
 func TestStreamFrameFormat(t *testing.T) {
-	s := newSystem(t, systemConfig{clock: arena.NewVirtualClock(time.Time{})})
-	s.svc.Execute(context.Background(), arena.Action{ID: "a1", Type: arena.ActionKillAgent, TargetID: "nobody"})
+	s := newSystem(t, systemConfig{clock: clock.NewVirtual(time.Time{})})
+	s.svc.Execute(context.Background(), fault.Action{ID: "a1", Type: fault.KillAgent, TargetID: "nobody"})
 
 	conn, err := net.Dial("tcp", s.srv.Listener.Addr().String())
 	if err != nil {
@@ -202,11 +204,11 @@ func TestStreamResume(t *testing.T) {
 	execute(t, s.svc, 2)
 	for name, cl := range map[string]*streamClient{"live": live, "resumed": c, "query": q, "all": all} {
 		e1, e2 := cl.next(t), cl.next(t)
-		if e1.ID != "6" || e2.ID != "7" || e1.Event != arena.EventActionExecuted {
+		if e1.ID != "6" || e2.ID != "7" || e1.Event != engine.EventActionExecuted {
 			t.Errorf("%s client: live events %s %s, want 6 and 7", name, e1.ID, e2.ID)
 		}
 		var ev events.Event
-		if err := json.Unmarshal(e1.Data, &ev); err != nil || ev.Version != 6 || ev.Stream != arena.EventStream || ev.Sequence != 18 {
+		if err := json.Unmarshal(e1.Data, &ev); err != nil || ev.Version != 6 || ev.Stream != engine.EventStream || ev.Sequence != 18 {
 			t.Errorf("%s client: data %s (%v), want the event with version 6, sequence 18", name, e1.Data, err)
 		}
 	}
@@ -311,7 +313,7 @@ func TestStreamBehindMiddleware(t *testing.T) {
 	c := dialStreamURL(t, wrapped.Client(), wrapped.URL+"/arena/stream", nil)
 	defer c.close()
 	execute(t, s.svc, 1)
-	if e := c.next(t); e.ID != "1" || e.Event != arena.EventActionExecuted {
+	if e := c.next(t); e.ID != "1" || e.Event != engine.EventActionExecuted {
 		t.Errorf("behind middleware: %+v", e)
 	}
 }
@@ -382,4 +384,29 @@ func TestStreamMaxAgeFreesTheSlot(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestIdleStreamEnds: a stream with nothing but heartbeats to send ends
+// after WithStreamIdle (an idle client held its slot until the maximum
+// age), telling its client to come back at once; events keep it open.
+func TestIdleStreamEnds(t *testing.T) {
+	s := newSystem(t, systemConfig{handlerOpts: []Option{WithMaxSubscribers(1), WithStreamIdle(300 * time.Millisecond), WithHeartbeat(20 * time.Millisecond)}})
+	c := dialStream(t, s, nil)
+	defer c.close()
+	// Events every 50ms: the stream stays open past the idle period.
+	for i := range 12 {
+		s.do(t, request{method: "POST", path: "/arena/agent/nobody/kill", body: `{"id":"k` + strconv.Itoa(i) + `"}`})
+		c.next(t)
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		if _, err := c.r.Next(); err != nil {
+			break
+		}
+	}
+	if got := c.r.Retry(); got != idleRetry {
+		t.Errorf("the idle stream's end says retry %s, want %s", got, idleRetry)
+	}
+	waitFor(t, "the idle stream's slot", func() bool { return s.h.streams.Load() == 0 })
+	dialStream(t, s, nil).close()
 }

@@ -6,29 +6,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 // SurvivalStarted is the 202 answer of POST /arena/survival.
 type SurvivalStarted struct {
-	Seed   uint64               `json:"seed"` // drawn when the config had none: rerun with it
-	Status arena.SurvivalStatus `json:"status"`
+	Seed   uint64                `json:"seed"` // drawn when the config had none: rerun with it
+	Status engine.SurvivalStatus `json:"status"`
 }
 
 // SurvivalStatusView is the body of GET /arena/survival/status: the live
 // status, and the outcome of the last run this handler started once it has
 // finished.
 type SurvivalStatusView struct {
-	arena.SurvivalStatus
-	Last      *arena.SurvivalReport `json:"last,omitempty"`
-	LastError string                `json:"last_error,omitempty"`
+	engine.SurvivalStatus
+	Last      *engine.SurvivalReport `json:"last,omitempty"`
+	LastError string                 `json:"last_error,omitempty"`
 }
 
 // survivalStart starts a survival run in the background. The config is
-// arena.SurvivalConfig's JSON (an empty body: every default). The seed is
+// engine.SurvivalConfig's JSON (an empty body: every default). The seed is
 // drawn here when missing, so the 202 can tell it.
 func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
-	var cfg arena.SurvivalConfig
+	var cfg engine.SurvivalConfig
 	if err := decodeJSON(r, &cfg); err != nil {
 		writeErr(w, err)
 		return
@@ -38,19 +39,18 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = arena.DrawSeed()
+		cfg.Seed = engine.DrawSeed()
 	}
-	h.survStart.Lock()
-	defer h.survStart.Unlock()
-	if h.closed() { // Close is waiting for survStart: start nothing new
-		writeError(w, http.StatusServiceUnavailable, "", "server is shutting down")
+	unlock, ok := h.lockStart(w)
+	if !ok {
 		return
 	}
+	defer unlock()
 	h.survMu.Lock()
 	busy := h.survOwn
 	h.survMu.Unlock()
 	if busy || h.svc.SurvivalStatus().Running {
-		msg := arena.ErrSurvivalRunning.Error()
+		msg := engine.ErrSurvivalRunning.Error()
 		if err := h.svc.RunActive(); err != nil { // name what holds the service: the last survival run may be finishing while a scenario runs
 			msg = err.Error()
 		}
@@ -62,7 +62,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	h.survOwn = true
 	h.survMu.Unlock()
 	type outcome struct {
-		rep *arena.SurvivalReport
+		rep *engine.SurvivalReport
 		err error
 	}
 	result := make(chan outcome, 1)
@@ -93,7 +93,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case res.rep != nil:
 				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: h.svc.SurvivalStatus()})
-			case errors.Is(res.err, arena.ErrRunActive): // a scenario or another survival run
+			case errors.Is(res.err, engine.ErrRunActive): // a scenario or another survival run
 				writeError(w, http.StatusConflict, "", res.err.Error())
 			default:
 				writeSurvivalConfigError(w, res.err)
@@ -119,7 +119,7 @@ func accepted(w http.ResponseWriter, v SurvivalStarted) {
 // read "survival: <field>: <problem>".
 func writeSurvivalConfigError(w http.ResponseWriter, err error) {
 	msg := strings.TrimPrefix(err.Error(), "survival: ")
-	if errors.Is(err, arena.ErrNoRuntime) || errors.Is(err, arena.ErrNoDAG) {
+	if errors.Is(err, fault.ErrNoRuntime) || errors.Is(err, fault.ErrNoDAG) {
 		writeError(w, http.StatusServiceUnavailable, "", msg)
 		return
 	}
@@ -135,7 +135,7 @@ func writeSurvivalConfigError(w http.ResponseWriter, err error) {
 func (h *Handler) survivalStop(w http.ResponseWriter, r *http.Request) {
 	rep, err := h.svc.StopSurvival()
 	switch {
-	case errors.Is(err, arena.ErrNoSurvival):
+	case errors.Is(err, engine.ErrNoSurvival):
 		writeError(w, http.StatusConflict, "", err.Error())
 	case rep == nil:
 		writeError(w, http.StatusInternalServerError, "", err.Error())

@@ -212,7 +212,7 @@
         if (!run.running || run.run_id !== d.run_id) refreshRun();
         break;
       case 'arena.run.completed':
-        text = 'run completed: score ' + (d.measured ? d.total.toFixed(1) + ' ' + d.grade : 'not measured');
+        text = 'run completed: score ' + (d.measured ? d.total.toFixed(1) + ' ' + d.grade : 'no grade: ' + (d.ungraded || 'nothing was measured'));
         keep(health, { t, s: null }, MAX_POINTS);
         refreshRun();
         refreshFaults();

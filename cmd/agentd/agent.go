@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // routeTimeout bounds a hand-off to a route; a route that fails is skipped
@@ -165,17 +166,6 @@ func (a *Agent) notify() {
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // sourceLoop creates a task every TaskInterval while the agent is in the DAG
 // and its queue has room.
 func (a *Agent) sourceLoop(ctx context.Context) {
@@ -267,7 +257,7 @@ func (a *Agent) processLoop(ctx context.Context) {
 		}
 		if len(a.cfg.Routes) > 0 {
 			if !a.route(ctx, id) {
-				sleep(ctx, idlePoll)
+				ctxtime.Sleep(ctx, idlePoll)
 			}
 			continue
 		}
@@ -383,7 +373,7 @@ func (a *Agent) execute(ctx context.Context, id string) {
 		if final {
 			return
 		}
-		if !sleep(ctx, a.cfg.Backoff<<try) {
+		if ctxtime.Sleep(ctx, a.cfg.Backoff<<try) != nil {
 			return
 		}
 	}
@@ -423,10 +413,10 @@ func (a *Agent) attempt(ctx context.Context) string {
 	tool, hang := a.fault(agentapi.KindToolTimeout)
 	if hang {
 		wait := min(tool.Timeout.D(), a.cfg.TaskTimeout-a.now().Sub(start))
-		sleep(ctx, max(wait, 0))
+		ctxtime.Sleep(ctx, wait)
 		return agentapi.KindToolTimeout
 	}
-	sleep(ctx, a.cfg.ToolLatency)
+	ctxtime.Sleep(ctx, a.cfg.ToolLatency)
 	if a.now().Sub(start) > a.cfg.TaskTimeout {
 		return "task_timeout"
 	}

@@ -15,9 +15,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -291,6 +292,19 @@ func TestBadFaults(t *testing.T) {
 	}
 }
 
+// TestLLMErrorsAreArenas: llm_failure takes exactly arena's LLM error
+// types: agentd keeps its own list (it does not import arena), which must
+// not drift from fault.LLMErrorTypes.
+func TestLLMErrorsAreArenas(t *testing.T) {
+	var want []string
+	for _, e := range fault.LLMErrorTypes() {
+		want = append(want, string(e))
+	}
+	if !slices.Equal(llmErrors, want) {
+		t.Errorf("llmErrors = %v, want fault.LLMErrorTypes() = %v", llmErrors, want)
+	}
+}
+
 // TestClientSpeaksToAgentd: the fault-control client that the runtimes
 // share lands, lifts and reads through the reference agent, and the
 // agent's own refusals come back as arena's errors.
@@ -305,11 +319,11 @@ func TestClientSpeaksToAgentd(t *testing.T) {
 	if st, err := cl.Lift(ctx, agentapi.KindToolTimeout); err != nil || len(st.Faults) != 0 {
 		t.Errorf("Lift(tool_timeout) = %+v, %v; want nothing active", st, err)
 	}
-	if _, err := cl.Land(ctx, agentapi.Fault{Kind: "fly_away"}); !errors.Is(err, arena.ErrUnsupported) {
-		t.Errorf("Land(fly_away) = %v, want arena.ErrUnsupported", err)
+	if _, err := cl.Land(ctx, agentapi.Fault{Kind: "fly_away"}); !errors.Is(err, fault.ErrUnsupported) {
+		t.Errorf("Land(fly_away) = %v, want fault.ErrUnsupported", err)
 	}
-	if _, err := cl.Lift(ctx, "fly_away"); !errors.Is(err, arena.ErrUnsupported) {
-		t.Errorf("Lift(fly_away) = %v, want arena.ErrUnsupported", err)
+	if _, err := cl.Lift(ctx, "fly_away"); !errors.Is(err, fault.ErrUnsupported) {
+		t.Errorf("Lift(fly_away) = %v, want fault.ErrUnsupported", err)
 	}
 	if st, err := cl.State(ctx); err != nil || st.ID != "worker-1" {
 		t.Errorf("State = %+v, %v", st.ID, err)

@@ -93,7 +93,7 @@ func (c Config) Validate() error {
 	if c.Work < 0 || c.Retries < 0 || c.MaxPending < 1 {
 		errs = append(errs, fmt.Errorf("-work, -retries must be ≥ 0 and -max-pending ≥ 1, got %d, %d, %d", c.Work, c.Retries, c.MaxPending))
 	}
-	if c.ErrorThreshold < 0 || c.ErrorThreshold > 1 {
+	if !(c.ErrorThreshold >= 0 && c.ErrorThreshold <= 1) { // NaN too
 		errs = append(errs, fmt.Errorf("-error-threshold: want a rate in [0, 1], got %g", c.ErrorThreshold))
 	}
 	return errors.Join(errs...)

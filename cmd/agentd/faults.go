@@ -10,7 +10,7 @@ import (
 	"github.com/ares-arena/arena/agentapi"
 )
 
-// llmErrors are the accepted error types of llm_failure (arena.LLMErrorTypes).
+// llmErrors are the accepted error types of llm_failure (fault.LLMErrorTypes).
 var llmErrors = []string{"rate_limit", "overloaded", "timeout", "server_error", "invalid_response"}
 
 // faultSet holds the agent's active faults, each with the instant it ends on

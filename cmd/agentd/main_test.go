@@ -42,6 +42,8 @@ func TestParseConfig(t *testing.T) {
 		{[]string{"-id", "a"}, map[string]string{"AGENTD_BACKOFF": "soon"}, `AGENTD_BACKOFF="soon"`},
 		{[]string{"-id", "a", "-source", "maybe"}, nil, "-source: want true or false"},
 		{[]string{"-id", "a", "-error-threshold", "2"}, nil, "-error-threshold: want a rate in [0, 1]"},
+		{[]string{"-id", "a", "-error-threshold", "NaN"}, nil, "-error-threshold: want a rate in [0, 1], got NaN"},
+		{[]string{"-id", "a"}, map[string]string{"AGENTD_ERROR_THRESHOLD": "nan"}, "-error-threshold: want a rate in [0, 1], got NaN"},
 		{[]string{"-id", "a", "stray"}, nil, "unexpected arguments"},
 		{[]string{"-id", "a", "-route-urls", "w1"}, nil, `-route-urls: "w1": want id=URL`},
 		{[]string{"-id", "a", "-route-urls", "w1=ftp://x"}, nil, `-route-urls: w1: want an http://host:port URL, got "ftp://x"`},

@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/internal/htmlreport"
 	"github.com/spf13/cobra"
+
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/htmlreport"
+	"github.com/ares-arena/arena/scenario"
 )
 
 type runOptions struct {
@@ -56,7 +59,7 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 		seed = sc.Config.Seed
 	}
 	if seed == 0 {
-		seed = arena.DrawSeed()
+		seed = engine.DrawSeed()
 	}
 	sc.Config.Seed = seed
 	o.system.seed = seed
@@ -67,9 +70,9 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 	if !o.system.virtual {
 		fmt.Fprintf(e.stderr, "arena: %s runs in real time, about %s\n", sc.Name, sc.PlannedLength())
 	}
-	rep, err := arena.RunScenarioReport(cmd.Context(), sys.svc, sc)
+	rep, err := scenario.Run(cmd.Context(), sys.svc, sc)
 	if rep == nil {
-		if errors.Is(err, arena.ErrInvalidScenario) || errors.Is(err, arena.ErrNoDAG) || errors.Is(err, arena.ErrNoRuntime) {
+		if errors.Is(err, scenario.ErrInvalid) || errors.Is(err, fault.ErrNoDAG) || errors.Is(err, fault.ErrNoRuntime) {
 			return badInput(err)
 		}
 		return infra(err)
@@ -79,9 +82,9 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 	}
 	rerun := rerunCommand(cmd, []string{arg}, rep.Seed)
 	switch rep.Gate.Verdict {
-	case arena.GatePassed:
+	case scenario.GatePassed:
 		return nil
-	case arena.GateFailed:
+	case scenario.GateFailed:
 		fmt.Fprintf(e.stderr, "arena: %s failed its gate (seed %d); rerun with: %s\n", sc.Name, rep.Seed, rerun)
 		return quiet(exitGateFailed)
 	default:
@@ -89,7 +92,7 @@ func runScenario(cmd *cobra.Command, e *env, arg string, o runOptions) error {
 	}
 }
 
-func writeReport(e *env, rep *arena.ScenarioReport, o runOptions) error {
+func writeReport(e *env, rep *scenario.Report, o runOptions) error {
 	if o.json {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/scenario"
 )
 
 func TestRunBuiltinPasses(t *testing.T) {
@@ -28,7 +28,7 @@ func TestRunJSONGolden(t *testing.T) {
 	if code != exitPass || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	var rep arena.ScenarioReport
+	var rep scenario.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Seed != 7 || !rep.OK() {
 		t.Fatalf("JSON report does not decode to a passing report with seed 7: %v", err)
 	}
@@ -44,7 +44,7 @@ func TestRunIsReproducibleFromItsSeed(t *testing.T) {
 	}
 	// Without --seed one is drawn and reported.
 	_, c, _ := cli(t, "run", "rolling-kills", "--json")
-	var rep arena.ScenarioReport
+	var rep scenario.Report
 	if err := json.Unmarshal([]byte(c), &rep); err != nil || rep.Seed == 0 {
 		t.Errorf("drawn seed = %d, %v", rep.Seed, err)
 	}
@@ -190,7 +190,7 @@ func TestRunObserveFlags(t *testing.T) {
 		if code != exitPass && code != exitGateFailed {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
 		}
-		var rep arena.ScenarioReport
+		var rep scenario.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatal(err)
 		}

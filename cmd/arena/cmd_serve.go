@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenahttp"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
 )
@@ -114,13 +114,13 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 		return badInput(fmt.Errorf("--addr %s is not a loopback address: set an API key (--api-key or ARENA_API_KEY) to serve beyond this machine", o.addr))
 	}
 	if o.system.seed == 0 {
-		o.system.seed = arena.DrawSeed()
+		o.system.seed = engine.DrawSeed()
 	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	flight := fakes.NewFlightRecorder(fakes.WithFlightCapacity(o.retention))
-	o.system.options = []arena.Option{arena.WithRegisterer(reg), arena.WithFlightRecorder(flight)}
+	o.system.options = []engine.Option{engine.WithRegisterer(reg), engine.WithFlightRecorder(flight)}
 	o.system.events = []events.Option{events.WithRetention(o.retention)}
 	sys, err := newSystem(o.system) // real time: o.system.virtual is false
 	if err != nil {
@@ -138,17 +138,7 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	if err != nil {
 		return infra(fmt.Errorf("--addr: %w", err))
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// No server-wide ReadTimeout or WriteTimeout: event streams and
-		// scenario runs are long by design, and a ReadTimeout would end
-		// their contexts. The handler bounds each body's read instead
-		// (arenahttp.WithBodyReadTimeout, after the API key is checked),
-		// closes the connection on 401/408/413, and bounds stream writes.
-		MaxHeaderBytes: 64 << 10,
-	}
+	srv := newServer(h)
 	auth := "no API key (loopback only)"
 	if o.apiKey != "" {
 		auth = "API key required"
@@ -184,9 +174,39 @@ func serve(ctx context.Context, e *env, o serveOptions) error {
 	return nil
 }
 
+// serveSendBuffer is the kernel's send buffer of each connection serve
+// accepts (Linux doubles it). Left to itself the kernel grows it to
+// megabytes (net.ipv4.tcp_wmem), all of which a client that never reads
+// has the server fill: 4 MiB of answers per connection, made again each
+// time it reconnects. Bounded, a reader that stops costs a few answers,
+// and the write deadline ends it.
+const serveSendBuffer = 128 << 10
+
+// newServer is the http.Server serve runs h on.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler: h,
+		ConnState: func(c net.Conn, s http.ConnState) {
+			if tc, ok := c.(*net.TCPConn); ok && s == http.StateNew {
+				_ = tc.SetWriteBuffer(serveSendBuffer)
+			}
+		},
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// No server-wide ReadTimeout or WriteTimeout: event streams and
+		// scenario runs are long by design, and a ReadTimeout would end
+		// their contexts. The handler bounds each body's read instead
+		// (arenahttp.WithBodyReadTimeout, after the API key is checked, or
+		// before a slot is taken for a public request), closes the
+		// connection on 401/408/413, and gives every answer a write
+		// deadline of its own (arenahttp.WithWriteTimeout).
+		MaxHeaderBytes: 64 << 10,
+	}
+}
+
 // rollback lifts every fault the service still holds and says what became
 // of each, within the service's rollback timeout.
-func rollback(e *env, svc *arena.Service) {
+func rollback(e *env, svc *engine.Service) {
 	for _, rb := range svc.Rollback(context.Background()) {
 		fmt.Fprintf(e.stdout, "arena: rollback: %s %s %s: %s\n", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
 	}

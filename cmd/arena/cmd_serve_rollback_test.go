@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // TestServeSIGTERM: `arena serve`, a real process, gets faults over HTTP
@@ -50,7 +50,7 @@ func TestServeSIGTERM(t *testing.T) {
 		}
 	}
 	code, body := call(t, "GET", url+"/arena/faults", "", "")
-	var active []arena.ActiveFault
+	var active []engine.ActiveFault
 	if err := json.Unmarshal(body, &active); code != 200 || err != nil || len(active) != 2 {
 		t.Fatalf("GET /arena/faults = %d %s", code, body)
 	}

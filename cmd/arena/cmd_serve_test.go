@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/internal/sse"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // served is `arena serve` running in-process.
@@ -125,12 +126,12 @@ func TestServeEndToEnd(t *testing.T) {
 	if code, body := call(t, "GET", s.url+"/arena/ui/", "", ""); code != 200 || !strings.Contains(string(body), "<title>arena</title>") {
 		t.Errorf("the dashboard without the key: %d, want the page (its data needs a session)", code)
 	}
-	scenario := "name: e2e\nconfig:\n  cooldown: 500ms\n  seed: 9\nactions:\n  - label: kill\n    action: {type: kill_agent, target_id: worker-1}\n  - label: slow\n    action: {type: slow_agent, target_id: worker-2, metadata: {delay: 100ms, duration: 0.2}}\n"
-	code, body := call(t, "POST", s.url+"/arena/scenario/run", key, scenario)
+	scen := "name: e2e\nconfig:\n  cooldown: 500ms\n  seed: 9\nactions:\n  - label: kill\n    action: {type: kill_agent, target_id: worker-1}\n  - label: slow\n    action: {type: slow_agent, target_id: worker-2, metadata: {delay: 100ms, duration: 0.2}}\n"
+	code, body := call(t, "POST", s.url+"/arena/scenario/run", key, scen)
 	if code != 200 {
 		t.Fatalf("scenario run = %d %s", code, body)
 	}
-	var rep arena.ScenarioReport
+	var rep scenario.Report
 	if err := json.Unmarshal(body, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -161,14 +162,14 @@ func TestServeEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(e.Data, &ev); err != nil || e.Event != ev.Type || e.ID != ev.ID[len("arena-"):] {
 			t.Fatalf("frame %+v does not match its event %+v (%v)", e, ev, err)
 		}
-		var p arena.ActionEvent
+		var p engine.ActionEvent
 		_ = json.Unmarshal(ev.Data, &p)
 		seen = append(seen, e.Event+" "+p.TargetID)
-		if e.Event == arena.EventRunCompleted {
+		if e.Event == engine.EventRunCompleted {
 			break
 		}
 	}
-	for _, want := range []string{arena.EventActionExecuted + " worker-1", arena.EventActionExecuted + " worker-2", arena.EventRunCompleted + " "} {
+	for _, want := range []string{engine.EventActionExecuted + " worker-1", engine.EventActionExecuted + " worker-2", engine.EventRunCompleted + " "} {
 		if !contains(seen, want) {
 			t.Errorf("stream %q lacks %q", seen, want)
 		}

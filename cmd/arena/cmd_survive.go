@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/internal/htmlreport"
 )
 
 type surviveOptions struct {
 	system   systemOptions
-	cfg      arena.SurvivalConfig
+	cfg      engine.SurvivalConfig
 	mix      string
 	json     bool
 	html     string
@@ -43,11 +43,11 @@ func newSurviveCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	addSystemFlags(&o.system, f)
-	f.DurationVar(&o.cfg.Duration, "duration", arena.DefaultSurvivalDuration, "how long the chaos lasts")
-	f.DurationVar(&o.cfg.Interval, "interval", arena.DefaultSurvivalInterval, "time between injections")
+	f.DurationVar(&o.cfg.Duration, "duration", engine.DefaultSurvivalDuration, "how long the chaos lasts")
+	f.DurationVar(&o.cfg.Interval, "interval", engine.DefaultSurvivalInterval, "time between injections")
 	f.Uint64Var(&o.cfg.Seed, "seed", 0, "seed of the run (0: drawn and printed)")
 	f.StringVar(&o.mix, "mix", "", "weights of the action types, e.g. kill_agent=2,llm_failure=1 (default: every type, weight 1)")
-	f.IntVar(&o.cfg.MaxActiveFaults, "max-active", arena.DefaultMaxActiveFaults, "faults awaiting a verdict at most")
+	f.IntVar(&o.cfg.MaxActiveFaults, "max-active", engine.DefaultMaxActiveFaults, "faults awaiting a verdict at most")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON instead of text")
 	f.StringVar(&o.html, "html", "", "also write the report as a self-contained HTML page (score, chart of health over time, faults) to `FILE`")
 	f.StringVar(&o.minGrade, "min-grade", "", "fail (exit 1) below this grade, e.g. B")
@@ -58,9 +58,9 @@ func newSurviveCmd(e *env) *cobra.Command {
 
 func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 	ctx := cmd.Context()
-	var min arena.Grade
+	var min engine.Grade
 	if o.minGrade != "" {
-		g, err := arena.ParseGrade(o.minGrade)
+		g, err := engine.ParseGrade(o.minGrade)
 		if err != nil {
 			return badInput(fmt.Errorf("--min-grade: %w", err))
 		}
@@ -69,8 +69,8 @@ func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 	if !(o.minScore >= 0 && o.minScore <= 100) { // NaN too: it would switch the gate off
 		return badInput(fmt.Errorf("--min-score: %v is not between 0 and 100", o.minScore))
 	}
-	if o.cfg.MaxActiveFaults < 1 || o.cfg.MaxActiveFaults > arena.MaxSurvivalActiveFaults {
-		return badInput(fmt.Errorf("--max-active: want 1 to %d, got %d", arena.MaxSurvivalActiveFaults, o.cfg.MaxActiveFaults))
+	if o.cfg.MaxActiveFaults < 1 || o.cfg.MaxActiveFaults > engine.MaxSurvivalActiveFaults {
+		return badInput(fmt.Errorf("--max-active: want 1 to %d, got %d", engine.MaxSurvivalActiveFaults, o.cfg.MaxActiveFaults))
 	}
 	if err := checkDuration("duration", o.cfg.Duration); err != nil {
 		return err
@@ -79,14 +79,14 @@ func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 		return err
 	}
 	if o.mix != "" {
-		mix, err := arena.ParseMix(o.mix)
+		mix, err := engine.ParseMix(o.mix)
 		if err != nil {
 			return badInput(fmt.Errorf("--%w", err))
 		}
 		o.cfg.Mix = mix
 	}
 	if o.cfg.Seed == 0 {
-		o.cfg.Seed = arena.DrawSeed()
+		o.cfg.Seed = engine.DrawSeed()
 	}
 	o.system.seed = o.cfg.Seed
 	sys, err := newSystem(o.system)
@@ -104,7 +104,7 @@ func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 	rep, err := sys.svc.RunSurvival(ctx, o.cfg)
 	stopBar()
 	if rep == nil {
-		if errors.Is(err, arena.ErrSurvivalRunning) {
+		if errors.Is(err, engine.ErrSurvivalRunning) {
 			return infra(err)
 		}
 		return badInput(err)
@@ -122,13 +122,16 @@ func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 		return infra(fmt.Errorf("survival did not finish: %v (seed %d); rerun with: %s", err, rep.Seed, rerun))
 	}
 	var reasons []string
-	if rep.Ending == arena.SurvivalAborted {
+	if rep.Ending == engine.SurvivalAborted {
 		reasons = append(reasons, "aborted: "+rep.Reason)
 	}
-	if min != arena.GradeNone && !rep.Score.Grade.AtLeast(min) {
+	if rep.Score.NoneLanded { // faults tried, none landed: no grade, a failure whatever the minimums
+		reasons = append(reasons, "no grade: "+rep.Score.Ungraded)
+	}
+	if min != engine.GradeNone && !rep.Score.Grade.AtLeast(min) && !rep.Score.NoneLanded {
 		reasons = append(reasons, fmt.Sprintf("grade %s is below %s", rep.Score.Grade, min))
 	}
-	if o.minScore > 0 && (!rep.Score.Measured || rep.Score.Total < o.minScore) {
+	if o.minScore > 0 && (!rep.Score.Measured || rep.Score.Total < o.minScore) && !rep.Score.NoneLanded {
 		reasons = append(reasons, fmt.Sprintf("score %.1f is below %.1f", rep.Score.Total, o.minScore))
 	}
 	if len(reasons) > 0 {
@@ -138,7 +141,7 @@ func survive(cmd *cobra.Command, e *env, o surviveOptions) error {
 	return nil
 }
 
-func writeSurvival(e *env, rep *arena.SurvivalReport, asJSON bool) error {
+func writeSurvival(e *env, rep *engine.SurvivalReport, asJSON bool) error {
 	if asJSON {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
@@ -172,7 +175,7 @@ func wantProgress(mode string, w io.Writer) (bool, error) {
 
 // progress draws a bar of the survival run's progress (on its own clock)
 // until the returned stop is called.
-func progress(svc *arena.Service, w io.Writer) (stop func()) {
+func progress(svc *engine.Service, w io.Writer) (stop func()) {
 	bar := progressbar.NewOptions(1000,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("survival"),

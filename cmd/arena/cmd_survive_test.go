@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestSurviveVirtualDay(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSurviveJSONIsReproducible(t *testing.T) {
 	args := []string{"survive", "--duration", "1h", "--interval", "5s", "--seed", "3", "--mix", "kill_agent=2,llm_failure=1", "--json"}
 	_, a, _ := cli(t, args...)
 	_, b, _ := cli(t, args...)
-	var ra, rb arena.SurvivalReport
+	var ra, rb engine.SurvivalReport
 	if err := json.Unmarshal([]byte(a), &ra); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestSurviveJSONIsReproducible(t *testing.T) {
 	if string(ja) != string(jb) {
 		t.Error("the same seed gave different survival reports")
 	}
-	if len(ra.ByType) != 2 || ra.ByType[arena.ActionKillAgent].Attempted == 0 || ra.Config.Seed != 3 {
+	if len(ra.ByType) != 2 || ra.ByType[fault.KillAgent].Attempted == 0 || ra.Config.Seed != 3 {
 		t.Errorf("by type = %+v seed %d, want kill_agent and llm_failure only, seed 3", ra.ByType, ra.Config.Seed)
 	}
 }

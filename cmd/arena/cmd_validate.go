@@ -6,6 +6,8 @@ import (
 	"github.com/ares-arena/arena/fakes"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ares-arena/arena/scenario"
 )
 
 func newValidateCmd(e *env) *cobra.Command {
@@ -29,7 +31,7 @@ func newValidateCmd(e *env) *cobra.Command {
 			for _, arg := range args {
 				sc, err := loadScenario(arg)
 				if err == nil {
-					err = sys.svc.ValidateScenario(sc)
+					err = scenario.ValidateFor(sys.svc, sc)
 				}
 				if err != nil {
 					invalid++

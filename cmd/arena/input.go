@@ -10,17 +10,18 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // Limits of the command line: a value beyond them is bad input naming the
 // limit, not a run that takes the machine down.
 const (
-	maxWorkers   = 10_000                    // --workers
-	maxDuration  = arena.MaxSurvivalDuration // --duration and the like: survival's longest
-	maxStreams   = 10_000                    // serve --max-streams
-	maxBodyLimit = 64 << 20                  // serve --body-limit, bytes
-	maxRetention = 10_000_000                // serve --retention
+	maxWorkers   = 10_000                     // --workers
+	maxDuration  = engine.MaxSurvivalDuration // --duration and the like: survival's longest
+	maxStreams   = 10_000                     // serve --max-streams
+	maxBodyLimit = 64 << 20                   // serve --body-limit, bytes
+	maxRetention = 10_000_000                 // serve --retention
 )
 
 // interruptGrace is how long a command has to end after SIGINT or SIGTERM
@@ -32,13 +33,13 @@ const interruptGrace = 1500 * time.Millisecond
 const stdinArg = "-"
 
 // readStdinScenario loads a scenario from standard input (the argument
-// "-"), at most arena.MaxScenarioSize bytes of it.
-func readStdinScenario() (*arena.Scenario, error) {
-	data, err := io.ReadAll(io.LimitReader(os.Stdin, arena.MaxScenarioSize+1))
+// "-"), at most scenario.MaxSize bytes of it.
+func readStdinScenario() (*scenario.Scenario, error) {
+	data, err := io.ReadAll(io.LimitReader(os.Stdin, scenario.MaxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("standard input: %w", err)
 	}
-	return arena.LoadScenario(data, "<stdin>")
+	return scenario.Load(data, "<stdin>")
 }
 
 // checkWorkers bounds --workers.
@@ -81,7 +82,9 @@ func exitAfterGrace(ctx context.Context, grace time.Duration, stderr io.Writer, 
 }
 
 // checkOutputs refuses output files (by flag) that are the input file or
-// one another: --junit scenario.yaml would overwrite the scenario it runs.
+// one another, by any path to them (a symbolic or hard link too): --junit
+// scenario.yaml would overwrite the scenario it runs, shrink's --out the
+// scenario it shrinks.
 func checkOutputs(input string, outputs map[string]string) error {
 	same := func(a, b string) bool {
 		if filepath.Clean(a) == filepath.Clean(b) {
@@ -98,7 +101,7 @@ func checkOutputs(input string, outputs map[string]string) error {
 			continue
 		}
 		if input != stdinArg && same(input, out) {
-			return badInput(fmt.Errorf("--%s: %s is the scenario being run; write the report elsewhere", flag, out))
+			return badInput(fmt.Errorf("--%s: %s is the input; write it elsewhere", flag, out))
 		}
 		for _, other := range flags[i+1:] {
 			if outputs[other] != "" && same(out, outputs[other]) {
@@ -108,3 +111,32 @@ func checkOutputs(input string, outputs map[string]string) error {
 	}
 	return nil
 }
+
+// capReader reads r and fails once it has given more than limit bytes: a
+// decoder that streams its input stops there with a *tooLargeError, not on
+// a document cut short.
+type capReader struct {
+	r     io.Reader
+	limit int64
+	read  int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.read > c.limit {
+		return 0, &tooLargeError{c.limit}
+	}
+	if rest := c.limit + 1 - c.read; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	if c.read > c.limit {
+		return n, &tooLargeError{c.limit}
+	}
+	return n, err
+}
+
+// tooLargeError: an input beyond its limit, in bytes.
+type tooLargeError struct{ limit int64 }
+
+func (e *tooLargeError) Error() string { return fmt.Sprintf("larger than %d bytes", e.limit) }

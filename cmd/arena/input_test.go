@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // Scenario input is a regular file or standard input: a FIFO (which would
@@ -22,7 +22,7 @@ func TestScenarioInputMustBeARegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, make([]byte, arena.MaxScenarioSize+1), 0o644); err != nil {
+	if err := os.WriteFile(big, make([]byte, scenario.MaxSize+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ arg, want string }{

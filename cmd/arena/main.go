@@ -31,8 +31,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ares-arena/arena"
 	"github.com/spf13/cobra"
+
+	"github.com/ares-arena/arena/scenario"
 )
 
 func main() { os.Exit(mainCode(os.Args[1:])) }
@@ -67,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitPass
 	}
 	code, msg := classify(err)
-	var problems arena.ScenarioErrors
+	var problems scenario.Errors
 	switch {
 	case errors.As(err, &problems):
 		fmt.Fprintln(stderr, msg) // file:line:column: … lines, as compilers print them

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // systemOptions describe the system a command runs against.
@@ -15,8 +17,8 @@ type systemOptions struct {
 	seed    uint64 // seeds the fake workload (and, through the scenario, the selectors)
 	virtual bool   // a virtual clock: the run takes CPU time only
 	workers int    // fake workers
-	observe arena.ObserveOptions
-	options []arena.Option  // more service options (serve adds metrics and a flight recorder)
+	observe engine.ObserveOptions
+	options []engine.Option // more service options (serve adds metrics and a flight recorder)
 	events  []events.Option // options of the event store (serve bounds its retention)
 }
 
@@ -24,29 +26,39 @@ type systemOptions struct {
 // probe and checks wired into a service, on a virtual clock unless asked for
 // real time. Every command that runs chaos (run, survive, …) starts here.
 type system struct {
-	clock   arena.Clock
+	clock   clock.Clock
 	cluster *fakes.Cluster
 	store   *events.MemoryStore
-	svc     *arena.Service
+	svc     *engine.Service
 }
 
 func newSystem(o systemOptions) (*system, error) {
-	if err := checkWorkers(o.workers); err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
 	}
-	var clock arena.Clock = arena.RealClock{}
+	var clk clock.Clock = clock.Real{}
 	if o.virtual {
-		clock = arena.NewVirtualClock(time.Time{})
+		clk = clock.NewVirtual(time.Time{})
 	}
-	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
+	c := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(o.seed), fakes.WithWorkers(o.workers))
 	store := events.NewMemoryStore(o.events...)
-	if err := o.observe.Validate(); err != nil {
-		return nil, badInput(fmt.Errorf("--%s", strings.ReplaceAll(err.Error(), "_", "-")))
+	opts := append([]engine.Option{engine.WithClock(clk), engine.WithSeed(o.seed), engine.WithProbe(c.Probe), engine.WithChecks(c.Checks()...),
+		engine.WithObserveOptions(o.observe)}, o.options...)
+	svc := engine.NewService(fault.NewInjector(c, c), store, nil, opts...)
+	return &system{clock: clk, cluster: c, store: store, svc: svc}, nil
+}
+
+// check bounds the system flags: bad input naming the flag. A command that
+// makes its systems later (shrink, one per run) checks them before it
+// starts.
+func (o systemOptions) check() error {
+	if err := checkWorkers(o.workers); err != nil {
+		return err
 	}
-	opts := append([]arena.Option{arena.WithClock(clock), arena.WithSeed(o.seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...),
-		arena.WithObserveOptions(o.observe)}, o.options...)
-	svc := arena.NewService(arena.NewInjector(c, c), store, nil, opts...)
-	return &system{clock: clock, cluster: c, store: store, svc: svc}, nil
+	if err := o.observe.Validate(); err != nil {
+		return badInput(fmt.Errorf("--%s", strings.ReplaceAll(err.Error(), "_", "-")))
+	}
+	return nil
 }
 
 // addSystemFlags registers the flags that choose the system, and one per
