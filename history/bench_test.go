@@ -13,7 +13,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkRecorder(b *testing.B) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rec := history.NewRecorder[history.KV](arena.RealClock{}, history.WithCap(b.N+64*64)) // shards hold up to 64 ops of the cap each
+	rec := history.NewRecorder[history.KV](clock.Real{}, history.WithCap(b.N+64*64)) // shards hold up to 64 ops of the cap each
 	b.ResetTimer()
 	start, cpu := time.Now(), cpuTime()
 	var wg sync.WaitGroup
@@ -133,12 +134,12 @@ func kvHistory(n, keys, clients int, seed uint64) *history.Recorder[history.KV] 
 		evs = append(evs, event{call, c, 0, op, status, applies}, event{apply, c, 1, op, status, applies}, event{ret, c, 2, op, status, applies})
 	}
 	slices.SortStableFunc(evs, func(a, b event) int { return int(a.at - b.at) })
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	state := map[string]int64{}
 	calls := make([]history.Call[history.KV], clients)
 	for _, e := range evs {
-		clock.Set(arena.VirtualEpoch().Add(e.at))
+		clk.Set(clock.VirtualEpoch().Add(e.at))
 		switch e.kind {
 		case 0:
 			calls[e.client] = rec.Invoke(e.client, *e.op)
@@ -194,7 +195,7 @@ func BenchmarkBudget(b *testing.B) {
 	var worst time.Duration
 	for b.Loop() {
 		err := check.Run(context.Background())
-		var u *arena.UndecidedError
+		var u *fault.UndecidedError
 		if !errors.As(err, &u) {
 			b.Fatalf("Run() = %v, want undecided", err)
 		}

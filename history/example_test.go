@@ -5,30 +5,31 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
 // A client writes 1 then 2; another reads 1 after the second write was
 // answered: not linearizable. (In a run, svc.Clock() is the clock and the
-// check goes to arena.WithChecks.)
+// check goes to engine.WithChecks.)
 func ExampleLinearizable() {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	check := history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithBudget(10*time.Second), history.WithReportDir(""))
 
 	for _, v := range []int64{1, 2} {
 		c := rec.Invoke(1, history.Put("k7", v))
-		clock.Advance(time.Millisecond)
+		clk.Advance(time.Millisecond)
 		c.Done(history.Put("k7", v), nil)
 	}
 	c := rec.Invoke(2, history.Get("k7"))
-	clock.Advance(time.Millisecond)
+	clk.Advance(time.Millisecond)
 	c.OK(history.Get("k7").Read(1, true))
 
 	err := check.Run(context.Background())
 	fmt.Println(err)
-	if v, ok := err.(*arena.Violation); ok {
+	if v, ok := err.(*fault.Violation); ok {
 		for _, d := range v.Details {
 			fmt.Println(d)
 		}

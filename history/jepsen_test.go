@@ -17,7 +17,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -91,12 +92,12 @@ func readJepsen(tb testing.TB, n int) []jepsenLine {
 // microsecond per line: a timed-out read is unknown, a failed cas is a cas
 // that did not swap, and an operation never answered stays pending.
 func jepsenRecorder(lines []jepsenLine) *history.Recorder[history.KV] {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	calls := map[int]history.Call[history.KV]{}
 	inputs := map[int]history.KV{}
 	for _, l := range lines {
-		clock.Advance(time.Microsecond)
+		clk.Advance(time.Microsecond)
 		if l.typ == "invoke" {
 			in := history.Get("r")
 			switch l.f {
@@ -199,7 +200,7 @@ func TestJepsenAgreesWithPorcupine(t *testing.T) {
 		lines := readJepsen(t, n)
 		want := porcupine.CheckEvents(etcdModel, jepsenEvents(lines))
 		err := history.Linearizable("etcd", jepsenRecorder(lines), history.KVModel(), history.WithReportDir("")).Run(context.Background())
-		var v *arena.Violation
+		var v *fault.Violation
 		switch {
 		case want && err != nil:
 			t.Errorf("etcd_%03d: porcupine: linearizable; arena: %v", n, err)

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -23,11 +24,11 @@ type step struct {
 
 // script records steps on a virtual clock and returns the recorder.
 func script(steps ...step) *history.Recorder[history.KV] {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	calls := map[int]history.Call[history.KV]{}
 	for _, s := range steps {
-		clock.Set(arena.VirtualEpoch().Add(time.Duration(s.ms) * time.Millisecond))
+		clk.Set(clock.VirtualEpoch().Add(time.Duration(s.ms) * time.Millisecond))
 		switch s.status {
 		case history.Pending:
 			calls[s.client] = rec.Invoke(s.client, s.op)
@@ -42,7 +43,7 @@ func script(steps ...step) *history.Recorder[history.KV] {
 	return rec
 }
 
-func run(c arena.Check) error { return c.Run(context.Background()) }
+func run(c fault.Check) error { return c.Run(context.Background()) }
 
 func TestLinearizable(t *testing.T) {
 	put := history.Put
@@ -100,7 +101,7 @@ func TestLinearizable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		err := run(history.Linearizable("kv", script(tc.steps...), tc.model, history.WithReportDir("")))
-		var v *arena.Violation
+		var v *fault.Violation
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%s: Run() = %v, want nil", tc.name, err)
@@ -125,7 +126,7 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	)
 	check := history.Linearizable("kv linearizable", rec, history.KVModel(), history.WithReportDir(dir))
 	err := run(check)
-	var v *arena.Violation
+	var v *fault.Violation
 	if !errors.As(err, &v) {
 		t.Fatalf("Run() = %v, want a violation", err)
 	}
@@ -148,12 +149,12 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 	for _, op := range v.Ops {
 		ops = append(ops, op.Op)
 	}
-	want := "put(k7, 2) — answered before it was invoked|put(k7, 3)|get(k7) = 1 — no order explains it"
+	want := "put(k7, 2) — answered before client 1 invoked get(k7) = 1|put(k7, 3)|get(k7) = 1 — no order explains it"
 	if got := strings.Join(ops, "|"); got != want {
 		t.Errorf("Ops = %q, want %q", got, want)
 	}
-	if at := v.Ops[2].Call.Sub(arena.VirtualEpoch()); at != 45*time.Millisecond || v.Ops[2].Return.Sub(arena.VirtualEpoch()) != 50*time.Millisecond {
-		t.Errorf("the get's times: %s to %s, want 45ms to 50ms after the epoch", at, v.Ops[2].Return.Sub(arena.VirtualEpoch()))
+	if at := v.Ops[2].Call.Sub(clock.VirtualEpoch()); at != 45*time.Millisecond || v.Ops[2].Return.Sub(clock.VirtualEpoch()) != 50*time.Millisecond {
+		t.Errorf("the get's times: %s to %s, want 45ms to 50ms after the epoch", at, v.Ops[2].Return.Sub(clock.VirtualEpoch()))
 	}
 	if len(v.Files) != 1 || !strings.HasPrefix(v.Files[0], dir) {
 		t.Fatalf("Files = %v, want one visualization in %s", v.Files, dir)
@@ -179,9 +180,9 @@ func TestLinearizableViolationEvidence(t *testing.T) {
 }
 
 func TestLinearizableNothingRecorded(t *testing.T) {
-	rec := history.NewRecorder[history.KV](arena.NewVirtualClock(time.Time{}))
+	rec := history.NewRecorder[history.KV](clock.NewVirtual(time.Time{}))
 	rec.Invoke(0, history.Put("k", 1)).Fail(errors.New("refused"))
-	if err := run(history.Linearizable("kv", rec, history.KVModel())); !errors.Is(err, arena.ErrNotApplicable) {
+	if err := run(history.Linearizable("kv", rec, history.KVModel())); !errors.Is(err, fault.ErrNotApplicable) {
 		t.Errorf("Run() on a history of one failed op = %v, want ErrNotApplicable", err)
 	}
 }
@@ -190,15 +191,15 @@ func TestLinearizableNothingRecorded(t *testing.T) {
 // unknown, then a read of a value nobody wrote: deciding that no order of
 // the writes explains it takes porcupine time exponential in n.
 func pathological(n int) *history.Recorder[history.KV] {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	for i := range n {
 		rec.Invoke(i, history.Put("k", int64(i+1))).Unknown()
 	}
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	rec.Invoke(n, history.Get("k")).OK(history.Get("k").Read(1_000_000, true))
 	for i := range n {
-		clock.Advance(time.Millisecond)
+		clk.Advance(time.Millisecond)
 		rec.Invoke(n+1+i, history.Get("k")).OK(history.Get("k").Read(int64(i+1), true))
 	}
 	return rec
@@ -209,9 +210,9 @@ func pathological(n int) *history.Recorder[history.KV] {
 func TestLinearizableBudget(t *testing.T) {
 	const budget = 200 * time.Millisecond
 	err := run(history.Linearizable("kv", pathological(40), history.KVModel(), history.WithBudget(budget)))
-	var u *arena.UndecidedError
-	if !errors.As(err, &u) || !errors.Is(err, arena.ErrUndecided) {
-		t.Fatalf("Run() = %v, want an *arena.UndecidedError", err)
+	var u *fault.UndecidedError
+	if !errors.As(err, &u) || !errors.Is(err, fault.ErrUndecided) {
+		t.Fatalf("Run() = %v, want a *fault.UndecidedError", err)
 	}
 	if u.Elapsed < budget {
 		t.Errorf("Elapsed = %s, below the budget %s: it stopped before running out", u.Elapsed, budget)
@@ -235,8 +236,8 @@ func TestLinearizableLog(t *testing.T) {
 		{"read another value", history.ReadAt("s", 2).Read(10, true), false},
 		{"read nothing where something is", history.ReadAt("s", 1).Read(0, false), false},
 	} {
-		clock := arena.NewVirtualClock(time.Time{})
-		rec := history.NewRecorder[history.LogOp](clock)
+		clk := clock.NewVirtual(time.Time{})
+		rec := history.NewRecorder[history.LogOp](clk)
 		rec.Invoke(0, history.Append("s", 10)).OK(history.Append("s", 10).Acked(1))
 		rec.Invoke(0, history.Append("s", 20)).OK(history.Append("s", 20).Acked(2))
 		rec.Invoke(1, history.ReadAt(tc.read.Key(), tc.read.Seq)).OK(tc.read)
@@ -245,53 +246,129 @@ func TestLinearizableLog(t *testing.T) {
 			t.Errorf("%s: Run() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.LogOp](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.LogOp](clk)
 	rec.Invoke(0, history.Append("s", 10)).OK(history.Append("s", 10).Acked(2)) // the first append cannot be at 2
 	if err := run(history.Linearizable("log", rec, history.LogModel(), history.WithReportDir(""))); err == nil {
 		t.Errorf("an append acknowledged at 2 on an empty log is linearizable")
 	}
 }
 
-// A model whose code panics (porcupine calls it on goroutines of its own,
-// where a panic would end the test binary) fails the check with the panic,
-// and the run goes on.
+// A model whose code panics fails the check with the panic, naming the
+// function, and the run goes on: porcupine calls the model on goroutines of
+// its own, where a panic would end the test binary, and arena calls it to
+// split the history, explain a violation and draw it.
 func TestLinearizableModelPanics(t *testing.T) {
-	for _, where := range []string{"Step", "Equal", "Hash"} {
-		m := history.KVModel()
-		kvStep, kvEqual, kvHash := m.Step, m.Equal, m.Hash
-		switch where {
-		case "Step":
+	boom := func() { panic("boom") }
+	cases := []struct {
+		fn     string
+		key    string // the part named, "" for none
+		broken func(m *history.Model[history.KV, history.KVState])
+	}{
+		{"Init", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			m.Init = func() history.KVState { boom(); return history.KVState{} }
+		}},
+		{"Step", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			step := m.Step
 			m.Step = func(s history.KVState, op history.Op[history.KV]) (bool, history.KVState) {
 				if op.Value.Kind == history.KVCAS {
-					panic("no cas here")
+					boom()
 				}
-				return kvStep(s, op)
+				return step(s, op)
 			}
-		case "Equal":
-			m.Equal = func(a, b history.KVState) bool {
-				if a.Value == 2 || b.Value == 2 {
-					panic("no cas here")
-				}
-				return kvEqual(a, b)
-			}
-		case "Hash":
-			m.Hash = func(s history.KVState) uint64 {
-				if s.Value == 2 {
-					panic("no cas here")
-				}
-				return kvHash(s)
-			}
-		}
+		}},
+		{"Equal", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			m.Equal = func(a, b history.KVState) bool { boom(); return false }
+		}},
+		{"Hash", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			m.Hash = func(history.KVState) uint64 { boom(); return 0 }
+		}},
+		{"Partition", "", func(m *history.Model[history.KV, history.KVState]) {
+			m.Partition = func(history.KV) string { boom(); return "" }
+		}},
+		{"ReadOnly", "", func(m *history.Model[history.KV, history.KVState]) {
+			m.ReadOnly = func(history.KV) bool { boom(); return false }
+		}},
+		{"Describe", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			m.Describe = func(history.Op[history.KV]) string { boom(); return "" }
+		}},
+		{"DescribeState", `key "k": `, func(m *history.Model[history.KV, history.KVState]) {
+			m.DescribeState = func(history.KVState) string { boom(); return "" }
+		}},
+	}
+	for _, tc := range cases {
+		m := history.KVModel()
+		tc.broken(&m)
+		// Two concurrent writes of 2 (porcupine reaches the same state two
+		// ways: Equal), a compare-and-set, a read no order explains (the
+		// explanation: Describe, DescribeState) and a read with an unknown
+		// outcome (ReadOnly).
 		rec := script(
 			step{0, 0, history.Put("k", 1), 0}, step{1, 0, history.Put("k", 1), history.OK},
-			step{2, 1, history.CAS("k", 1, 2), 0}, step{3, 1, history.CAS("k", 1, 2).Swap(true), history.OK},
-			step{4, 2, history.Get("k"), 0}, step{5, 2, history.Get("k").Read(2, true), history.OK},
+			step{2, 1, history.Put("k", 2), 0}, step{3, 2, history.Put("k", 2), 0},
+			step{5, 1, history.Put("k", 2), history.OK}, step{6, 2, history.Put("k", 2), history.OK},
+			step{7, 3, history.CAS("k", 2, 3), 0}, step{8, 3, history.CAS("k", 2, 3).Swap(true), history.OK},
+			step{9, 1, history.Get("k"), 0}, step{10, 1, history.Get("k").Read(5, true), history.OK},
+			step{11, 4, history.Get("k"), 0}, step{12, 4, history.Get("k"), history.Unknown},
 		)
-		err := run(history.Linearizable("kv", rec, m, history.WithReportDir("")))
-		var v *arena.Violation
-		if err == nil || errors.As(err, &v) || !strings.Contains(err.Error(), `key "k": the model panicked (in `) || !strings.HasSuffix(err.Error(), "): no cas here") {
-			t.Errorf("%s panics: Run() = %v, want the check failed with the panic, not a violation", where, err)
+		err := run(history.Linearizable("kv", rec, m, history.WithReportDir(t.TempDir())))
+		want := tc.key + "the model panicked (in " + tc.fn + "): boom"
+		var v *fault.Violation
+		if err == nil || errors.As(err, &v) || err.Error() != want {
+			t.Errorf("%s panics: Run() = %v, want the check failed with %q, not a violation", tc.fn, err, want)
+		}
+	}
+}
+
+// A part's sequential prefix (each operation answered before the next was
+// invoked) is replayed, not searched: a violation in it or after it is
+// explained as porcupine's would be, and drawn from a few operations
+// before the search.
+func TestLinearizableSequentialPrefix(t *testing.T) {
+	writes := func(rec *history.Recorder[history.KV], clk *clock.Virtual, n int) {
+		for i := range n {
+			clk.Advance(time.Millisecond)
+			rec.Invoke(0, history.Put("r", int64(i+1))).OK(history.Put("r", int64(i+1)))
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		record  func(*history.Recorder[history.KV], *clock.Virtual)
+		details []string
+	}{
+		{"after the prefix", func(rec *history.Recorder[history.KV], clk *clock.Virtual) {
+			writes(rec, clk, 1000)
+			clk.Advance(time.Millisecond)
+			put, get := rec.Invoke(0, history.Put("r", 1001)), rec.Invoke(1, history.Get("r"))
+			put.OK(history.Put("r", 1001))
+			get.OK(history.Get("r").Read(1001, true))
+			clk.Advance(time.Millisecond)
+			rec.Invoke(2, history.Get("r")).OK(history.Get("r").Read(-1, true))
+		}, []string{
+			"longest linearizable prefix found: 1002 of 1003 operations, the last get(r) = 1001 by client 1; the state then: 1001",
+			"no order explains get(r) = -1 by client 2, with no operation in flight with it, after get(r) = 1001 by client 1 was answered",
+		}},
+		{"in the prefix", func(rec *history.Recorder[history.KV], clk *clock.Virtual) {
+			rec.Invoke(0, history.Get("r")).OK(history.Get("r").Read(5, true))
+			writes(rec, clk, 1000)
+		}, []string{
+			"longest linearizable prefix found: 0 of 1001 operations; the initial state: none",
+			"no order explains get(r) = 5 by client 0, with no operation in flight with it",
+		}},
+	} {
+		clk := clock.NewVirtual(time.Time{})
+		rec := history.NewRecorder[history.KV](clk)
+		tc.record(rec, clk)
+		err := run(history.Linearizable("register", rec, history.Register(), history.WithReportDir(t.TempDir())))
+		var v *fault.Violation
+		if !errors.As(err, &v) {
+			t.Fatalf("%s: Run() = %v, want a violation", tc.name, err)
+		}
+		if got, want := strings.Join(v.Details, "\n"), strings.Join(tc.details, "\n"); got != want {
+			t.Errorf("%s: Details = %q, want %q", tc.name, v.Details, tc.details)
+		}
+		if len(v.Files) != 1 {
+			t.Errorf("%s: Files = %v, want one visualization", tc.name, v.Files)
 		}
 	}
 }

@@ -40,11 +40,46 @@ type Model[T, S any] struct {
 	DescribeState func(S) string
 }
 
+// The model's functions as the check calls them: through a guard, which
+// turns a panic into its error (the function then returns its zero values).
+
+func (m Model[T, S]) init(g *guard) (s S) {
+	defer g.catch("Init")
+	return m.Init()
+}
+
+func (m Model[T, S]) step(g *guard, s S, op Op[T]) (ok bool, next S) {
+	defer g.catch("Step")
+	return m.Step(s, op)
+}
+
+func (m Model[T, S]) equal(g *guard, a, b S) (eq bool) {
+	defer g.catch("Equal")
+	if m.Equal == nil {
+		return any(a) == any(b)
+	}
+	return m.Equal(a, b)
+}
+
+func (m Model[T, S]) hash(g *guard, s S) (h uint64) {
+	defer g.catch("Hash")
+	return m.Hash(s)
+}
+
+func (m Model[T, S]) partition(g *guard, v T) (key string) {
+	defer g.catch("Partition")
+	return m.Partition(v)
+}
+
+func (m Model[T, S]) readOnly(g *guard, v T) (ro bool) {
+	defer g.catch("ReadOnly")
+	return m.ReadOnly(v)
+}
+
 // describe names op with its outcome when it is not OK.
-func (m Model[T, S]) describe(op Op[T]) string {
-	var s string
+func (m Model[T, S]) describe(g *guard, op Op[T]) (s string) {
 	if m.Describe != nil {
-		s = m.Describe(op)
+		s = m.describeOp(g, op)
 	} else {
 		s = fmt.Sprintf("%v", op.Value)
 	}
@@ -54,11 +89,17 @@ func (m Model[T, S]) describe(op Op[T]) string {
 	return s
 }
 
-func (m Model[T, S]) describeState(s S) string {
-	if m.DescribeState != nil {
-		return m.DescribeState(s)
+func (m Model[T, S]) describeOp(g *guard, op Op[T]) (s string) {
+	defer g.catch("Describe")
+	return m.Describe(op)
+}
+
+func (m Model[T, S]) describeState(g *guard, s S) (d string) {
+	if m.DescribeState == nil {
+		return fmt.Sprintf("%v", s)
 	}
-	return fmt.Sprintf("%v", s)
+	defer g.catch("DescribeState")
+	return m.DescribeState(s)
 }
 
 // check reports whether the model is complete enough to check with.
@@ -72,50 +113,33 @@ func (m Model[T, S]) check() error {
 	return nil
 }
 
-// porcupine returns the model in porcupine's terms, over one part: inputs
-// are the Op[T] values (output is unused), and step is called through
-// stepGuard so that the check's budget can stop it.
-//
-// Porcupine calls Step, Equal and Hash on goroutines of its own, where a
-// panic would end the process, not the check: with a guard, a panic of the
-// model's code is caught, stops the search, and is the check's error
-// (stepGuard.err). Without one (the visualization, on the check's own
-// goroutine) it goes up to the check, which arena recovers.
-func (m Model[T, S]) porcupine(guard *stepGuard) porcupine.Model {
+// porcupine returns the model in porcupine's terms, over one part, its
+// code called through g (see guard): inputs are *Op[T] (output is unused)
+// and states *S, pointers so that the guard can tell porcupine's states
+// apart (guard.kept). init is the state the part starts from.
+func (m Model[T, S]) porcupine(g *guard, init func() S) porcupine.Model {
 	pm := porcupine.Model{
-		Init: func() any { return m.Init() },
-		Step: func(state, input, _ any) (ok bool, next any) {
-			if guard != nil {
-				if guard.stop() {
-					return false, state
-				}
-				defer guard.catch("Step", func() { ok, next = false, state })
-			}
-			cur := state.(S)
-			ok, n := m.Step(cur, input.(Op[T]))
-			if m.Equal != nil && m.Equal(n, cur) {
-				return ok, state // the same state: no new box for porcupine to keep
-			}
-			return ok, n
+		Init: func() any {
+			s := init()
+			return &s
 		},
-		DescribeOperation: func(input, _ any) string { return m.describe(input.(Op[T])) },
-		DescribeState:     func(s any) string { return m.describeState(s.(S)) },
-	}
-	if m.Equal != nil {
-		pm.Equal = func(a, b any) (eq bool) {
-			if guard != nil {
-				defer guard.catch("Equal", func() { eq = false })
+		Step: func(state, input, _ any) (bool, any) {
+			if g.stop(state) {
+				return false, state
 			}
-			return m.Equal(a.(S), b.(S))
-		}
+			ok, next := m.step(g, *state.(*S), *input.(*Op[T]))
+			if !ok {
+				return false, state
+			}
+			g.kept = &next
+			return true, g.kept
+		},
+		Equal:             func(a, b any) bool { return m.equal(g, *a.(*S), *b.(*S)) },
+		DescribeOperation: func(input, _ any) string { return m.describe(g, *input.(*Op[T])) },
+		DescribeState:     func(s any) string { return m.describeState(g, *s.(*S)) },
 	}
 	if m.Hash != nil {
-		pm.Hash = func(s any) (h uint64) {
-			if guard != nil {
-				defer guard.catch("Hash", func() { h = 0 })
-			}
-			return m.Hash(s.(S))
-		}
+		pm.Hash = func(s any) uint64 { return m.hash(g, *s.(*S)) }
 	}
 	return pm
 }

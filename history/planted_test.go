@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -21,22 +23,22 @@ const (
 // runSim plays 20 virtual seconds of chaos on the simulated store: the
 // leader killed at 3s, n3 cut off from 8s to 10s, the leader killed again
 // at 13s, while the workload runs and the four checks watch.
-func runSim(t *testing.T, bugs simBugs) *arena.Report {
+func runSim(t *testing.T, bugs simBugs) *engine.Report {
 	t.Helper()
-	clock := arena.NewVirtualClock(time.Time{})
-	sim := newReplsim(clock, 7, bugs)
-	svc := arena.NewService(arena.NewInjectorFor(sim), nil, nil, arena.WithClock(clock), arena.WithSeed(7),
-		arena.WithProbe(sim.Probe),
-		arena.WithChecks(
+	clk := clock.NewVirtual(time.Time{})
+	sim := newReplsim(clk, 7, bugs)
+	svc := engine.NewService(fault.NewInjectorFor(sim), nil, nil, engine.WithClock(clk), engine.WithSeed(7),
+		engine.WithProbe(sim.Probe),
+		engine.WithChecks(
 			sim.brought(history.Linearizable(checkKV, sim.kv, history.KVModel(), history.WithReportDir(t.TempDir()))),
 			sim.brought(history.NoLostWrites(checkLost, sim.log, sim.Stream)),
 			sim.brought(history.NoGaps(checkGaps, sim.log, sim.Stream)),
 			sim.brought(history.NoDuplicates(checkDupes, sim.log, sim.Stream))),
-		arena.WithObserveOptions(arena.ObserveOptions{SettleTime: time.Second}))
-	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 7, Duration: 20 * time.Second},
-		arena.Step{At: 3 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}},
-		arena.Step{At: 8 * time.Second, Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: "n3", Metadata: map[string]any{"duration": "2s"}}},
-		arena.Step{At: 13 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}})
+		engine.WithObserveOptions(engine.ObserveOptions{SettleTime: time.Second}))
+	rep, err := engine.RunSchedule(context.Background(), svc, engine.RunOptions{Seed: 7, Duration: 20 * time.Second},
+		engine.Step{At: 3 * time.Second, Action: fault.Action{Type: fault.KillLeader}},
+		engine.Step{At: 8 * time.Second, Action: fault.Action{Type: fault.NetworkPartition, TargetID: "n3", Metadata: map[string]any{"duration": "2s"}}},
+		engine.Step{At: 13 * time.Second, Action: fault.Action{Type: fault.KillLeader}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func runSim(t *testing.T, bugs simBugs) *arena.Report {
 }
 
 // failed returns the first failed run of check name.
-func failed(rep *arena.Report, name string) *arena.CheckResult {
+func failed(rep *engine.Report, name string) *engine.CheckResult {
 	for i, c := range rep.Checks {
 		if c.Name == name && c.Failed() {
 			return &rep.Checks[i]

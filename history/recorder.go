@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 )
 
 // Status is what a client learnt of one operation.
@@ -92,7 +92,7 @@ const maxGrant = 64
 //
 // # Time
 //
-// It reads the run's clock (virtual, simulated or real: arena.Clock), the
+// It reads the run's clock (virtual, simulated or real: clock.Clock), the
 // one the run's faults are timed on. Every event gets a stamp strictly after
 // the previous one, so events at one instant of a virtual clock keep the
 // order in which they were recorded, 1ns apart.
@@ -111,7 +111,7 @@ const maxGrant = 64
 // not recorded may have caused them. So a full recorder never makes a check
 // fail wrongly; it checks less.
 type Recorder[T any] struct {
-	clock   arena.Clock
+	clock   clock.Clock
 	start   time.Time
 	cap     int64
 	grant   int
@@ -133,15 +133,15 @@ type shard[T any] struct {
 
 // NewRecorder returns a recorder on clock, starting now. A nil clock is a
 // programmer error and panics.
-func NewRecorder[T any](clock arena.Clock, opts ...RecorderOption) *Recorder[T] {
-	if clock == nil {
+func NewRecorder[T any](clk clock.Clock, opts ...RecorderOption) *Recorder[T] {
+	if clk == nil {
 		panic("arena: history.NewRecorder: nil clock")
 	}
 	o := recorderOptions{cap: DefaultCap}
 	for _, opt := range opts {
 		opt.applyRecorder(&o)
 	}
-	return &Recorder[T]{clock: clock, start: clock.Now(), cap: int64(o.cap), grant: max(1, min(maxGrant, o.cap/(4*shards)))}
+	return &Recorder[T]{clock: clk, start: clk.Now(), cap: int64(o.cap), grant: max(1, min(maxGrant, o.cap/(4*shards)))}
 }
 
 // Start returns when the recorder started, on its clock: the origin of the
@@ -364,4 +364,108 @@ func (h *History[T]) cutAt(cut time.Duration) {
 		keep = append(keep, op)
 	}
 	h.Ops = keep
+}
+
+// cursor reads a recorder the way a check that runs again and again
+// needs it: what was invoked since its last read, and the outcomes of the
+// operations it read without one, so that a read costs what is new, not
+// the whole history. Each read is a snapshot as History's is: as of one
+// stamp (delta.now), cut as History cuts when the recorder is full.
+type cursor struct {
+	read    [shards]int // each shard's operations read
+	pending []opRef     // read without an outcome (as of the read)
+	dropped int         // operations left out past the recorder's cut
+}
+
+// opRef names a recorded operation: its shard and its place there.
+type opRef struct {
+	shard uint16
+	i     int32
+}
+
+// delta is one read of a cursor.
+type delta[T any] struct {
+	now time.Duration
+	// added: the operations invoked since the last read, by Call; done:
+	// operations read pending before that have an outcome now. Both with
+	// their refs.
+	added   []Op[T]
+	addRefs []opRef
+	done    []Op[T]
+	doneRef []opRef
+	dropped int           // as History.Dropped
+	cut     time.Duration // as History.Cut
+}
+
+// next reads what is new since the last read of cur.
+func (r *Recorder[T]) next(cur *cursor) delta[T] {
+	d := delta[T]{now: r.stamp()}
+	cut := time.Duration(-1)
+	if r.full.Load() {
+		cut = time.Duration(r.cut.Load())
+		d.cut = cut
+	}
+	// outcome is op as of the read: an outcome stamped after now is not
+	// there yet (see History), and one after the cut is Unknown.
+	outcome := func(op Op[T]) Op[T] {
+		switch {
+		case op.Status != Pending && op.Return > d.now:
+			op.Status, op.Return = Pending, 0
+		case cut >= 0 && op.Status != Pending && op.Return > cut:
+			op.Status, op.Return = Unknown, 0
+		}
+		return op
+	}
+	stillPending := cur.pending[:0]
+	pending := slices.Clone(cur.pending)
+	slices.SortFunc(pending, func(a, b opRef) int { return cmp.Compare(a.shard, b.shard) })
+	p := 0
+	for s := range r.shards {
+		sh := &r.shards[s]
+		sh.mu.Lock()
+		for ; p < len(pending) && int(pending[p].shard) == s; p++ {
+			ref := pending[p]
+			op := outcome(sh.chunks[ref.i/chunk][ref.i%chunk])
+			if op.Status == Pending {
+				stillPending = append(stillPending, ref)
+				continue
+			}
+			d.done, d.doneRef = append(d.done, op), append(d.doneRef, ref)
+		}
+		// A shard's invocations are stamped under its lock, in order: the
+		// first one after now ends what this read takes of it.
+		i := cur.read[s]
+		for ; i < sh.n; i++ {
+			op := sh.chunks[i/chunk][i%chunk]
+			if op.Call > d.now {
+				break
+			}
+			if cut >= 0 && op.Call > cut {
+				cur.dropped++
+				continue
+			}
+			ref := opRef{shard: uint16(s), i: int32(i)}
+			op = outcome(op)
+			if op.Status == Pending {
+				stillPending = append(stillPending, ref)
+			}
+			d.added, d.addRefs = append(d.added, op), append(d.addRefs, ref)
+		}
+		cur.read[s] = i
+		sh.mu.Unlock()
+	}
+	cur.pending = stillPending
+	// By Call, the refs beside them.
+	idx := make([]int, len(d.added))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(d.added[a].Call, d.added[b].Call) })
+	added, refs := make([]Op[T], len(idx)), make([]opRef, len(idx))
+	for k, i := range idx {
+		added[k], refs[k] = d.added[i], d.addRefs[i]
+	}
+	d.added, d.addRefs = added, refs
+	d.dropped = int(r.refused.Load()) + cur.dropped
+	return d
 }

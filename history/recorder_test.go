@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -16,8 +16,8 @@ import (
 // sorted by invocation, every stamp distinct and each operation's call
 // before its return, even on a virtual clock that never moves.
 func TestRecorderConcurrent(t *testing.T) {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock)
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk)
 	const goroutines, each = 8, 500
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -64,16 +64,16 @@ func TestRecorderConcurrent(t *testing.T) {
 // Stamps are the clock's offsets from the recorder's start when the clock
 // moves between events.
 func TestRecorderTimes(t *testing.T) {
-	clock := arena.NewVirtualClock(time.Time{})
-	clock.Advance(time.Hour)
-	rec := history.NewRecorder[history.KV](clock)
-	clock.Advance(2 * time.Second)
+	clk := clock.NewVirtual(time.Time{})
+	clk.Advance(time.Hour)
+	rec := history.NewRecorder[history.KV](clk)
+	clk.Advance(2 * time.Second)
 	c := rec.Invoke(0, history.Get("k"))
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	c.OK(history.Get("k").Read(4, true))
 	h := rec.History()
 	op := h.Ops[0]
-	if op.Call != 2*time.Second || op.Return != 3*time.Second || !h.Time(op.Call).Equal(arena.VirtualEpoch().Add(time.Hour+2*time.Second)) {
+	if op.Call != 2*time.Second || op.Return != 3*time.Second || !h.Time(op.Call).Equal(clock.VirtualEpoch().Add(time.Hour+2*time.Second)) {
 		t.Errorf("op = %+v at %s, want call 2s, return 3s, 1h2s after the epoch", op, h.Time(op.Call))
 	}
 	if op.Value != history.Get("k").Read(4, true) || op.Status != history.OK {
@@ -90,7 +90,7 @@ func (timeoutErr) Temporary() bool { return true }
 // A timeout is unknown, never failed; a refusal is failed; Done with an
 // error is unknown; the first outcome is kept.
 func TestRecorderOutcomes(t *testing.T) {
-	rec := history.NewRecorder[history.KV](arena.NewVirtualClock(time.Time{}))
+	rec := history.NewRecorder[history.KV](clock.NewVirtual(time.Time{}))
 	cases := []struct {
 		name   string
 		finish func(c history.Call[history.KV])
@@ -117,17 +117,17 @@ func TestRecorderOutcomes(t *testing.T) {
 // ends at the first refusal: later outcomes are unknown, later invocations
 // left out.
 func TestRecorderCap(t *testing.T) {
-	clock := arena.NewVirtualClock(time.Time{})
-	rec := history.NewRecorder[history.KV](clock, history.WithCap(3))
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk, history.WithCap(3))
 	a := rec.Invoke(0, history.Put("k", 1))
 	b := rec.Invoke(1, history.Put("k", 2))
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	a.OK(history.Put("k", 1))
 	rec.Invoke(2, history.Put("k", 3)).OK(history.Put("k", 3))
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	refused := rec.Invoke(3, history.Put("k", 4)) // the cut
 	refused.OK(history.Put("k", 4))
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	b.OK(history.Put("k", 2)) // after the cut: unknown
 	rec.Invoke(4, history.Get("k"))
 	h := rec.History()
@@ -163,7 +163,7 @@ func TestRecorderMisuse(t *testing.T) {
 // operation starts or ends after its Now (an open operation is open up to
 // Now, and must not seem to end before it began).
 func TestRecorderSnapshotWhileRecording(t *testing.T) {
-	rec := history.NewRecorder[history.KV](arena.RealClock{})
+	rec := history.NewRecorder[history.KV](clock.Real{})
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -198,7 +198,7 @@ func TestRecorderSnapshotWhileRecording(t *testing.T) {
 // was missing while a later get that read it was there, and a check of the
 // snapshot reported a linearizability violation the system never had.
 func TestHistoryIsACut(t *testing.T) {
-	rec := history.NewRecorder[history.KV](arena.RealClock{}, history.WithCap(20_000))
+	rec := history.NewRecorder[history.KV](clock.Real{}, history.WithCap(20_000))
 	var (
 		mu  sync.Mutex
 		cur int64

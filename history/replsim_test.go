@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 	"github.com/ares-arena/arena/internal/heapq"
 )
@@ -24,7 +25,7 @@ import (
 // deterministic. Each of its bugs is one the checks must catch.
 type replsim struct {
 	mu    sync.Mutex
-	clock *arena.VirtualClock
+	clock *clock.Virtual
 	now   atomic.Int64 // the simulation's instant, ns since the epoch: the recorders' clock
 	q     heapq.Heap[simEvent, *simEvent]
 	seq   uint64
@@ -99,9 +100,9 @@ const (
 	simTimeout   = 400 * time.Millisecond // a client gives up: unknown
 )
 
-func newReplsim(clock *arena.VirtualClock, seed uint64, bugs simBugs) *replsim {
-	s := &replsim{clock: clock, rng: rand.New(rand.NewPCG(seed, 1)), bugs: bugs, leader: 0, term: 1, pend: map[int]func(simEntry){}}
-	s.now.Store(clock.Now().UnixNano())
+func newReplsim(clk *clock.Virtual, seed uint64, bugs simBugs) *replsim {
+	s := &replsim{clock: clk, rng: rand.New(rand.NewPCG(seed, 1)), bugs: bugs, leader: 0, term: 1, pend: map[int]func(simEntry){}}
+	s.now.Store(clk.Now().UnixNano())
 	for i := range s.nodes {
 		s.nodes[i] = &simNode{id: fmt.Sprintf("n%d", i+1), up: true, log: map[int]simEntry{}, next: 1}
 	}
@@ -461,18 +462,18 @@ func (s *replsim) reconcile(n *simNode) {
 // ListAgents, StopAgent, PartitionNetwork and LiftFault make it an arena
 // runtime: kills (a node restarts a second later with its log), partitions
 // (a node cut off from the others), and the leader's role read live.
-func (s *replsim) ListAgents(context.Context) ([]arena.AgentInfo, error) {
+func (s *replsim) ListAgents(context.Context) ([]fault.AgentInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance()
-	out := make([]arena.AgentInfo, len(s.nodes))
+	out := make([]fault.AgentInfo, len(s.nodes))
 	for i, n := range s.nodes {
-		out[i] = arena.AgentInfo{ID: n.id, Type: arena.TypeWorker, Status: arena.StatusRunning}
+		out[i] = fault.AgentInfo{ID: n.id, Type: fault.TypeWorker, Status: fault.StatusRunning}
 		if i == s.leader {
-			out[i].Type = arena.TypeLeader
+			out[i].Type = fault.TypeLeader
 		}
 		if !n.up {
-			out[i].Status = arena.StatusStopped
+			out[i].Status = fault.StatusStopped
 		}
 	}
 	return out, nil
@@ -513,12 +514,12 @@ func (s *replsim) PartitionNetwork(_ context.Context, id string) error {
 	return err
 }
 
-func (s *replsim) LiftFault(_ context.Context, kind arena.ActionType, id string) error {
+func (s *replsim) LiftFault(_ context.Context, kind fault.Type, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.advance()
 	i, err := s.node(id)
-	if err == nil && kind == arena.ActionNetworkPartition {
+	if err == nil && kind == fault.NetworkPartition {
 		s.nodes[i].isolated = false
 		s.reconcile(s.nodes[i])
 	}
@@ -538,7 +539,7 @@ func (s *replsim) Probe(context.Context) error {
 
 // brought wraps a check so that the simulation is brought up to the clock
 // before it reads the history.
-func (s *replsim) brought(c arena.Check) arena.Check {
+func (s *replsim) brought(c fault.Check) fault.Check {
 	run := c.Run
 	c.Run = func(ctx context.Context) error {
 		s.mu.Lock()

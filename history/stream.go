@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Message is one message a Reader found in a log.
@@ -33,14 +33,14 @@ type Reader func(ctx context.Context) ([]Message, error)
 // (read), at the sequence number it was acknowledged with when it got one.
 // Appends with unknown outcomes may be missing (Jepsen's way); failed ones
 // are not looked for.
-func NoLostWrites(name string, rec *Recorder[LogOp], read Reader) arena.Check {
+func NoLostWrites(name string, rec *Recorder[LogOp], read Reader) fault.Check {
 	return streamCheck(name, rec, read, lostWrites)
 }
 
 // NoDuplicates returns a check that nothing is in the log twice: no value at
 // two sequence numbers (an append applied twice, a retried publish the log
 // did not deduplicate), and no sequence number with two values.
-func NoDuplicates(name string, rec *Recorder[LogOp], read Reader) arena.Check {
+func NoDuplicates(name string, rec *Recorder[LogOp], read Reader) fault.Check {
 	return streamCheck(name, rec, read, duplicates)
 }
 
@@ -48,15 +48,15 @@ func NoDuplicates(name string, rec *Recorder[LogOp], read Reader) arena.Check {
 // lowest and the highest seen (consumed or readable) every one holds a
 // message, and no consumer (a client's reads, in order) skipped one that
 // holds a message.
-func NoGaps(name string, rec *Recorder[LogOp], read Reader) arena.Check {
+func NoGaps(name string, rec *Recorder[LogOp], read Reader) fault.Check {
 	return streamCheck(name, rec, read, gaps)
 }
 
-func streamCheck(name string, rec *Recorder[LogOp], read Reader, find func(*logView) *arena.Violation) arena.Check {
+func streamCheck(name string, rec *Recorder[LogOp], read Reader, find func(*logView) *fault.Violation) fault.Check {
 	if rec == nil {
 		panic("arena: history: " + name + ": nil recorder")
 	}
-	return arena.Check{Name: name, Run: func(ctx context.Context) error {
+	return fault.Check{Name: name, Run: func(ctx context.Context) error {
 		lv := &logView{h: rec.History(), keys: map[string]*logKey{}}
 		var msgs []Message
 		if read != nil {
@@ -66,7 +66,7 @@ func streamCheck(name string, rec *Recorder[LogOp], read Reader, find func(*logV
 			}
 		}
 		if !lv.index(msgs) {
-			return fmt.Errorf("%w: nothing read from the log yet", arena.ErrNotApplicable)
+			return fmt.Errorf("%w: nothing read from the log yet", fault.ErrNotApplicable)
 		}
 		if v := find(lv); v != nil {
 			return v
@@ -152,8 +152,8 @@ func (lv *logView) seen(k string, v, seq int64) bool {
 }
 
 // op makes a violation's operation of a recorded one.
-func (lv *logView) op(op Op[LogOp], note string) arena.ViolationOp {
-	vo := arena.ViolationOp{Client: int(op.Client), Op: op.Value.String(), Call: lv.h.Time(op.Call)}
+func (lv *logView) op(op Op[LogOp], note string) fault.ViolationOp {
+	vo := fault.ViolationOp{Client: int(op.Client), Op: op.Value.String(), Call: lv.h.Time(op.Call)}
 	if op.Status != OK {
 		vo.Op += " (" + op.Status.String() + ")"
 	}
@@ -166,8 +166,8 @@ func (lv *logView) op(op Op[LogOp], note string) arena.ViolationOp {
 	return vo
 }
 
-func lostWrites(lv *logView) *arena.Violation {
-	v := &arena.Violation{}
+func lostWrites(lv *logView) *fault.Violation {
+	v := &fault.Violation{}
 	acked, lost := 0, 0
 	for _, op := range lv.h.Ops {
 		o := op.Value
@@ -201,8 +201,8 @@ func lostWrites(lv *logView) *arena.Violation {
 	return v
 }
 
-func duplicates(lv *logView) *arena.Violation {
-	v := &arena.Violation{}
+func duplicates(lv *logView) *fault.Violation {
+	v := &fault.Violation{}
 	var found finds
 	for _, k := range slices.Sorted(maps.Keys(lv.keys)) {
 		lk := lv.keys[k]
@@ -238,7 +238,7 @@ func (f *finds) add(describe func() string) {
 }
 
 // violation is v with what was found, or nil when nothing was.
-func (f *finds) violation(v *arena.Violation, what string) *arena.Violation {
+func (f *finds) violation(v *fault.Violation, what string) *fault.Violation {
 	if f.n == 0 {
 		return nil
 	}
@@ -249,7 +249,7 @@ func (f *finds) violation(v *arena.Violation, what string) *arena.Violation {
 
 // addOps adds to v the recorded OK operations on log k that match, up to
 // maxWindow operations in all (the history is not scanned once v has them).
-func (lv *logView) addOps(v *arena.Violation, k string, match func(LogOp) bool) {
+func (lv *logView) addOps(v *fault.Violation, k string, match func(LogOp) bool) {
 	for _, op := range lv.h.Ops {
 		if len(v.Ops) >= maxWindow {
 			return
@@ -263,8 +263,8 @@ func (lv *logView) addOps(v *arena.Violation, k string, match func(LogOp) bool) 
 // gaps works from the sequence numbers seen, never by walking the numbers
 // between them: a log (or a broken reader) may answer any int64, and a span
 // from 1 to 2⁶² is counted, not listed.
-func gaps(lv *logView) *arena.Violation {
-	v := &arena.Violation{}
+func gaps(lv *logView) *fault.Violation {
+	v := &fault.Violation{}
 	var found finds
 	for _, k := range slices.Sorted(maps.Keys(lv.keys)) {
 		lk := lv.keys[k]
@@ -295,7 +295,7 @@ func gaps(lv *logView) *arena.Violation {
 // skips finds consumers of log k that skipped a sequence number holding a
 // message: a client whose next read after seq a was at b > a+1 while
 // something is known to be in between (seqs: the known ones, sorted).
-func (lv *logView) skips(k string, lk *logKey, seqs []int64, v *arena.Violation, found *finds) {
+func (lv *logView) skips(k string, lk *logKey, seqs []int64, v *fault.Violation, found *finds) {
 	last := map[int32]Op[LogOp]{}
 	for _, op := range lv.h.Ops {
 		o := op.Value

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -32,7 +33,7 @@ func reader(msgs ...history.Message) history.Reader {
 }
 
 func TestStreamChecks(t *testing.T) {
-	type check func(string, *history.Recorder[history.LogOp], history.Reader) arena.Check
+	type check func(string, *history.Recorder[history.LogOp], history.Reader) fault.Check
 	cases := []struct {
 		name   string
 		record func(rec *history.Recorder[history.LogOp])
@@ -74,7 +75,7 @@ func TestStreamChecks(t *testing.T) {
 		}, reader(history.Message{Key: "s", Seq: 2, Value: 20}), history.NoGaps, `log "s": client 1 read 1 then 4611686018427387904, skipping 2|read(s, 4611686018427387904) = 30 — skipped 2`},
 	}
 	for _, tc := range cases {
-		rec := history.NewRecorder[history.LogOp](arena.NewVirtualClock(time.Time{}))
+		rec := history.NewRecorder[history.LogOp](clock.NewVirtual(time.Time{}))
 		tc.record(rec)
 		err := tc.check("stream", rec, tc.read).Run(context.Background())
 		if tc.want == "" {
@@ -83,7 +84,7 @@ func TestStreamChecks(t *testing.T) {
 			}
 			continue
 		}
-		var v *arena.Violation
+		var v *fault.Violation
 		if !errors.As(err, &v) {
 			t.Errorf("%s: Run() = %v, want a violation", tc.name, err)
 			continue
@@ -101,14 +102,14 @@ func TestStreamChecks(t *testing.T) {
 }
 
 func TestStreamChecksCannotLook(t *testing.T) {
-	rec := history.NewRecorder[history.LogOp](arena.NewVirtualClock(time.Time{}))
+	rec := history.NewRecorder[history.LogOp](clock.NewVirtual(time.Time{}))
 	publish(rec, 10)
-	if err := history.NoLostWrites("s", rec, nil).Run(context.Background()); !errors.Is(err, arena.ErrNotApplicable) {
+	if err := history.NoLostWrites("s", rec, nil).Run(context.Background()); !errors.Is(err, fault.ErrNotApplicable) {
 		t.Errorf("nothing read: Run() = %v, want ErrNotApplicable", err)
 	}
 	failing := func(context.Context) ([]history.Message, error) { return nil, errors.New("connection refused") }
 	err := history.NoGaps("s", rec, failing).Run(context.Background())
-	if err == nil || err.Error() != "read the log: connection refused" || errors.Is(err, arena.ErrNotApplicable) {
+	if err == nil || err.Error() != "read the log: connection refused" || errors.Is(err, fault.ErrNotApplicable) {
 		t.Errorf("reader failing: Run() = %v, want a failed check naming the read", err)
 	}
 }
@@ -116,7 +117,7 @@ func TestStreamChecksCannotLook(t *testing.T) {
 // TestStreamChecksBounded: a log with thousands of findings is described
 // by its count and the first ones: the violation stays small.
 func TestStreamChecksBounded(t *testing.T) {
-	rec := history.NewRecorder[history.LogOp](arena.NewVirtualClock(time.Time{}))
+	rec := history.NewRecorder[history.LogOp](clock.NewVirtual(time.Time{}))
 	var msgs []history.Message
 	for seq := int64(2); seq <= 1000; seq++ {
 		msgs = append(msgs, history.Message{Key: "s", Seq: seq, Value: seq})
@@ -125,7 +126,7 @@ func TestStreamChecksBounded(t *testing.T) {
 		consume(rec, client, 1, 1, 1001, 1001)
 	}
 	err := history.NoGaps("stream", rec, reader(msgs...)).Run(context.Background())
-	var v *arena.Violation
+	var v *fault.Violation
 	if !errors.As(err, &v) {
 		t.Fatalf("Run() = %v, want a violation", err)
 	}
@@ -145,7 +146,7 @@ func FuzzStreamChecks(f *testing.F) {
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 10, 2, 0, 0, 0, 0, 0, 0, 0, 3, 30})
 	f.Add([]byte{0, 0x80, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rec := history.NewRecorder[history.LogOp](arena.NewVirtualClock(time.Time{}))
+		rec := history.NewRecorder[history.LogOp](clock.NewVirtual(time.Time{}))
 		var msgs []history.Message
 		for i := 0; i+10 <= len(data) && i < 10*2000; i += 10 {
 			kind, seq, v := data[i]%3, int64(binary.BigEndian.Uint64(data[i+1:i+9])), int64(data[i+9])
@@ -158,9 +159,9 @@ func FuzzStreamChecks(f *testing.F) {
 				rec.Invoke(9, history.Append("s", v)).OK(history.Append("s", v).Acked(seq))
 			}
 		}
-		for _, check := range []func(string, *history.Recorder[history.LogOp], history.Reader) arena.Check{history.NoLostWrites, history.NoDuplicates, history.NoGaps} {
+		for _, check := range []func(string, *history.Recorder[history.LogOp], history.Reader) fault.Check{history.NoLostWrites, history.NoDuplicates, history.NoGaps} {
 			err := check("stream", rec, reader(msgs...)).Run(context.Background())
-			var v *arena.Violation
+			var v *fault.Violation
 			if errors.As(err, &v) && (len(v.Details) >= 20 || len(v.Ops) > 20 || len(v.Summary) > 4096) {
 				t.Fatalf("%s: a violation of %d details, %d operations, a summary of %d bytes: want at most 19, 20 and a line", v.Summary[:min(len(v.Summary), 80)], len(v.Details), len(v.Ops), len(v.Summary))
 			}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
@@ -20,7 +20,7 @@ func TestConformance(t *testing.T) {
 		}
 		return "client"
 	}
-	plan := func(n *Network, a arena.Action) netrules.Plan {
+	plan := func(n *Network, a fault.Action) netrules.Plan {
 		p, _ := n.links.Plan(other(a.TargetID), a.TargetID)
 		return p
 	}
@@ -29,17 +29,17 @@ func TestConformance(t *testing.T) {
 		t.Cleanup(n.Close)
 		return n
 	},
-		arenatest.Observe(arena.ActionNetworkLatency, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.NetworkLatency, func(_ context.Context, n *Network, a fault.Action) (bool, error) {
 			p := plan(n, a)
 			return p.Out+p.Back > 0, nil
 		}),
-		arenatest.Observe(arena.ActionNetworkBandwidth, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.NetworkBandwidth, func(_ context.Context, n *Network, a fault.Action) (bool, error) {
 			return plan(n, a).Rate > 0, nil
 		}),
-		arenatest.Observe(arena.ActionConnectionReset, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.ConnectionReset, func(_ context.Context, n *Network, a fault.Action) (bool, error) {
 			return plan(n, a).ResetAt != netrules.Never, nil
 		}),
-		arenatest.Observe(arena.ActionNetworkPartition, func(_ context.Context, n *Network, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.NetworkPartition, func(_ context.Context, n *Network, a fault.Action) (bool, error) {
 			return plan(n, a).Cut, nil
 		}),
 	)

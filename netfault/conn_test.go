@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -109,7 +109,7 @@ func TestDialer(t *testing.T) {
 		{"no fault", func(*Network) error { return nil }, []string{"ping", "pong"}, "4 bytes@0s, 4 bytes@0s"},
 		{"latency: each exchange one round trip longer",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}))
+				return errOf(n.InjectLatency(ctx, "echo", fault.Latency{Latency: 200 * time.Millisecond}))
 			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, 4 bytes@400ms"},
 		{"bandwidth: 500 B each way at 1000 B/s",
@@ -120,7 +120,7 @@ func TestDialer(t *testing.T) {
 			[]string{"ping"}, "write reset=true@0s"},
 		{"reset after 300ms: the second exchange",
 			func(n *Network) error {
-				if _, err := n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
+				if _, err := n.InjectLatency(ctx, "echo", fault.Latency{Latency: 200 * time.Millisecond}); err != nil {
 					return err
 				}
 				return errOf(n.ResetConnections(ctx, "echo", 300*time.Millisecond))
@@ -132,7 +132,7 @@ func TestDialer(t *testing.T) {
 		{"partition landing mid-exchange: the wait is cut then",
 			func(n *Network) error {
 				time.AfterFunc(250*time.Millisecond, func() { n.PartitionNetwork(ctx, "echo") })
-				return errOf(n.InjectLatency(ctx, "echo", arena.Latency{Latency: 200 * time.Millisecond}))
+				return errOf(n.InjectLatency(ctx, "echo", fault.Latency{Latency: 200 * time.Millisecond}))
 			},
 			[]string{"ping", "pong"}, "4 bytes@200ms, write reset=true@250ms"},
 	}
@@ -335,9 +335,8 @@ func TestDialerOpenSet(t *testing.T) {
 
 // openConns is the size of the network's open set.
 func openConns(n *Network) int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.open)
+	open, _, _ := n.ties.counts()
+	return open
 }
 
 // On real TCP a partition landing while the client's Read is blocked ends

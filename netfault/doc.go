@@ -4,7 +4,7 @@
 // route, a fault type of this package: HTTPErrorFault).
 //
 // A [Network] names the system's agents ([WithAgent]) and is the runtime
-// arena injects into: it implements arena.AgentLister, LatencyInjector,
+// arena injects into: it implements fault.AgentLister, LatencyInjector,
 // BandwidthLimiter, ConnectionResetter and Partitioner, each fault handing
 // back its Lift. The system's calls go through its wrappers:
 // [Network.Transport], an http.RoundTripper for the HTTP client of one
@@ -21,7 +21,7 @@
 // and simulated time jumps past it, so the system's own goroutines,
 // unmodified, run in simulated time (arenatest.Simulate; package sim for a
 // network of nodes in memory). A netfault.Network on an
-// *arena.VirtualClock is refused: netfault no longer has simulated
+// *clock.Virtual is refused: netfault no longer has simulated
 // goroutines of its own (Network.Go), because one mechanism for in-process
 // systems, the bubble, runs any Go code, not only code written for a
 // scheduler of arena's.
@@ -37,7 +37,8 @@
 // end cuts the link. A reset or a partition reaches a connection or call
 // that waits on what is beneath it when due, not at its next step: the
 // network keeps its open connections and calls (weakly: a dropped one is
-// still collected), closes the connection beneath (an RST on TCP) or
+// still collected; a closed one leaves at once) on one schedule of the
+// resets due, and closes the connection beneath (an RST on TCP) or
 // cancels the context of the request base sees. [HandlerTransport] serves
 // requests with an http.Handler on the caller's goroutine.
 //

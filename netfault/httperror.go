@@ -6,37 +6,37 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // ActionHTTPError is the fault type of HTTPErrorFault.
-const ActionHTTPError arena.ActionType = "http_error"
+const ActionHTTPError fault.Type = "http_error"
 
 // HTTPErrorFault is the spec of http_error, a fault type of this network:
 // the requests to an agent under `route` are answered with `status` by the
 // network (see Transport). Register it on the injector with
-// arena.WithFault(netfault.HTTPErrorFault(n)); scenarios, survival, HTTP
+// fault.WithFault(netfault.HTTPErrorFault(n)); scenarios, survival, HTTP
 // and the schema then know it.
-func HTTPErrorFault(n *Network) arena.FaultSpec {
-	return arena.FaultSpec{
+func HTTPErrorFault(n *Network) fault.Spec {
+	return fault.Spec{
 		Type: ActionHTTPError, Doc: "Answers an agent's HTTP requests under route with status, without reaching it.",
-		Target: arena.TargetAgent,
-		Metadata: []arena.MetaKey{
-			{Name: "status", Kind: arena.MetaKindNumber, Default: 503, Check: checkStatus, Min: 400.0, Max: 599.0,
+		Target: fault.TargetAgent,
+		Metadata: []fault.MetaKey{
+			{Name: "status", Kind: fault.MetaKindNumber, Default: 503, Check: checkStatus, Min: 400.0, Max: 599.0,
 				Doc: "The HTTP status to answer: a whole number from 400 to 599 (default 503)."},
-			{Name: "route", Kind: arena.MetaKindString, Default: "/", Check: checkRoute,
+			{Name: "route", Kind: fault.MetaKindString, Default: "/", Check: checkRoute,
 				Doc: "The path the fault covers, with everything under it (default /: every path)."},
-			{Name: arena.MetaDuration, Kind: arena.MetaKindDuration,
+			{Name: fault.MetaDuration, Kind: fault.MetaKindDuration,
 				Doc: "The fault's lifetime: the engine lifts it after this."},
 		},
 		Lifts: true,
-		Inject: func(ctx context.Context, a arena.Action, p arena.Params) error {
+		Inject: func(ctx context.Context, a fault.Action, p fault.Params) error {
 			return n.FailRoute(ctx, a.TargetID, p.Values["route"].(string), int(p.Values["status"].(float64)))
 		},
-		Lift: func(ctx context.Context, a arena.Action) error {
+		Lift: func(ctx context.Context, a fault.Action) error {
 			return n.liftRoutes(ctx, a.TargetID)
 		},
-		Category: arena.CategoryRuntime, Fix: "target an agent added to the netfault.Network whose requests go through its Transport",
+		Category: fault.CategoryRuntime, Fix: "target an agent added to the netfault.Network whose requests go through its Transport",
 		Priority: 4, Suggestion: "retry idempotent requests on 5xx with backoff, and open a circuit breaker to a fallback",
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestHTTPErrorFault(t *testing.T) {
 	n := New(nil, WithAgent("api", "service"))
 	defer n.Close()
-	in := arena.NewInjectorFor(n, arena.WithFault(HTTPErrorFault(n)))
+	in := fault.NewInjectorFor(n, fault.WithFault(HTTPErrorFault(n)))
 	for _, tc := range []struct {
 		meta map[string]any
 		want string
@@ -21,21 +22,21 @@ func TestHTTPErrorFault(t *testing.T) {
 		{map[string]any{"route": "/q?x=1"}, `metadata.route: want a path starting with "/", without spaces, query or fragment`},
 		{map[string]any{"code": 500}, "metadata.code: unknown key for http_error (want status, route, duration)"},
 	} {
-		err := in.Validate(arena.Action{Type: ActionHTTPError, TargetID: "api", Metadata: tc.meta})
+		err := in.Validate(fault.Action{Type: ActionHTTPError, TargetID: "api", Metadata: tc.meta})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Validate(%v) = %v, want %q", tc.meta, err, tc.want)
 		}
 	}
-	for _, typ := range []arena.ActionType{arena.ActionNetworkLatency, arena.ActionNetworkBandwidth, arena.ActionConnectionReset, ActionHTTPError} {
+	for _, typ := range []fault.Type{fault.NetworkLatency, fault.NetworkBandwidth, fault.ConnectionReset, ActionHTTPError} {
 		if !in.Supports(typ) || !in.CanLift(typ) {
 			t.Errorf("%s: Supports %v, CanLift %v, want both", typ, in.Supports(typ), in.CanLift(typ))
 		}
 	}
-	if in.Supports(arena.ActionKillAgent) {
+	if in.Supports(fault.KillAgent) {
 		t.Error("Supports(kill_agent) = true, want false: the network kills nothing")
 	}
-	svc := arena.NewService(in, nil, nil)
-	res := svc.Execute(context.Background(), arena.Action{Type: ActionHTTPError, TargetID: "api", Metadata: map[string]any{"status": 502, "route": "/q"}})
+	svc := engine.NewService(in, nil, nil)
+	res := svc.Execute(context.Background(), fault.Action{Type: ActionHTTPError, TargetID: "api", Metadata: map[string]any{"status": 502, "route": "/q"}})
 	if !res.Success {
 		t.Fatalf("Execute(http_error) = %+v", res)
 	}

@@ -3,7 +3,7 @@ package netfault
 import (
 	"context"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
@@ -11,7 +11,7 @@ import (
 // Lift, which runs undo on the agent's faults (and so ends the waits under
 // them at once). undo ends the fault whatever happened since, so lifting
 // twice changes nothing.
-func (n *Network) updateLift(ctx context.Context, id string, f func(*netrules.Faults) error, undo func(*netrules.Faults)) (arena.Lift, error) {
+func (n *Network) updateLift(ctx context.Context, id string, f func(*netrules.Faults) error, undo func(*netrules.Faults)) (fault.Lift, error) {
 	if err := n.update(ctx, id, f); err != nil {
 		return nil, err
 	}
@@ -23,26 +23,30 @@ func (n *Network) updateLift(ctx context.Context, id string, f func(*netrules.Fa
 	}, nil
 }
 
-// Refusals says why the network refuses the built-in types it does not
-// land: it lands faults on the calls between the agents of a Go system,
-// and nothing else of it.
-func (n *Network) Refusals() map[arena.ActionType]string {
-	const process = "netfault lands faults on the calls between agents, not on their processes: kill, pause or slow them through your own hooks (a FaultSpec of yours)"
-	const inside = "netfault lands faults on the calls between agents, not inside an agent: give your agent a FaultSpec of its own"
-	const dag = "netfault has no task DAG"
-	return map[arena.ActionType]string{
-		arena.ActionKillLeader:       process,
-		arena.ActionKillOrchestrator: process,
-		arena.ActionKillAgent:        process,
-		arena.ActionPauseAgent:       process,
-		arena.ActionResumeAgent:      process,
-		arena.ActionSlowAgent:        process,
-		arena.ActionToolTimeout:      inside,
-		arena.ActionMemoryCorrupt:    inside,
-		arena.ActionMCPDisconnect:    inside,
-		arena.ActionLLMFailure:       inside,
-		arena.ActionRemoveNode:       dag,
-		arena.ActionRemoveEdge:       dag,
-		arena.ActionClockJump:        process,
+// RefusedScopes says why the network refuses every scope but the network:
+// it lands faults on the calls between the agents of a Go system, and
+// nothing else of it.
+func (n *Network) RefusedScopes() map[fault.Scope]string {
+	return map[fault.Scope]string{
+		fault.ScopeProcess: "netfault lands faults on the calls between agents, not on their processes: kill, pause or slow them through your own hooks (a fault.Spec of yours)",
+		fault.ScopeAgent:   "netfault lands faults on the calls between agents, not inside an agent: give your agent a fault.Spec of its own",
+		fault.ScopeDAG:     "netfault has no task DAG",
 	}
+}
+
+// cutLift is updateLift for a fault that cuts open ties (connection_reset,
+// network_partition): landing it and lifting it put the agent's faults in
+// force on the ties open over its links, so that they are reset when due,
+// and are off the network's schedule once no reset is in force.
+func (n *Network) cutLift(ctx context.Context, id string, f func(*netrules.Faults) error, undo func(*netrules.Faults)) (fault.Lift, error) {
+	lift, err := n.updateLift(ctx, id, f, undo)
+	if err != nil {
+		return nil, err
+	}
+	n.reschedule(id)
+	return func(ctx context.Context) error {
+		err := lift(ctx)
+		n.reschedule(id)
+		return err
+	}, nil
 }

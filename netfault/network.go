@@ -10,19 +10,19 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"weak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
 var (
-	_ arena.AgentLister        = (*Network)(nil)
-	_ arena.LatencyInjector    = (*Network)(nil)
-	_ arena.BandwidthLimiter   = (*Network)(nil)
-	_ arena.ConnectionResetter = (*Network)(nil)
-	_ arena.Partitioner        = (*Network)(nil)
-	_ arena.Refuser            = (*Network)(nil)
+	_ fault.AgentLister        = (*Network)(nil)
+	_ fault.LatencyInjector    = (*Network)(nil)
+	_ fault.BandwidthLimiter   = (*Network)(nil)
+	_ fault.ConnectionResetter = (*Network)(nil)
+	_ fault.Partitioner        = (*Network)(nil)
+	_ fault.ScopeRefuser       = (*Network)(nil)
 )
 
 // ResetError is what a call over a link that connection_reset resets
@@ -58,13 +58,13 @@ func (e *RefusedError) Unwrap() error { return syscall.ECONNREFUSED }
 type Network struct {
 	sched *wall
 	links *netrules.Links // the network faults of each agent
+	ties  *ties           // the open connections and calls, and their resets due (open.go)
 	seed  uint64
 
 	mu     sync.Mutex
-	agents []arena.AgentInfo
-	hosts  map[string]string              // host name -> agent ID
-	routes map[string][]routeFault        // agent ID -> its failed routes (http_error)
-	open   map[weak.Pointer[tie]]struct{} // the ties not yet closed (open.go)
+	agents []fault.AgentInfo
+	hosts  map[string]string       // host name -> agent ID
+	routes map[string][]routeFault // agent ID -> its failed routes (http_error)
 }
 
 // MaxRoutes bounds the routes failed at once on one agent (FailRoute): a
@@ -92,7 +92,7 @@ func WithAgent(id, typ string, hosts ...string) Option {
 		if _, dup := n.hosts[id]; dup || id == "" {
 			panic(fmt.Sprintf("arena: netfault.WithAgent(%q): empty or given twice", id))
 		}
-		n.agents = append(n.agents, arena.AgentInfo{ID: id, Type: typ, Status: arena.StatusRunning})
+		n.agents = append(n.agents, fault.AgentInfo{ID: id, Type: typ, Status: fault.StatusRunning})
 		n.hosts[id] = id
 		for _, h := range hosts {
 			n.hosts[h] = id
@@ -108,21 +108,22 @@ func WithSeed(seed uint64) Option {
 // New returns a network whose waits are timers and whose Now reads clock
 // (nil: the wall clock): in real time, or inside a testing/synctest
 // bubble, where the timers are the bubble's. Pass the run's clock (the
-// service's, arena.WithClock).
+// service's, engine.WithClock).
 //
-// An *arena.VirtualClock is refused (New panics): the wrappers wait on
+// An *clock.Virtual is refused (New panics): the wrappers wait on
 // timers, which a virtual clock does not move, and the system's own
 // goroutines do not follow it either. Run the system in simulated time
 // (arenatest.Simulate, package sim) or in real time.
-func New(clock arena.Clock, opts ...Option) *Network {
-	if _, ok := clock.(*arena.VirtualClock); ok {
-		panic("arena: netfault.New: an *arena.VirtualClock: netfault's waits are timers and a system's own goroutines do not follow a virtual clock; " +
-			"run the system in simulated time (arenatest.Simulate with package sim) or in real time (arena.RealClock)")
+func New(clk clock.Clock, opts ...Option) *Network {
+	if _, ok := clk.(*clock.Virtual); ok {
+		panic("arena: netfault.New: a *clock.Virtual: netfault's waits are timers and a system's own goroutines do not follow a virtual clock; " +
+			"run the system in simulated time (arenatest.Simulate with package sim) or in real time (clock.Real)")
 	}
-	if clock == nil {
-		clock = arena.RealClock{}
+	if clk == nil {
+		clk = clock.Real{}
 	}
-	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, open: map[weak.Pointer[tie]]struct{}{}, seed: 1, sched: newWall(clock)}
+	n := &Network{hosts: map[string]string{}, routes: map[string][]routeFault{}, seed: 1, sched: newWall(clk)}
+	n.ties = newTies(n.sched.Now)
 	for _, o := range opts {
 		o.apply(n)
 	}
@@ -144,10 +145,16 @@ func (n *Network) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Close ends every wait of the network's wrappers: they return ErrClosed.
-func (n *Network) Close() { n.sched.close() }
+// It drops the network's schedule of resets due later, so that a closed
+// network keeps nothing of the connections and calls that went through
+// it: one still open is no longer reset when its reset falls due.
+func (n *Network) Close() {
+	n.sched.close()
+	n.ties.close()
+}
 
 // ListAgents returns the agents in the order they were added.
-func (n *Network) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (n *Network) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -163,31 +170,31 @@ func (n *Network) update(ctx context.Context, id string, f func(*netrules.Faults
 	}
 	err := n.links.Update(id, f)
 	if errors.Is(err, netrules.ErrNoEnd) {
-		return fmt.Errorf("netfault: agent %q: %w", id, arena.ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", id, fault.ErrNoAgent)
 	}
 	return err
 }
 
 // InjectLatency delays the calls over the agent's links (see Transport and
 // Dialer for where).
-func (n *Network) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+func (n *Network) InjectLatency(ctx context.Context, agentID string, l fault.Latency) (fault.Lift, error) {
 	if l.Latency <= 0 || l.Jitter < 0 {
 		return nil, fmt.Errorf("netfault: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", agentID, l.Latency, l.Jitter)
 	}
 	if l.Peer != "" && !n.links.Has(l.Peer) {
-		return nil, fmt.Errorf("netfault: peer %q: %w", l.Peer, arena.ErrNoAgent)
+		return nil, fmt.Errorf("netfault: peer %q: %w", l.Peer, fault.ErrNoAgent)
 	}
 	if l.Direction == "" {
-		l.Direction = arena.DirectionBoth
+		l.Direction = fault.DirectionBoth
 	}
 	return n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Latency = l
 		return nil
-	}, func(f *netrules.Faults) { f.Latency = arena.Latency{} })
+	}, func(f *netrules.Faults) { f.Latency = fault.Latency{} })
 }
 
 // LimitBandwidth caps each way of the agent's links at bytesPerSecond.
-func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (fault.Lift, error) {
 	if bytesPerSecond <= 0 {
 		return nil, fmt.Errorf("netfault: agent %q: rate %d bytes/s is not positive", agentID, bytesPerSecond)
 	}
@@ -202,18 +209,14 @@ func (n *Network) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 // One already open is reset as well when it has lasted after, even while
 // it waits on what is beneath it (a Read blocked on the connection, a
 // callee at work, the next chunk of a body).
-func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+func (n *Network) ResetConnections(ctx context.Context, agentID string, after time.Duration) (fault.Lift, error) {
 	if after < 0 {
 		return nil, fmt.Errorf("netfault: agent %q: reset after %s is negative", agentID, after)
 	}
-	lift, err := n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
+	return n.cutLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Reset, f.ResetAfter = true, after
 		return nil
 	}, func(f *netrules.Faults) { f.Reset, f.ResetAfter = false, 0 })
-	if err == nil {
-		n.resetOpen(agentID)
-	}
-	return lift, err
 }
 
 // PartitionNetwork cuts the agent off the network until the lift: a dial
@@ -221,15 +224,11 @@ func (n *Network) ResetConnections(ctx context.Context, agentID string, after ti
 // refused (a *RefusedError), and every connection and call open over its
 // links is reset when the partition lands (a *ResetError), even one that
 // waits on what is beneath it, as a partition of package sim does.
-func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
-	lift, err := n.updateLift(ctx, agentID, func(f *netrules.Faults) error {
+func (n *Network) PartitionNetwork(ctx context.Context, agentID string) (fault.Lift, error) {
+	return n.cutLift(ctx, agentID, func(f *netrules.Faults) error {
 		f.Partitioned = true
 		return nil
 	}, func(f *netrules.Faults) { f.Partitioned = false })
-	if err == nil {
-		n.resetOpen(agentID)
-	}
-	return lift, err
 }
 
 // refused returns a *RefusedError when a call from → to starting now is
@@ -258,7 +257,7 @@ func (n *Network) FailRoute(ctx context.Context, agentID, route string, status i
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !n.links.Has(agentID) {
-		return fmt.Errorf("netfault: agent %q: %w", agentID, arena.ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", agentID, fault.ErrNoAgent)
 	}
 	prefix := strings.TrimSuffix(route, "/")
 	rs := n.routes[agentID]
@@ -281,7 +280,7 @@ func (n *Network) liftRoutes(ctx context.Context, agentID string) error {
 		return err
 	}
 	if !n.links.Has(agentID) {
-		return fmt.Errorf("netfault: agent %q: %w", agentID, arena.ErrNoAgent)
+		return fmt.Errorf("netfault: agent %q: %w", agentID, fault.ErrNoAgent)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
@@ -24,9 +24,9 @@ type wall struct {
 	cancel context.CancelFunc
 }
 
-func newWall(clock arena.Clock) *wall {
+func newWall(clk clock.Clock) *wall {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &wall{TimerClock: netrules.TimerClock{Clock: clock.Now, Closed: ctx.Done(), Err: ErrClosed}, cancel: cancel}
+	return &wall{TimerClock: netrules.TimerClock{Clock: clk.Now, Closed: ctx.Done(), Err: ErrClosed}, cancel: cancel}
 }
 
 func (r *wall) close() { r.cancel() }

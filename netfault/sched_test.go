@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 )
 
 // bubbleEpoch is where a testing/synctest bubble's clock starts.
@@ -21,7 +21,7 @@ var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 func simulated(t *testing.T, f func(t *testing.T, n *Network), opts ...Option) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		n := New(arena.RealClock{}, opts...)
+		n := New(clock.Real{}, opts...)
 		defer n.Close()
 		f(t, n)
 	})
@@ -35,11 +35,11 @@ func at(n *Network) time.Duration { return n.Now().Sub(bubbleEpoch) }
 func TestNewRefusesAVirtualClock(t *testing.T) {
 	defer func() {
 		msg, _ := recover().(string)
-		if !strings.Contains(msg, "arena: netfault.New: an *arena.VirtualClock") || !strings.Contains(msg, "arenatest.Simulate") {
+		if !strings.Contains(msg, "arena: netfault.New: a *clock.Virtual") || !strings.Contains(msg, "arenatest.Simulate") {
 			t.Errorf("New(VirtualClock) panicked with %q, want the cause and the fix", msg)
 		}
 	}()
-	New(arena.NewVirtualClock(time.Time{}))
+	New(clock.NewVirtual(time.Time{}))
 	t.Error("New(VirtualClock) returned")
 }
 
@@ -86,7 +86,7 @@ func TestRealTime(t *testing.T) {
 // In real time the wrappers work on plain goroutines: a reset fails the
 // call without reaching the server, and its lift lets calls through.
 func TestTransportInRealTime(t *testing.T) {
-	n := New(arena.RealClock{}, WithAgent("client", "client"), WithAgent("api", "service"))
+	n := New(clock.Real{}, WithAgent("client", "client"), WithAgent("api", "service"))
 	defer n.Close()
 	served := 0
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })

@@ -18,10 +18,11 @@ import (
 //
 //   - network_latency: the request waits its leg's share before base is
 //     called, the response its share before RoundTrip returns (see
-//     arena.Latency's direction; both: half each way), so a round trip
+//     fault.Latency's direction; both: half each way), so a round trip
 //     takes latency longer;
 //   - network_bandwidth: the request body takes its length/rate before
-//     base is called (a body of unknown length is paced as base reads it);
+//     base is called (a body of unknown length, ContentLength -1 or 0
+//     with a Body as for a pipe or a file, is paced as base reads it);
 //     the response body streams through, each chunk read taking its
 //     length/rate;
 //   - connection_reset: the call fails with a *ResetError at once, or when
@@ -80,7 +81,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, call.errOr(err)
 	}
-	size := max(req.ContentLength, 0) // unknown length (-1): paced as it is read
+	size := max(req.ContentLength, 0) // 0 for a body of unknown length: paced as it is read
 	if err := n.step(ctx, t.from, to, start, requestLeg, size); err != nil {
 		closeBody()
 		return fail(err)
@@ -98,7 +99,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	} else {
 		out := req.WithContext(ctx)
-		if req.Body != nil && req.ContentLength < 0 {
+		if unknownLength(req) {
 			out = req.Clone(ctx)
 			out.Body = &pacedBody{rc: req.Body, t: t, to: to, ctx: ctx, start: start}
 		}
@@ -120,6 +121,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &pacedBody{rc: resp.Body, t: t, to: to, ctx: ctx, cancel: cancel, call: call, start: start}
 	return resp, nil
+}
+
+// unknownLength reports whether req has a body of unknown length: a
+// ContentLength of -1, or of 0 with a Body (http.NewRequest gives that to
+// a pipe or a file: a streamed upload), as net/http reads a client's
+// request.
+func unknownLength(req *http.Request) bool {
+	return req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0
 }
 
 // pacedBody is a body that streams under the link's faults: each chunk
@@ -196,13 +205,17 @@ func (b *pacedBody) Close() error {
 }
 
 // HandlerTransport serves each request with h on the caller's goroutine,
-// with no network in between (h may Sleep on the network too).
+// with no network in between (h may Sleep on the network too). It closes
+// the request's body once h returns, as a RoundTripper must.
 func HandlerTransport(h http.Handler) http.RoundTripper { return handlerTransport{h} }
 
 type handlerTransport struct{ h http.Handler }
 
 func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	rec := httptest.NewRecorder()
+	if req.Body != nil {
+		defer req.Body.Close()
+	}
 	t.h.ServeHTTP(rec, req)
 	resp := rec.Result()
 	resp.Request = req

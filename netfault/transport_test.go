@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 // httpAgents are the agents of httpSystem: a client and a server.
@@ -83,27 +84,27 @@ func TestTransport(t *testing.T) {
 		{"no fault", func(*Network) error { return nil }, "http://api.local/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency both ways: half on each leg",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}))
+				return errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: 200 * time.Millisecond}))
 			},
 			"http://api.local:8080/q", 0, "200 10000B 0s..200ms", "/q@100ms"},
 		{"callee's inbound latency is the request leg",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound}))
+				return errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: 200 * time.Millisecond, Direction: fault.DirectionInbound}))
 			},
 			"http://api/q", 0, "200 10000B 0s..200ms", "/q@200ms"},
 		{"caller's inbound latency is the response leg",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "client", arena.Latency{Latency: 200 * time.Millisecond, Direction: arena.DirectionInbound}))
+				return errOf(n.InjectLatency(ctx, "client", fault.Latency{Latency: 200 * time.Millisecond, Direction: fault.DirectionInbound}))
 			},
 			"http://api/q", 0, "200 10000B 0s..200ms", "/q@0s"},
 		{"latency to another peer: none here",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "api"}))
+				return errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: time.Second, Peer: "api"}))
 			},
 			"http://api/q", 0, "200 10000B 0s..0s", "/q@0s"},
 		{"latency past the deadline",
 			func(n *Network) error {
-				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 400 * time.Millisecond}))
+				return errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: 400 * time.Millisecond}))
 			},
 			"http://api/q", 150 * time.Millisecond, "timeout 0s..150ms", ""}, // the request leg (200ms) ran into the deadline
 		{"bandwidth: 10 kB at 100 kB/s",
@@ -114,7 +115,7 @@ func TestTransport(t *testing.T) {
 			"http://api/q", 0, "reset 0s..0s", ""},
 		{"reset after 150ms, on the response leg",
 			func(n *Network) error {
-				if _, err := n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}); err != nil {
+				if _, err := n.InjectLatency(ctx, "api", fault.Latency{Latency: 200 * time.Millisecond}); err != nil {
 					return err
 				}
 				return errOf(n.ResetConnections(ctx, "api", 150*time.Millisecond))
@@ -129,7 +130,7 @@ func TestTransport(t *testing.T) {
 		{"partition landing on the request leg: reset then",
 			func(n *Network) error {
 				time.AfterFunc(50*time.Millisecond, func() { n.PartitionNetwork(ctx, "api") })
-				return errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: 200 * time.Millisecond}))
+				return errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: 200 * time.Millisecond}))
 			},
 			"http://api/q", 0, "reset 0s..50ms", ""},
 		{"http_error on a route and under it",
@@ -169,7 +170,7 @@ func TestTransportLiftAndJitter(t *testing.T) {
 	draws := func(seed uint64) (out []string) {
 		simulated(t, func(t *testing.T, n *Network) {
 			s := newHTTPSystem(n)
-			lift, err := s.n.InjectLatency(ctx, "api", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+			lift, err := s.n.InjectLatency(ctx, "api", fault.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,8 +271,8 @@ func TestFaultErrors(t *testing.T) {
 	n := New(nil, WithAgent("api", "service"))
 	defer n.Close()
 	for name, err := range map[string]error{
-		"unknown peer":   errOf(n.InjectLatency(ctx, "api", arena.Latency{Latency: time.Second, Peer: "db"})),
-		"zero latency":   errOf(n.InjectLatency(ctx, "api", arena.Latency{})),
+		"unknown peer":   errOf(n.InjectLatency(ctx, "api", fault.Latency{Latency: time.Second, Peer: "db"})),
+		"zero latency":   errOf(n.InjectLatency(ctx, "api", fault.Latency{})),
 		"zero rate":      errOf(n.LimitBandwidth(ctx, "api", 0)),
 		"negative after": errOf(n.ResetConnections(ctx, "api", -time.Second)),
 		"status 200":     n.FailRoute(ctx, "api", "/", 200),
@@ -280,17 +281,17 @@ func TestFaultErrors(t *testing.T) {
 			t.Errorf("%s: nil error", name)
 		}
 	}
-	if _, err := n.InjectLatency(ctx, "db", arena.Latency{Latency: time.Second}); !errors.Is(err, arena.ErrNoAgent) {
-		t.Errorf("InjectLatency(unknown agent) = %v, want arena.ErrNoAgent", err)
+	if _, err := n.InjectLatency(ctx, "db", fault.Latency{Latency: time.Second}); !errors.Is(err, fault.ErrNoAgent) {
+		t.Errorf("InjectLatency(unknown agent) = %v, want fault.ErrNoAgent", err)
 	}
 	agents, err := n.ListAgents(ctx)
-	if err != nil || len(agents) != 1 || agents[0] != (arena.AgentInfo{ID: "api", Type: "service", Status: arena.StatusRunning}) {
+	if err != nil || len(agents) != 1 || agents[0] != (fault.AgentInfo{ID: "api", Type: "service", Status: fault.StatusRunning}) {
 		t.Errorf("ListAgents = %v, %v", agents, err)
 	}
 }
 
 // errOf is the error of a landing, without its lift.
-func errOf(_ arena.Lift, err error) error { return err }
+func errOf(_ fault.Lift, err error) error { return err }
 
 // A fault that lands while base waits is cut then, when base heeds the
 // request's context as http.Transport does: for the callee's answer (it
@@ -449,5 +450,38 @@ func TestTransportCutsARealCall(t *testing.T) {
 	}
 	if k := openConns(n); k != 0 {
 		t.Errorf("%d ties left in the network's set after the calls", k)
+	}
+}
+
+// closeCounter is a request body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestHandlerTransportClosesTheBody: a RoundTripper must close the request's
+// body, whether or not the handler reads it.
+func TestHandlerTransportClosesTheBody(t *testing.T) {
+	for _, read := range []bool{true, false} {
+		body := &closeCounter{Reader: strings.NewReader("payload")}
+		req, err := http.NewRequest(http.MethodPost, "http://api/upload", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := HandlerTransport(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if read {
+				io.Copy(io.Discard, r.Body)
+			}
+		}))
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if body.closed == 0 {
+			t.Errorf("handler read the body: %v; the body was not closed", read)
+		}
 	}
 }

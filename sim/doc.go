@@ -55,7 +55,7 @@
 // every byte until the resume), PartitionNetwork (conns reset, dials
 // refused, until the lift), InjectLatency (with jitter, direction and
 // peer), LimitBandwidth and ResetConnections; landing a fault arena can
-// lift hands back its arena.Lift, and Refusals says why the world refuses
+// lift hands back its fault.Lift, and Refusals says why the world refuses
 // the built-in types it does not land. How the faults of a link's two ends combine is arena's one set of
 // network rules (internal/netrules, shared with the fakes and netfault).
 // slow_agent and the agent-level faults (tools, MCP, LLM, memory) are not
@@ -65,7 +65,7 @@
 //
 //   - The world: New, Option, WithSeed, World, World.Close, ErrClosed.
 //   - Nodes: NodeConfig, World.AddNode, Node, Node.Kill, Node.Rand,
-//     ErrNodeDown, NoNodeError.
+//     NodeLabel, ErrNodeDown, NoNodeError.
 //   - Network: Addr, Node.Listen, World.Listen, Node.DialContext,
 //     Node.DialTimeout, Node.ContextDialer, Node.HTTPTransport,
 //     Node.HTTPClient, World.Wait, WaitError.

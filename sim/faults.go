@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ares-arena/arena/internal/ctxtime"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
@@ -190,7 +191,7 @@ func (f *faultState) dial(ctx context.Context, from, to string) error {
 		return err
 	}
 	p := f.planOf(from, to)
-	return sleep(ctx, netrules.Add(p.Out, p.Back))
+	return ctxtime.Sleep(ctx, netrules.Add(p.Out, p.Back))
 }
 
 // gate waits while either end of the link is paused, and refuses it across
@@ -241,7 +242,7 @@ func (w *World) Wait(ctx context.Context, from, to string, size int) error {
 		return &WaitError{From: from, To: to, Err: err}
 	}
 	now := time.Now()
-	if err := sleep(ctx, w.deliverAt(from, to, now, size).Sub(now)); err != nil {
+	if err := ctxtime.Sleep(ctx, w.deliverAt(from, to, now, size).Sub(now)); err != nil {
 		return &WaitError{From: from, To: to, Err: err}
 	}
 	return nil

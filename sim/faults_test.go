@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // echoWorld is a world of a client node "a" and an echo server on node
@@ -88,17 +88,17 @@ func TestFaults(t *testing.T) {
 		{"none", func(*World) error { return nil }, []string{"ping", "pong"}, "dialed@0s, 4B@0s, 4B@0s"},
 		{"latency both ways on the server: half each way, a round trip to dial",
 			func(w *World) error {
-				return errOf(w.InjectLatency(ctx, "b", arena.Latency{Latency: 200 * time.Millisecond}))
+				return errOf(w.InjectLatency(ctx, "b", fault.Latency{Latency: 200 * time.Millisecond}))
 			},
 			[]string{"ping", "pong"}, "dialed@200ms, 4B@400ms, 4B@600ms"},
 		{"the client's outbound latency slows its requests only",
 			func(w *World) error {
-				return errOf(w.InjectLatency(ctx, "a", arena.Latency{Latency: 300 * time.Millisecond, Direction: arena.DirectionOutbound}))
+				return errOf(w.InjectLatency(ctx, "a", fault.Latency{Latency: 300 * time.Millisecond, Direction: fault.DirectionOutbound}))
 			},
 			[]string{"ping"}, "dialed@300ms, 4B@600ms"},
 		{"latency to another peer: none here",
 			func(w *World) error {
-				return errOf(w.InjectLatency(ctx, "b", arena.Latency{Latency: time.Second, Peer: "b"}))
+				return errOf(w.InjectLatency(ctx, "b", fault.Latency{Latency: time.Second, Peer: "b"}))
 			},
 			[]string{"ping"}, "dialed@0s, 4B@0s"},
 		{"bandwidth: 500 B each way at 1000 B/s",
@@ -112,7 +112,7 @@ func TestFaults(t *testing.T) {
 			[]string{"ping"}, "dial refused@0s"},
 		{"reset after 300ms: the second exchange",
 			func(w *World) error {
-				if _, err := w.InjectLatency(ctx, "b", arena.Latency{Latency: 100 * time.Millisecond}); err != nil {
+				if _, err := w.InjectLatency(ctx, "b", fault.Latency{Latency: 100 * time.Millisecond}); err != nil {
 					return err
 				}
 				return errOf(w.ResetConnections(ctx, "b", 250*time.Millisecond))
@@ -168,7 +168,7 @@ func TestPartitionAndPauseLift(t *testing.T) {
 		if _, err := w.PauseAgent(ctx, "b"); err != nil {
 			t.Fatal(err)
 		}
-		if agents, _ := w.ListAgents(ctx); agents[1].Status != arena.StatusPaused {
+		if agents, _ := w.ListAgents(ctx); agents[1].Status != fault.StatusPaused {
 			t.Errorf("ListAgents: b is %s, want paused", agents[1].Status)
 		}
 		go func() {
@@ -192,7 +192,7 @@ func TestJitterFollowsTheSeed(t *testing.T) {
 			defer w.Close(context.Background())
 			w.AddNode("a", NodeConfig{})
 			w.AddNode("b", NodeConfig{})
-			if _, err := w.InjectLatency(context.Background(), "b", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}); err != nil {
+			if _, err := w.InjectLatency(context.Background(), "b", fault.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}); err != nil {
 				t.Fatal(err)
 			}
 			for range 5 {
@@ -255,8 +255,8 @@ func TestFaultErrors(t *testing.T) {
 	w.AddNode("a", NodeConfig{RestartAfter: -1}) // stays down once killed: RestartAfter 0 restarts it at once, racing the second kill
 	var nn *NoNodeError
 	for name, err := range map[string]error{
-		"unknown node":  errOf(w.InjectLatency(ctx, "x", arena.Latency{Latency: time.Second})),
-		"unknown peer":  errOf(w.InjectLatency(ctx, "a", arena.Latency{Latency: time.Second, Peer: "x"})),
+		"unknown node":  errOf(w.InjectLatency(ctx, "x", fault.Latency{Latency: time.Second})),
+		"unknown peer":  errOf(w.InjectLatency(ctx, "a", fault.Latency{Latency: time.Second, Peer: "x"})),
 		"kill unknown":  w.StopAgent(ctx, "x"),
 		"pause unknown": errOf(w.PauseAgent(ctx, "x")),
 	} {
@@ -265,7 +265,7 @@ func TestFaultErrors(t *testing.T) {
 		}
 	}
 	for name, err := range map[string]error{
-		"zero latency":   errOf(w.InjectLatency(ctx, "a", arena.Latency{})),
+		"zero latency":   errOf(w.InjectLatency(ctx, "a", fault.Latency{})),
 		"zero rate":      errOf(w.LimitBandwidth(ctx, "a", 0)),
 		"negative after": errOf(w.ResetConnections(ctx, "a", -time.Second)),
 	} {
@@ -282,4 +282,4 @@ func TestFaultErrors(t *testing.T) {
 }
 
 // errOf is the error of a landing, its Lift dropped.
-func errOf(_ arena.Lift, err error) error { return err }
+func errOf(_ fault.Lift, err error) error { return err }

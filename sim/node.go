@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
 	"sync"
 	"time"
 )
@@ -29,6 +30,13 @@ type NodeConfig struct {
 	// the node again; negative: never (the system heals itself, or not).
 	RestartAfter time.Duration
 }
+
+// NodeLabel is the runtime/pprof label, set to the node's name, that a
+// node's Start hook runs with: every goroutine it starts inherits it, so
+// goroutine profiles (and, with GODEBUG tracebacklabels=1, stack dumps)
+// say which node a goroutine belongs to. arenatest names it when a
+// goroutine outlives the world.
+const NodeLabel = "sim.node"
 
 // Node is a named host of the world: what it listens on and dials from,
 // its lifecycle (up, killed, restarted), and its seeded random source.
@@ -118,7 +126,9 @@ func (n *Node) start(ctx context.Context) error {
 	n.mu.Unlock()
 	var err error
 	if n.cfg.Start != nil {
-		err = n.cfg.Start(ctx, n)
+		// Every goroutine Start starts, and theirs, carries the node's
+		// name: a profile, or a leak report, tells them apart.
+		pprof.Do(ctx, pprof.Labels(NodeLabel, n.name), func(ctx context.Context) { err = n.cfg.Start(ctx, n) })
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -5,50 +5,52 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // The world is an arena runtime: its nodes are the agents, and the faults
 // land on them and their links.
 var (
-	_ arena.AgentLister        = (*World)(nil)
-	_ arena.AgentStopper       = (*World)(nil)
-	_ arena.Pauser             = (*World)(nil)
-	_ arena.Partitioner        = (*World)(nil)
-	_ arena.LatencyInjector    = (*World)(nil)
-	_ arena.BandwidthLimiter   = (*World)(nil)
-	_ arena.ConnectionResetter = (*World)(nil)
-	_ arena.Refuser            = (*World)(nil)
+	_ fault.AgentLister        = (*World)(nil)
+	_ fault.AgentStopper       = (*World)(nil)
+	_ fault.Pauser             = (*World)(nil)
+	_ fault.Partitioner        = (*World)(nil)
+	_ fault.LatencyInjector    = (*World)(nil)
+	_ fault.BandwidthLimiter   = (*World)(nil)
+	_ fault.ConnectionResetter = (*World)(nil)
+	_ fault.Refuser            = (*World)(nil)
+	_ fault.ScopeRefuser       = (*World)(nil)
 )
 
-// Refusals says why the world refuses the built-in types it does not land:
-// it lands faults on its nodes' lifecycle and links, and nothing inside a
-// node's code.
-func (w *World) Refusals() map[arena.ActionType]string {
-	const inside = "sim lands faults on nodes and their links, not inside a node's code: give your system a FaultSpec of its own (arena.WithFault) for it"
-	return map[arena.ActionType]string{
-		arena.ActionSlowAgent:     "in-process code cannot be slowed from outside: use network_latency on the node, or a FaultSpec of your own",
-		arena.ActionToolTimeout:   inside,
-		arena.ActionMemoryCorrupt: inside,
-		arena.ActionMCPDisconnect: inside,
-		arena.ActionLLMFailure:    inside,
-		arena.ActionClockJump:     "a node's clock is the bubble's, shared by every node: it cannot jump for one",
-		arena.ActionRemoveNode:    "sim has no task DAG",
-		arena.ActionRemoveEdge:    "sim has no task DAG",
+// RefusedScopes says why the world refuses whole scopes: it lands faults on
+// its nodes' lifecycle and links, and nothing inside a node's code.
+func (w *World) RefusedScopes() map[fault.Scope]string {
+	return map[fault.Scope]string{
+		fault.ScopeAgent: "sim lands faults on nodes and their links, not inside a node's code: give your system a fault.Spec of its own (fault.WithFault) for it",
+		fault.ScopeDAG:   "sim has no task DAG",
+	}
+}
+
+// Refusals says why the world refuses the built-in types it does not land
+// in the scopes it reaches, and the ones whose reason is their own.
+func (w *World) Refusals() map[fault.Type]string {
+	return map[fault.Type]string{
+		fault.SlowAgent: "in-process code cannot be slowed from outside: use network_latency on the node, or a fault.Spec of your own",
+		fault.ClockJump: "a node's clock is the bubble's, shared by every node: it cannot jump for one",
 	}
 }
 
 // SetRoles sets the world's role resolver: ListAgents returns the roles it
-// says (a Raft cluster's current leader as arena.TypeLeader), so
+// says (a Raft cluster's current leader as fault.TypeLeader), so
 // kill_leader and type:leader follow the system's own elections. Without
 // one, each node's type is its NodeConfig.Type.
-func (w *World) SetRoles(r arena.RoleResolver) {
+func (w *World) SetRoles(r fault.RoleResolver) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.roles = r
 }
 
-func (w *World) rolesNow() arena.RoleResolver {
+func (w *World) rolesNow() fault.RoleResolver {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.roles
@@ -57,19 +59,19 @@ func (w *World) rolesNow() arena.RoleResolver {
 // ListAgents lists the nodes, in the order they were added: running,
 // paused (its links held) or stopped (killed, not yet restarted), with
 // their restarts, and their roles as the resolver (SetRoles) says.
-func (w *World) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (w *World) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	nodes, roles := w.Nodes(), w.rolesNow()
-	agents := make([]arena.AgentInfo, 0, len(nodes))
+	agents := make([]fault.AgentInfo, 0, len(nodes))
 	for _, n := range nodes {
-		a := arena.AgentInfo{ID: n.name, Type: n.cfg.Type, Status: arena.StatusRunning, Restarts: n.Restarts()}
+		a := fault.AgentInfo{ID: n.name, Type: n.cfg.Type, Status: fault.StatusRunning, Restarts: n.Restarts()}
 		switch {
 		case !n.Up():
-			a.Status = arena.StatusStopped
+			a.Status = fault.StatusStopped
 		case w.paused(n.name):
-			a.Status = arena.StatusPaused
+			a.Status = fault.StatusPaused
 		}
 		agents = append(agents, a)
 	}
@@ -117,7 +119,7 @@ func (w *World) StopAgent(ctx context.Context, id string) error {
 // ResumeAgent or the lift: the node's goroutines run on, but nothing
 // reaches it and nothing it sends arrives (a process frozen, as its peers
 // see it).
-func (w *World) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+func (w *World) PauseAgent(ctx context.Context, id string) (fault.Lift, error) {
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.paused = true
 		return nil
@@ -143,7 +145,7 @@ func (w *World) ResumeAgent(ctx context.Context, id string) error {
 
 // PartitionNetwork cuts the node off: its connections are reset, and
 // dials to and from it are refused, until the lift.
-func (w *World) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
+func (w *World) PartitionNetwork(ctx context.Context, id string) (fault.Lift, error) {
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Partitioned = true
 		return nil
@@ -158,7 +160,7 @@ func (w *World) PartitionNetwork(ctx context.Context, id string) (arena.Lift, er
 
 // InjectLatency delays the bytes over the node's links (by arena's network
 // rules: see faultState): network_latency.
-func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) (arena.Lift, error) {
+func (w *World) InjectLatency(ctx context.Context, id string, l fault.Latency) (fault.Lift, error) {
 	if l.Latency <= 0 || l.Jitter < 0 {
 		return nil, fmt.Errorf("sim: node %q: latency %s ± %s: want a positive latency and a jitter not below 0", id, l.Latency, l.Jitter)
 	}
@@ -168,18 +170,18 @@ func (w *World) InjectLatency(ctx context.Context, id string, l arena.Latency) (
 		}
 	}
 	if l.Direction == "" {
-		l.Direction = arena.DirectionBoth
+		l.Direction = fault.DirectionBoth
 	}
 	err := w.land(ctx, id, func(nf *nodeFaults) error {
 		nf.net.Latency = l
 		return nil
 	})
-	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Latency = arena.Latency{} })
+	return w.lift(err, id, func(nf *nodeFaults) { nf.net.Latency = fault.Latency{} })
 }
 
 // LimitBandwidth caps each way of the node's links at bytesPerSecond:
 // network_bandwidth.
-func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond int64) (arena.Lift, error) {
+func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond int64) (fault.Lift, error) {
 	if bytesPerSecond <= 0 {
 		return nil, fmt.Errorf("sim: node %q: rate %d bytes/s is not positive", id, bytesPerSecond)
 	}
@@ -193,7 +195,7 @@ func (w *World) LimitBandwidth(ctx context.Context, id string, bytesPerSecond in
 // ResetConnections resets the node's connections once they have been
 // open for after (at once for 0), and every new one likewise, until the
 // lift: connection_reset.
-func (w *World) ResetConnections(ctx context.Context, id string, after time.Duration) (arena.Lift, error) {
+func (w *World) ResetConnections(ctx context.Context, id string, after time.Duration) (fault.Lift, error) {
 	if after < 0 {
 		return nil, fmt.Errorf("sim: node %q: reset after %s is negative", id, after)
 	}
@@ -212,7 +214,7 @@ func (w *World) ResetConnections(ctx context.Context, id string, after time.Dura
 // lift returns the Lift of a fault landed on node id (nil when landing
 // failed with err): it runs undo on the node's faults. Lifting a fault the
 // world no longer holds, or lifting twice, changes nothing and returns nil.
-func (w *World) lift(err error, id string, undo func(*nodeFaults)) (arena.Lift, error) {
+func (w *World) lift(err error, id string, undo func(*nodeFaults)) (fault.Lift, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,8 @@ import (
 	"net"
 	"slices"
 	"sync"
-	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // World is a simulated world of named nodes on an in-memory network. Make
@@ -29,7 +28,7 @@ type World struct {
 	nextLocal int // the port of the next dialed conn's local end
 	closed    bool
 	faults    faultState
-	roles     arena.RoleResolver
+	roles     fault.RoleResolver
 
 	restarts sync.WaitGroup // restarts under way (supervisor goroutines)
 }
@@ -185,25 +184,10 @@ func (s *lockedSource) Uint64() uint64 {
 }
 
 // NoNodeError: no node of the world has this name. It wraps
-// arena.ErrNoAgent: to arena, a node is an agent.
+// fault.ErrNoAgent: to arena, a node is an agent.
 type NoNodeError struct{ Name string }
 
 func (e *NoNodeError) Error() string { return fmt.Sprintf("no node %q", e.Name) }
 
-// Unwrap returns arena.ErrNoAgent.
-func (e *NoNodeError) Unwrap() error { return arena.ErrNoAgent }
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// Unwrap returns fault.ErrNoAgent.
+func (e *NoNodeError) Unwrap() error { return fault.ErrNoAgent }
