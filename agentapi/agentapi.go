@@ -3,9 +3,10 @@
 // run: a few HTTP endpoints and their JSON bodies, and Client, the one
 // client of it that both runtimes use. The reference agent (cmd/agentd)
 // implements all of it; an agent of your own implements what it can, and
-// the runtime reports the rest as arena.ErrUnsupported. It imports only
-// the standard library and the sentinel errors arena exports (not arena
-// itself), so an agent written in Go can import it cheaply;
+// the runtime reports the rest as fault.ErrUnsupported. It imports only
+// the standard library, the sentinel errors arena exports and a duration
+// bound (internal/faulterr, internal/bound: not arena's layers), so an
+// agent written in Go can import it cheaply;
 // agents in other languages follow the description below
 // (docs/fault-control.md has it with examples).
 //
@@ -46,8 +47,8 @@
 //	                 (timeouts, expiries, windows, timestamps) is Offset later
 //	                 than it is, until lifted
 //
-// The strings are arena's action types (arena.ActionToolTimeout, …), but
-// for pause (arena.ActionPauseAgent).
+// The strings are arena's action types (fault.ToolTimeout, …), but
+// for pause (fault.PauseAgent).
 package agentapi
 
 import (
@@ -55,6 +56,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/ares-arena/arena/internal/bound"
 )
 
 // Paths of the contract.
@@ -220,6 +223,10 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("duration: want a string or a number of seconds, got %s", b)
 	}
-	*d = Duration(f * float64(time.Second))
+	v, err := bound.Seconds(f)
+	if err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	*d = Duration(v)
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/agentapi"
 	"go.uber.org/goleak"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -33,7 +35,7 @@ func TestDuration(t *testing.T) {
 			t.Errorf("timeout %s = %s, want %s", tt.in, f.Timeout.D(), tt.want)
 		}
 	}
-	for _, bad := range []string{`"soon"`, `true`} {
+	for _, bad := range []string{`"soon"`, `true`, `1e300`, `-9.3e9`} {
 		var d agentapi.Duration
 		if err := json.Unmarshal([]byte(bad), &d); err == nil {
 			t.Errorf("decode %s: no error", bad)
@@ -67,5 +69,21 @@ func TestKindsAreDocumented(t *testing.T) {
 		if !strings.Contains(string(md), `{"kind": "`+kind+`"`) {
 			t.Errorf("docs/fault-control.md has no example body of the kind %s", kind)
 		}
+	}
+}
+
+// TestKindsAreArenaTypes: the kinds of the contract are arena's built-in
+// fault types of the same name, but pause (which stands for pause_agent
+// where a runtime cannot freeze the agent): a kind renamed on one side and
+// not the other fails it.
+func TestKindsAreArenaTypes(t *testing.T) {
+	for _, kind := range agentapi.Kinds() {
+		_, builtin := fault.Lookup(fault.Type(kind))
+		if builtin == (kind == agentapi.KindPause) {
+			t.Errorf("kind %s: a built-in fault type of arena: %t, want %t", kind, builtin, kind != agentapi.KindPause)
+		}
+	}
+	if _, ok := fault.Lookup(fault.PauseAgent); !ok {
+		t.Errorf("%s, which the kind %s stands for, is no built-in fault type", fault.PauseAgent, agentapi.KindPause)
 	}
 }

@@ -48,9 +48,9 @@ const maxAnswer = 8 << 20
 // so that errors.Is answers the same on every runtime:
 //
 //   - 404, 405 or 501: the agent does not implement the fault or endpoint:
-//     arena.ErrUnsupported ("agent worker-1: tool_timeout is not supported
+//     fault.ErrUnsupported ("agent worker-1: tool_timeout is not supported
 //     by this runtime: the agent answered …").
-//   - 409: the agent's state rules the fault out now: arena.ErrCannotLand.
+//   - 409: the agent's state rules the fault out now: fault.ErrCannotLand.
 //   - no answer, or an answer that is not the agent's (Foreign):
 //     ErrOutOfReach.
 //
@@ -86,7 +86,7 @@ func (c Client) Lift(ctx context.Context, kind string) (FaultState, error) {
 	return st, err
 }
 
-// State reads the agent's GET /state (arena.ErrUnsupported when it has
+// State reads the agent's GET /state (fault.ErrUnsupported when it has
 // none).
 func (c Client) State(ctx context.Context) (State, error) {
 	var st State
@@ -97,7 +97,7 @@ func (c Client) State(ctx context.Context) (State, error) {
 // Health asks the agent's health at path (PathHealth when ""). A 200 is
 // healthy whatever the body; a 503 is unhealthy, with the body's reason
 // (its status when the body has none); 404 or 501 means the agent has no
-// health endpoint (arena.ErrUnsupported); anything else is an error.
+// health endpoint (fault.ErrUnsupported); anything else is an error.
 func (c Client) Health(ctx context.Context, path string) (Health, error) {
 	if path == "" {
 		path = PathHealth

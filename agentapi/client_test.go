@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestClientErrors: each answer of the contract maps to the error every
@@ -29,12 +29,12 @@ func TestClientErrors(t *testing.T) {
 		is      error
 		message string
 	}{
-		{"501", answer(501, `{"error":"unknown fault kind"}`), arena.ErrUnsupported,
+		{"501", answer(501, `{"error":"unknown fault kind"}`), fault.ErrUnsupported,
 			"agent worker-1: tool_timeout is not supported by this runtime: the agent answered unknown fault kind"},
-		{"404 without a body", answer(404, ``), arena.ErrUnsupported,
+		{"404 without a body", answer(404, ``), fault.ErrUnsupported,
 			"agent worker-1: tool_timeout is not supported by this runtime: the agent answered 404 Not Found"},
-		{"405", answer(405, ``), arena.ErrUnsupported, "agent worker-1: tool_timeout is not supported by this runtime"},
-		{"409", answer(409, `{"error":"paused"}`), arena.ErrCannotLand, "agent worker-1: tool_timeout: fault cannot land: paused"},
+		{"405", answer(405, ``), fault.ErrUnsupported, "agent worker-1: tool_timeout is not supported by this runtime"},
+		{"409", answer(409, `{"error":"paused"}`), fault.ErrCannotLand, "agent worker-1: tool_timeout: fault cannot land: paused"},
 		{"500", answer(500, `{"error":"disk full"}`), nil, "agent worker-1: tool_timeout: disk full"},
 		{"proxy", answer(503, `{"kind":"Status","apiVersion":"v1","message":"no endpoints"}`), agentapi.ErrOutOfReach,
 			"agent worker-1: POST /faults: control endpoint out of reach: 503 no endpoints"},
@@ -56,7 +56,7 @@ func TestClientErrors(t *testing.T) {
 			if tt.is != nil && !errors.Is(err, tt.is) {
 				t.Errorf("Land = %v, want it to wrap %v", err, tt.is)
 			}
-			for _, other := range []error{arena.ErrUnsupported, arena.ErrCannotLand, agentapi.ErrOutOfReach} {
+			for _, other := range []error{fault.ErrUnsupported, fault.ErrCannotLand, agentapi.ErrOutOfReach} {
 				if other != tt.is && errors.Is(err, other) {
 					t.Errorf("Land = %v, which also wraps %v", err, other)
 				}

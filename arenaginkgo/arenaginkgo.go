@@ -9,7 +9,7 @@
 // and keeps Ginkgo out of the packages that plain go test users import:
 //
 //	It("retries beat no retries", Label("ab"), func() {
-//		var res *arena.RegressionResult
+//		var res *regression.Result
 //		Expect(retries).To(matchers.SignificantlyBetterThan(noRetries, matchers.SaveResult(&res)))
 //		arenaginkgo.AddReportEntries(res)
 //	})
@@ -42,8 +42,8 @@ import (
 )
 
 // AddReportEntries adds the figures of an arena result — an
-// *arena.ScenarioReport, *arena.SurvivalReport, *arena.Report or
-// *arena.RegressionResult — to the running spec's report, shown when the
+// *scenario.Report, *engine.SurvivalReport, *engine.Report or
+// *regression.Result — to the running spec's report, shown when the
 // spec fails or with -v. Anything else adds nothing.
 func AddReportEntries(result any) {
 	for _, e := range arenatest.Entries(result) {

@@ -14,11 +14,14 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenaginkgo"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -218,18 +221,18 @@ func lineOf(t *testing.T, file, marker string) int {
 }
 
 // leaderFailover runs the built-in scenario as the suite's specs do.
-func leaderFailover(t *testing.T, opts ...fakes.Option) *arena.ScenarioReport {
+func leaderFailover(t *testing.T, opts ...fakes.Option) *scenario.Report {
 	t.Helper()
 	sc, err := scenarios.Load("leader-failover")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Config.Seed = 7
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(7)}, opts...)...)
-	svc := arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithSeed(7), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
-	rep, err := arena.RunScenarioReport(context.Background(), svc, sc)
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clk), fakes.WithSeed(7)}, opts...)...)
+	svc := engine.NewService(fault.NewInjector(c, c), events.NewMemoryStore(), nil,
+		engine.WithClock(clk), engine.WithSeed(7), engine.WithProbe(c.Probe), engine.WithChecks(c.Checks()...))
+	rep, err := scenario.Run(context.Background(), svc, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

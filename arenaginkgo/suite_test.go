@@ -9,11 +9,12 @@ import (
 	. "github.com/onsi/gomega"
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenaginkgo"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
 	"github.com/ares-arena/arena/matchers"
+	"github.com/ares-arena/arena/regression"
 )
 
 // Ginkgo leaves its interrupt handler's goroutine running after RunSpecs
@@ -41,12 +42,12 @@ var _ = Describe("arena under Ginkgo", Label("chaos"), func() {
 	})
 
 	It("survives an hour", Label("survival"), func() {
-		rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: time.Hour, Seed: 7})
+		rep := arenatest.Survive(GinkgoT(), engine.SurvivalConfig{Duration: time.Hour, Seed: 7})
 		Expect(rep).To(matchers.SurviveWithGrade("B"))
 	})
 
 	It("compares strategies", Label("ab"), func() {
-		var res *arena.RegressionResult
+		var res *regression.Result
 		Expect(retries).To(matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(1), matchers.SaveResult(&res)))
 		arenaginkgo.AddReportEntries(res)
 	})

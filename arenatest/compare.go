@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/regression"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -21,57 +22,58 @@ const DefaultScenario = "everything-at-once"
 // built-in scenario everything-at-once, seeded by the run. It lands the
 // thirteen original fault types (not the network ones), so a strategy that
 // heals any of them better scores better.
-func DefaultExperiment() fakes.Experiment {
+func DefaultExperiment() regression.Experiment {
 	sc, err := scenarios.Load(DefaultScenario)
 	if err != nil {
 		panic("arena: built-in scenario " + DefaultScenario + ": " + err.Error())
 	}
-	return fakes.ScenarioExperiment(sc)
+	return regression.ScenarioExperiment(sc)
 }
 
 // Compare runs an A/B test of cfg.Candidate against cfg.Baseline
-// (arena.RegressionTester) and fails t unless the verdict is one that
-// WantVerdicts allows: by default only arena.VerdictBetter, "the candidate is
+// (regression.Tester) and fails t unless the verdict is one that
+// WantVerdicts allows: by default only regression.VerdictBetter, "the candidate is
 // significantly better". The message shows the verdict with its p-value
 // and effect, both arms' means, the paired wins and losses, the warnings,
 // the seed and the command that replays the test.
 //
-// The strategies are scored by WithScorer, or, when both are
-// fakes.Strategy values, by fakes.StrategyScorer over WithExperiment's
-// experiment (DefaultExperiment by default): each run is a fresh fake
-// cluster seeded by the run, in virtual time. The seed is the override
+// The strategies are scored by WithScorer, or, when both build their own
+// system (regression.System, such as fakes.Strategy), by
+// regression.ExperimentScorer over WithExperiment's experiment
+// (DefaultExperiment by default): each run is a fresh system seeded by the
+// run (for fakes.Strategy a fake cluster in virtual time). The seed is the override
 // (-arena.seed, ARENA_SEED), else WithSeed, else cfg.Seed, else drawn.
 // A test that cannot be run (bad config, a run that cannot be scored) is
 // reported and stops the test (t.FailNow).
-func Compare(t TB, cfg arena.RegressionConfig, opts ...Option) *arena.RegressionResult {
+func Compare(t TB, cfg regression.Config, opts ...Option) *regression.Result {
 	if h, ok := t.(helper); ok {
 		h.Helper()
 	}
 	o, err := collect("Compare", compareOptions, opts)
 	if err != nil {
-		return stop[arena.RegressionResult](t, "Compare", err)
+		return stop[regression.Result](t, "Compare", err)
 	}
 	seed, err := seedFor(o, cfg.Seed)
 	if err != nil {
-		return stop[arena.RegressionResult](t, "Compare", err)
+		return stop[regression.Result](t, "Compare", err)
 	}
 	cfg.Seed = seed
 	scorer := o.scorer
 	if scorer == nil {
 		if err := strategies(cfg); err != nil {
-			return stop[arena.RegressionResult](t, "Compare", err)
+			return stop[regression.Result](t, "Compare", err)
 		}
 		exp := o.experiment
 		if exp == nil {
 			exp = DefaultExperiment()
 		}
-		scorer = fakes.NewStrategyScorer(exp)
+		scorer = regression.NewExperimentScorer(exp)
 	}
 	c := comparison{cfg: cfg, want: o.verdicts, name: t.Name()}
 	if len(c.want) == 0 {
-		c.want = []arena.RegressionVerdict{arena.VerdictBetter}
+		c.want = []regression.Verdict{regression.VerdictBetter}
 	}
-	res, err := arena.NewRegressionTester(nil, scorer).Run(testContext(t), cfg)
+	res, err := regression.NewTester(nil, scorer).Run(testContext(t), cfg)
 	if err != nil {
 		t.Errorf("%s", failure{head: fmt.Sprintf("A/B test %s: %v", c.title(), err), seed: seed}.text(t))
 		t.FailNow()
@@ -79,7 +81,7 @@ func Compare(t TB, cfg arena.RegressionConfig, opts ...Option) *arena.Regression
 	}
 	c.res = res
 
-	publish(t, Entries(res), arena.Score{})
+	publish(t, Entries(res), engine.Score{})
 	files, err := reportFiles{json: res, junit: c.writeJUnit, text: func(w io.Writer) error {
 		_, err := io.WriteString(w, c.text())
 		return err
@@ -96,21 +98,19 @@ func Compare(t TB, cfg arena.RegressionConfig, opts ...Option) *arena.Regression
 	return res
 }
 
-// strategies checks that both arms are fakes strategies, which is what
-// Compare can score without WithScorer.
-func strategies(cfg arena.RegressionConfig) error {
+// strategies checks that both arms are systems that build themselves
+// (regression.System, such as fakes.Strategy), which is what Compare can
+// score without WithScorer.
+func strategies(cfg regression.Config) error {
 	for _, arm := range []struct {
 		name string
 		v    any
 	}{{"Baseline", cfg.Baseline}, {"Candidate", cfg.Candidate}} {
-		switch v := arm.v.(type) {
-		case fakes.Strategy:
-		case *fakes.Strategy:
-			if v == nil {
-				return fmt.Errorf("%s is a nil *fakes.Strategy", arm.name)
+		if _, ok := regression.AsSystem(arm.v); !ok {
+			if _, typed := arm.v.(regression.System); typed {
+				return fmt.Errorf("%s is a nil %T", arm.name, arm.v)
 			}
-		default:
-			return fmt.Errorf("%s is %T: without WithScorer both strategies must be fakes.Strategy values", arm.name, arm.v)
+			return fmt.Errorf("%s is %T: without WithScorer both strategies must be regression.System values, such as fakes.Strategy", arm.name, arm.v)
 		}
 	}
 	return nil
@@ -118,9 +118,9 @@ func strategies(cfg arena.RegressionConfig) error {
 
 // comparison is an A/B test with what it must answer.
 type comparison struct {
-	cfg  arena.RegressionConfig
-	want []arena.RegressionVerdict
-	res  *arena.RegressionResult
+	cfg  regression.Config
+	want []regression.Verdict
+	res  *regression.Result
 	name string // the test's
 }
 
@@ -177,7 +177,7 @@ func strategyName(s any) string {
 }
 
 // verdictList: "better", "better or no_difference", "better, no_difference or inconclusive".
-func verdictList(vs []arena.RegressionVerdict) string {
+func verdictList(vs []regression.Verdict) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = string(v)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/regression"
 )
 
 var (
@@ -23,20 +23,20 @@ var (
 
 func TestComparePasses(t *testing.T) {
 	r := record("TestRetries", func(t arenatest.TB) {
-		res := arenatest.Compare(t, arena.RegressionConfig{Baseline: noRetries, Candidate: &retries, Mode: arena.ModeSequential},
+		res := arenatest.Compare(t, regression.Config{Baseline: noRetries, Candidate: &retries, Mode: regression.ModeSequential},
 			arenatest.WithSeed(1))
-		if res == nil || res.Verdict != arena.VerdictBetter || res.Seed != 1 {
+		if res == nil || res.Verdict != regression.VerdictBetter || res.Seed != 1 {
 			t.Errorf("Compare = %v", res)
 		}
 	})
 	if r.failed() {
 		t.Fatal(r.errorText())
 	}
-	want := []string{`arena: A/B test of "retries" against "no retries": better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1)`}
+	want := []string{`arena: A/B test of "retries" against "no retries": better: p=0.015 n=4+4 Δ=+5.7 g=10.16 [4.99, 15.33] (seed 1)`}
 	if diff := cmp.Diff(want, r.logs); diff != "" {
 		t.Errorf("logs (-want +got):\n%s", diff)
 	}
-	if want := []string{"arena.verdict=better", "arena.p=0.013", "arena.runs=4+4", "arena.delta=4.8", "arena.seed=1"}; !cmp.Equal(want, r.attrs) {
+	if want := []string{"arena.verdict=better", "arena.p=0.015", "arena.runs=4+4", "arena.delta=5.7", "arena.seed=1"}; !cmp.Equal(want, r.attrs) {
 		t.Errorf("attrs %q, want %q", r.attrs, want)
 	}
 }
@@ -44,16 +44,16 @@ func TestComparePasses(t *testing.T) {
 func TestCompareFails(t *testing.T) {
 	dir := t.TempDir()
 	r := record("TestRetries", func(t arenatest.TB) {
-		res := arenatest.Compare(t, arena.RegressionConfig{Baseline: retries, Candidate: noRetries, Mode: arena.ModeSequential, Seed: 1},
+		res := arenatest.Compare(t, regression.Config{Baseline: retries, Candidate: noRetries, Mode: regression.ModeSequential, Seed: 1},
 			arenatest.WithReportDir(dir))
-		if res == nil || res.Verdict != arena.VerdictWorse {
+		if res == nil || res.Verdict != regression.VerdictWorse {
 			t.Errorf("Compare = %v, want the worse result", res)
 		}
 	})
 	want := `arena: A/B test of "no retries" against "retries": verdict worse, want better
-  worse: p=0.013 n=4+4 Δ=-4.8 g=-22.56 [-33.69, -11.42]
+  worse: p=0.015 n=4+4 Δ=-5.7 g=-10.16 [-15.33, -4.99]
   baseline  "retries": mean 97.9, sd 0.1 over 4 runs
-  candidate "no retries": mean 93.1, sd 0.2 over 4 runs
+  candidate "no retries": mean 92.3, sd 0.7 over 4 runs
   pairs: 0 wins, 0 ties, 4 losses
 seed: 1
 rerun: go test -run '^TestRetries$' -arena.seed=1
@@ -66,19 +66,19 @@ report: ` + filepath.Join(dir, "TestRetries") + `.json (and .xml, .txt)`
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res arena.RegressionResult
-	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != arena.VerdictWorse || res.Candidate.Runs != 4 {
+	var res regression.Result
+	if err := json.Unmarshal(data, &res); err != nil || res.Verdict != regression.VerdictWorse || res.Candidate.Runs != 4 {
 		t.Errorf("TestRetries.json: %v, %v", err, res)
 	}
 	// A regression guard passes what is not worse, and fails what is.
 	r = record("TestGuard", func(t arenatest.TB) {
-		arenatest.Compare(t, arena.RegressionConfig{Baseline: retries, Candidate: retries, Runs: 4, Seed: 2}, arenatest.NoRegression())
+		arenatest.Compare(t, regression.Config{Baseline: retries, Candidate: retries, Runs: 4, Seed: 2}, arenatest.NoRegression())
 	})
 	if r.failed() {
 		t.Errorf("NoRegression on identical strategies: %s", r.errorText())
 	}
 	r = record("TestGuard", func(t arenatest.TB) {
-		arenatest.Compare(t, arena.RegressionConfig{Baseline: retries, Candidate: noRetries, Runs: 4, Seed: 2}, arenatest.NoRegression())
+		arenatest.Compare(t, regression.Config{Baseline: retries, Candidate: noRetries, Runs: 4, Seed: 2}, arenatest.NoRegression())
 	})
 	if want := `arena: A/B test of "no retries" against "retries": verdict worse, want better, no_difference or inconclusive`; len(r.errors) != 1 || r.errors[0][:len(want)] != want {
 		t.Errorf("NoRegression on a regression: %s", r.errorText())
@@ -87,13 +87,13 @@ report: ` + filepath.Join(dir, "TestRetries") + `.json (and .xml, .txt)`
 
 // TestCompareWithScorer: strategies of any kind, scored by your scorer.
 func TestCompareWithScorer(t *testing.T) {
-	scorer := arena.ScorerFunc(func(input any) (float64, error) {
-		tr := input.(arena.Trial)
+	scorer := regression.ScorerFunc(func(input any) (float64, error) {
+		tr := input.(regression.Trial)
 		rng := rand.New(rand.NewPCG(tr.Seed, 1))
 		return tr.Strategy.(float64) + rng.NormFloat64(), nil
 	})
 	r := record("TestScorer", func(t arenatest.TB) {
-		arenatest.Compare(t, arena.RegressionConfig{Baseline: 70.0, Candidate: 75.0, Runs: 10, Seed: 3}, arenatest.WithScorer(scorer))
+		arenatest.Compare(t, regression.Config{Baseline: 70.0, Candidate: 75.0, Runs: 10, Seed: 3}, arenatest.WithScorer(scorer))
 	})
 	if r.failed() {
 		t.Error(r.errorText())
@@ -101,27 +101,27 @@ func TestCompareWithScorer(t *testing.T) {
 }
 
 func TestCompareErrors(t *testing.T) {
-	boom := arena.ScorerFunc(func(any) (float64, error) { return 0, errors.New("boom") })
+	boom := regression.ScorerFunc(func(any) (float64, error) { return 0, errors.New("boom") })
 	for _, tc := range []struct {
 		name string
-		cfg  arena.RegressionConfig
+		cfg  regression.Config
 		opts []arenatest.Option
 		want string
 	}{
-		{"not strategies", arena.RegressionConfig{Baseline: 1, Candidate: 2}, nil,
-			"arenatest.Compare: Baseline is int: without WithScorer both strategies must be fakes.Strategy values"},
-		{"nil strategy", arena.RegressionConfig{Baseline: retries, Candidate: (*fakes.Strategy)(nil)}, nil,
+		{"not strategies", regression.Config{Baseline: 1, Candidate: 2}, nil,
+			"arenatest.Compare: Baseline is int: without WithScorer both strategies must be regression.System values, such as fakes.Strategy"},
+		{"nil strategy", regression.Config{Baseline: retries, Candidate: (*fakes.Strategy)(nil)}, nil,
 			"arenatest.Compare: Candidate is a nil *fakes.Strategy"},
-		{"option for Run", arena.RegressionConfig{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.WithCluster()},
+		{"option for Run", regression.Config{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.WithCluster()},
 			"arenatest.Compare: WithCluster does not apply to Compare"},
-		{"clock", arena.RegressionConfig{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.Virtual()},
+		{"clock", regression.Config{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.Virtual()},
 			"arenatest.Compare: Virtual() does not apply to Compare"},
-		{"unknown verdict", arena.RegressionConfig{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.WantVerdicts("maybe")},
+		{"unknown verdict", regression.Config{Baseline: retries, Candidate: retries}, []arenatest.Option{arenatest.WantVerdicts("maybe")},
 			`arenatest.Compare: WantVerdicts: unknown verdict "maybe"`},
-		{"bad config", arena.RegressionConfig{Baseline: retries, Candidate: retries, Alpha: 2, Seed: 4}, nil,
+		{"bad config", regression.Config{Baseline: retries, Candidate: retries, Alpha: 2, Seed: 4}, nil,
 			"arena: A/B test of \"retries\" against \"retries\": regression: alpha: want a level in (0, 0.5), got 2\nseed: 4\n" +
 				"rerun: go test -run '^TestCompare$' -arena.seed=4\n   or: ARENA_SEED=4 go test -run '^TestCompare$'"},
-		{"scorer fails", arena.RegressionConfig{Baseline: 1, Candidate: 2, Runs: 3, Parallelism: 1, Seed: 4}, []arenatest.Option{arenatest.WithScorer(boom)},
+		{"scorer fails", regression.Config{Baseline: 1, Candidate: 2, Runs: 3, Parallelism: 1, Seed: 4}, []arenatest.Option{arenatest.WithScorer(boom)},
 			"arena: A/B test of 2 against 1: regression: scorer failed after 0 of 6 runs: baseline run 0 (seed 3979477524527301989): boom\nseed: 4\n" +
 				"rerun: go test -run '^TestCompare$' -arena.seed=4\n   or: ARENA_SEED=4 go test -run '^TestCompare$'"},
 	} {

@@ -14,15 +14,15 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // RuntimeFactory returns a fresh full runtime for TestRuntime, every agent
 // running. It registers whatever must be torn down with t.Cleanup, and may
 // skip t (no Docker daemon, say). TestRuntime takes any function of this
 // shape, also one returning a runtime with only some capabilities (an
-// arena.AgentLister that is an arena.Pauser, say).
-type RuntimeFactory func(t *testing.T) arena.RuntimeProvider
+// fault.AgentLister that is a fault.Pauser, say).
+type RuntimeFactory func(t *testing.T) fault.RuntimeProvider
 
 // conformanceTimeout bounds each call of the suite (each fault's landing,
 // checks and lifts, in Faults): a runtime that hangs fails instead of
@@ -43,17 +43,17 @@ const effectWait = 10 * time.Second
 const noSuchAgent = "arena-conformance-no-such-agent"
 
 // factory is TestRuntime's factory, whatever the runtime type it returns.
-type factory func(t *testing.T) arena.AgentLister
+type factory func(t *testing.T) fault.AgentLister
 
 // seenFunc reports whether the fault of a is in place on rt now.
-type seenFunc func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error)
+type seenFunc func(ctx context.Context, rt fault.AgentLister, a fault.Action) (bool, error)
 
 // Effect tells TestRuntime how to see the faults of one built-in type on a
 // runtime where arena's own interfaces cannot show them (a slowed agent is
 // listed as running); Observe returns one.
-type Effect[R arena.AgentLister] struct {
-	typ  arena.ActionType
-	seen func(ctx context.Context, rt R, a arena.Action) (bool, error)
+type Effect[R fault.AgentLister] struct {
+	typ  fault.Type
+	seen func(ctx context.Context, rt R, a fault.Action) (bool, error)
 }
 
 // Observe returns the Effect of typ for TestRuntime: seen reports whether
@@ -63,11 +63,11 @@ type Effect[R arena.AgentLister] struct {
 // seen before the fault lands, is seen after, and (for a fault arena lifts)
 // is gone once lifted. For the fakes:
 //
-//	arenatest.Observe(arena.ActionSlowAgent, func(_ context.Context, c *fakes.Cluster, a arena.Action) (bool, error) {
+//	arenatest.Observe(fault.SlowAgent, func(_ context.Context, c *fakes.Cluster, a fault.Action) (bool, error) {
 //		st, _ := c.Agent(a.TargetID)
 //		return st.SlowDelay > 0, nil
 //	})
-func Observe[R arena.AgentLister](typ arena.ActionType, seen func(ctx context.Context, rt R, a arena.Action) (bool, error)) Effect[R] {
+func Observe[R fault.AgentLister](typ fault.Type, seen func(ctx context.Context, rt R, a fault.Action) (bool, error)) Effect[R] {
 	return Effect[R]{typ: typ, seen: seen}
 }
 
@@ -78,9 +78,9 @@ func Observe[R arena.AgentLister](typ arena.ActionType, seen func(ctx context.Co
 //     unique; a type and a status for each, all running at the start;
 //     restarts ≥ 0; the same agents on every call, in a fresh slice.
 //   - Declared: the runtime says, for every built-in fault type
-//     (arena.FaultSpecs), that it lands it (it implements the capability)
-//     or refuses it with a reason (arena.Refuser), and not both; the
-//     injector reports a refused type as arena.ErrUnsupported with that
+//     (fault.Specs), that it lands it (it implements the capability)
+//     or refuses it with a reason (fault.Refuser), and not both; the
+//     injector reports a refused type as fault.ErrUnsupported with that
 //     reason. A built-in type added to arena fails this check until each
 //     runtime decides.
 //   - Faults: each built-in type the runtime lands, through arena's
@@ -97,7 +97,7 @@ func Observe[R arena.AgentLister](typ arena.ActionType, seen func(ctx context.Co
 //     with neither is checked for its lifecycle only, and the subtest logs
 //     that its effect went unseen.
 //   - UnknownAgent: each agent fault fails for an agent that does not
-//     exist, with an error wrapping arena.ErrNoAgent; a DAG fault on an
+//     exist, with an error wrapping fault.ErrNoAgent; a DAG fault on an
 //     unknown node or edge fails.
 //   - Concurrency: ListAgents, faults and lifts from several goroutines at
 //     once (run it with -race) never fail ListAgents nor change the agents.
@@ -105,25 +105,25 @@ func Observe[R arena.AgentLister](typ arena.ActionType, seen func(ctx context.Co
 //     unknown LLM error type, a cancelled context: errors are fine, panics
 //     are not.
 //
-// A runtime need not land every type (see arena.AgentLister): the Faults
+// A runtime need not land every type (see fault.AgentLister): the Faults
 // subtests of the types it refuses are skipped with its reason. Each
 // subtest takes a fresh runtime from newRuntime (the Faults subtests take
 // another when every agent has been hit once, and one for each DAG type).
 // The fakes pass it:
 //
 //	arenatest.TestRuntime(t, func(t *testing.T) *fakes.Cluster { return fakes.NewCluster() }, effects...)
-func TestRuntime[R arena.AgentLister](t *testing.T, newRuntime func(t *testing.T) R, effects ...Effect[R]) {
+func TestRuntime[R fault.AgentLister](t *testing.T, newRuntime func(t *testing.T) R, effects ...Effect[R]) {
 	t.Helper()
 	s := &suite{
-		factory: func(t *testing.T) arena.AgentLister { return newRuntime(t) },
-		effects: map[arena.ActionType]seenFunc{},
+		factory: func(t *testing.T) fault.AgentLister { return newRuntime(t) },
+		effects: map[fault.Type]seenFunc{},
 	}
 	for _, e := range effects {
-		if _, ok := arena.LookupFault(e.typ); !ok {
+		if _, ok := fault.Lookup(e.typ); !ok {
 			t.Fatalf("arenatest.Observe(%q): not a built-in fault type", e.typ)
 		}
 		seen := e.seen
-		s.effects[e.typ] = func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+		s.effects[e.typ] = func(ctx context.Context, rt fault.AgentLister, a fault.Action) (bool, error) {
 			return seen(ctx, rt.(R), a)
 		}
 	}
@@ -138,16 +138,16 @@ func TestRuntime[R arena.AgentLister](t *testing.T, newRuntime func(t *testing.T
 // suite is one TestRuntime.
 type suite struct {
 	factory factory
-	effects map[arena.ActionType]seenFunc
+	effects map[fault.Type]seenFunc
 }
 
 // injectorFor is the injector a service would have over rt: rt as the DAG
 // provider too, when it is one.
-func injectorFor(rt arena.AgentLister) *arena.Injector {
-	if dag, ok := rt.(arena.DAGProvider); ok {
-		return arena.NewInjectorFor(rt, arena.WithDAG(dag))
+func injectorFor(rt fault.AgentLister) *fault.Injector {
+	if dag, ok := rt.(fault.DAGProvider); ok {
+		return fault.NewInjectorFor(rt, fault.WithDAG(dag))
 	}
-	return arena.NewInjectorFor(rt)
+	return fault.NewInjectorFor(rt)
 }
 
 func callContext(t *testing.T) context.Context {
@@ -157,7 +157,7 @@ func callContext(t *testing.T) context.Context {
 }
 
 // list calls ListAgents and fails t on an error.
-func list(t *testing.T, ctx context.Context, rt arena.AgentLister) []arena.AgentInfo {
+func list(t *testing.T, ctx context.Context, rt fault.AgentLister) []fault.AgentInfo {
 	t.Helper()
 	agents, err := rt.ListAgents(ctx)
 	if err != nil {
@@ -166,10 +166,10 @@ func list(t *testing.T, ctx context.Context, rt arena.AgentLister) []arena.Agent
 	return agents
 }
 
-func find(agents []arena.AgentInfo, id string) (arena.AgentInfo, bool) {
-	i := slices.IndexFunc(agents, func(a arena.AgentInfo) bool { return a.ID == id })
+func find(agents []fault.AgentInfo, id string) (fault.AgentInfo, bool) {
+	i := slices.IndexFunc(agents, func(a fault.AgentInfo) bool { return a.ID == id })
 	if i < 0 {
-		return arena.AgentInfo{}, false
+		return fault.AgentInfo{}, false
 	}
 	return agents[i], true
 }
@@ -197,8 +197,8 @@ func (s *suite) testListAgents(t *testing.T) {
 		if a.Type == "" {
 			t.Errorf("ListAgents: agent %q has no type", a.ID)
 		}
-		if a.Status != arena.StatusRunning {
-			t.Errorf("ListAgents: agent %q is %q at the start, want %q", a.ID, a.Status, arena.StatusRunning)
+		if a.Status != fault.StatusRunning {
+			t.Errorf("ListAgents: agent %q is %q at the start, want %q", a.ID, a.Status, fault.StatusRunning)
 		}
 		if a.Restarts < 0 {
 			t.Errorf("ListAgents: agent %q has %d restarts", a.ID, a.Restarts)
@@ -217,36 +217,59 @@ func (s *suite) testListAgents(t *testing.T) {
 	}
 }
 
-// testDeclared checks that the runtime lands or refuses every built-in type.
-func (s *suite) testDeclared(t *testing.T) {
-	rt := s.factory(t)
+func (s *suite) testDeclared(t *testing.T) { TestDeclared(t, s.factory(t)) }
+
+// TestDeclared checks that rt lands or refuses every built-in type: by its
+// capability, or by a reason for the type (fault.Refuser) or for its whole
+// scope (fault.ScopeRefuser), and refuses no type it lands. It is
+// TestRuntime's Declared step, and reads only rt's methods: a runtime that
+// needs a daemon or a cluster to run can check its declarations without
+// one (even a nil pointer of its type will do).
+func TestDeclared(t *testing.T, rt fault.AgentLister) {
+	t.Helper()
 	in := injectorFor(rt)
-	var refusals map[arena.ActionType]string
-	if r, ok := rt.(arena.Refuser); ok {
-		refusals = r.Refusals()
+	var byType map[fault.Type]string
+	if r, ok := rt.(fault.Refuser); ok {
+		byType = r.Refusals()
 	}
-	for _, typ := range slices.Sorted(maps.Keys(refusals)) {
-		if _, ok := arena.LookupFault(typ); !ok {
+	for _, typ := range slices.Sorted(maps.Keys(byType)) {
+		if _, ok := fault.Lookup(typ); !ok {
 			t.Errorf("Refusals: %q is not a built-in fault type", typ)
 		}
-		if strings.TrimSpace(refusals[typ]) == "" {
+		if strings.TrimSpace(byType[typ]) == "" {
 			t.Errorf("Refusals: %s: no reason given", typ)
 		}
 	}
+	var byScope map[fault.Scope]string
+	if r, ok := rt.(fault.ScopeRefuser); ok {
+		byScope = r.RefusedScopes()
+	}
+	for _, sc := range slices.Sorted(maps.Keys(byScope)) {
+		if !slices.Contains(fault.Scopes(), sc) {
+			t.Errorf("RefusedScopes: %q is not a scope (want one of %v)", sc, fault.Scopes())
+		}
+		if strings.TrimSpace(byScope[sc]) == "" {
+			t.Errorf("RefusedScopes: %s: no reason given", sc)
+		}
+	}
+	refusals := fault.RefusalsOf(rt)
 	var refused []string
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
+		_, typeRefused := byType[spec.Type]
 		why, isRefused := refusals[spec.Type]
 		err := in.Unsupported(spec.Type)
 		switch lands := err == nil; {
-		case lands && isRefused:
-			t.Errorf("%s: the runtime lands it (it implements arena.%s) and refuses it (%q): say one", spec.Type, spec.Capability(), why)
-		case !lands && !isRefused:
-			t.Errorf("%s: neither landed nor refused: implement arena.%s, or give the reason the runtime refuses it in its Refusals (arena.Refuser)",
-				spec.Type, spec.Capability())
-		case isRefused && errors.Is(err, arena.ErrNoDAG):
+		case lands && typeRefused:
+			t.Errorf("%s: the runtime lands it (it implements fault.%s) and refuses it (%q): say one", spec.Type, spec.Capability(), why)
+		case lands:
+			// a scope it refuses, but this type it lands: its capability wins
+		case !isRefused:
+			t.Errorf("%s: neither landed nor refused: implement fault.%s, or give the reason the runtime refuses it in its Refusals (fault.Refuser), or refuse its scope %s (fault.ScopeRefuser)",
+				spec.Type, spec.Capability(), spec.Scope)
+		case isRefused && errors.Is(err, fault.ErrNoDAG):
 			refused = append(refused, fmt.Sprintf("%s (%s)", spec.Type, why)) // no DAG provider: the injector says so
-		case isRefused && (!errors.Is(err, arena.ErrUnsupported) || !strings.Contains(err.Error(), why)):
-			t.Errorf("injector: Unsupported(%s) = %v, want arena.ErrUnsupported with the runtime's reason %q", spec.Type, err, why)
+		case isRefused && (!errors.Is(err, fault.ErrUnsupported) || !strings.Contains(err.Error(), why)):
+			t.Errorf("injector: Unsupported(%s) = %v, want fault.ErrUnsupported with the runtime's reason %q", spec.Type, err, why)
 		case isRefused:
 			refused = append(refused, fmt.Sprintf("%s (%s)", spec.Type, why))
 		}
@@ -263,12 +286,12 @@ func (s *suite) testDeclared(t *testing.T) {
 type pool struct {
 	t       *testing.T
 	factory factory
-	rt      arena.AgentLister
-	unhit   []arena.AgentInfo
+	rt      fault.AgentLister
+	unhit   []fault.AgentInfo
 }
 
 // current returns the runtime agents are handed out from.
-func (p *pool) current(ctx context.Context) arena.AgentLister {
+func (p *pool) current(ctx context.Context) fault.AgentLister {
 	if len(p.unhit) == 0 {
 		p.refill(ctx)
 	}
@@ -279,10 +302,10 @@ func (p *pool) refill(ctx context.Context) {
 	p.t.Helper()
 	p.rt = p.factory(p.t)
 	agents := list(p.t, ctx, p.rt)
-	slices.SortStableFunc(agents, func(a, b arena.AgentInfo) int {
-		return boolRank(a.Type != arena.TypeWorker) - boolRank(b.Type != arena.TypeWorker)
+	slices.SortStableFunc(agents, func(a, b fault.AgentInfo) int {
+		return boolRank(a.Type != fault.TypeWorker) - boolRank(b.Type != fault.TypeWorker)
 	})
-	p.unhit = slices.DeleteFunc(agents, func(a arena.AgentInfo) bool { return a.Status != arena.StatusRunning })
+	p.unhit = slices.DeleteFunc(agents, func(a fault.AgentInfo) bool { return a.Status != fault.StatusRunning })
 	if len(p.unhit) == 0 {
 		p.t.Fatal("ListAgents: no running agent to inject a fault into")
 	}
@@ -291,13 +314,13 @@ func (p *pool) refill(ctx context.Context) {
 // next hands out an agent of type typ ("": any), from a fresh runtime when
 // the current one has none left; id is "" when neither has one (the
 // fault's own resolution then says what is missing).
-func (p *pool) next(ctx context.Context, typ string) (rt arena.AgentLister, id string) {
+func (p *pool) next(ctx context.Context, typ string) (rt fault.AgentLister, id string) {
 	p.t.Helper()
 	for try := 0; try < 2; try++ {
 		if try > 0 || len(p.unhit) == 0 {
 			p.refill(ctx)
 		}
-		if i := slices.IndexFunc(p.unhit, func(a arena.AgentInfo) bool { return typ == "" || a.Type == typ }); i >= 0 {
+		if i := slices.IndexFunc(p.unhit, func(a fault.AgentInfo) bool { return typ == "" || a.Type == typ }); i >= 0 {
 			id := p.unhit[i].ID
 			p.unhit = slices.Delete(p.unhit, i, i+1)
 			return p.rt, id
@@ -313,33 +336,33 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// testFaults lands every built-in type the runtime lands, in FaultSpecs
+// testFaults lands every built-in type the runtime lands, in fault.Specs
 // order.
 func (s *suite) testFaults(t *testing.T) {
 	p := &pool{t: t, factory: s.factory}
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		ctx, cancel := callTimeout() // each fault its own: runtimes may be started between them
 		defer cancel()
 		name := string(spec.Type)
-		var rt arena.AgentLister
-		a := arena.Action{ID: "conformance-" + name, Type: spec.Type}
+		var rt fault.AgentLister
+		a := fault.Action{ID: "conformance-" + name, Type: spec.Type}
 		switch spec.Target {
-		case arena.TargetNode, arena.TargetEdge:
+		case fault.TargetNode, fault.TargetEdge:
 			rt = s.factory(t) // a fresh one: the node or edge must be intact
 			if err := injectorFor(rt).Unsupported(spec.Type); err != nil {
 				t.Run(name, func(t *testing.T) { t.Skipf("not landed: %v", err) })
 				continue
 			}
-			a.SourceID, a.TargetID = dagTarget(t, ctx, rt.(arena.DAGProvider), spec.Target)
+			a.SourceID, a.TargetID = dagTarget(t, ctx, rt.(fault.DAGProvider), spec.Target)
 		default:
 			if err := injectorFor(p.current(ctx)).Unsupported(spec.Type); err != nil {
 				t.Run(name, func(t *testing.T) { t.Skipf("not landed: %v", err) })
 				continue
 			}
 			switch spec.Target {
-			case arena.TargetSystem:
+			case fault.TargetSystem:
 				rt = p.current(ctx)
-			case arena.TargetRole:
+			case fault.TargetRole:
 				var holder string
 				if rt, holder = p.next(ctx, spec.Role); holder == "" {
 					t.Run(name, func(t *testing.T) { t.Skipf("no agent is of type %s: nothing to land it on", spec.Role) })
@@ -354,9 +377,9 @@ func (s *suite) testFaults(t *testing.T) {
 }
 
 // dagTarget returns the runtime's first node, or its first edge.
-func dagTarget(t *testing.T, ctx context.Context, dag arena.DAGProvider, target arena.TargetRule) (source, id string) {
+func dagTarget(t *testing.T, ctx context.Context, dag fault.DAGProvider, target fault.TargetRule) (source, id string) {
 	t.Helper()
-	if target == arena.TargetNode {
+	if target == fault.TargetNode {
 		nodes, err := dag.ListNodes(ctx)
 		if err != nil || len(nodes) == 0 {
 			t.Fatalf("ListNodes = %v, %v; want a node to remove", nodes, err)
@@ -371,16 +394,16 @@ func dagTarget(t *testing.T, ctx context.Context, dag arena.DAGProvider, target 
 }
 
 // checkFault lands a on rt and checks the fault's lifecycle and effect.
-func (s *suite) checkFault(t *testing.T, ctx context.Context, rt arena.AgentLister, spec arena.FaultSpec, a arena.Action) {
+func (s *suite) checkFault(t *testing.T, ctx context.Context, rt fault.AgentLister, spec fault.Spec, a fault.Action) {
 	in := injectorFor(rt)
 	a, params, err := in.Prepare(ctx, a, nil)
 	if err != nil {
 		t.Fatalf("preparing %s: %v", spec.Type, err)
 	}
-	if spec.Eligible != nil && !spec.Eligible(arena.StatusRunning) && spec.Eligible(arena.StatusPaused) {
+	if spec.Eligible != nil && !spec.Eligible(fault.StatusRunning) && spec.Eligible(fault.StatusPaused) {
 		// resume_agent: pause the agent first; its lift, after the resume,
 		// lifts a fault that is no longer in place.
-		pause := arena.Action{ID: a.ID + "-pause", Type: arena.ActionPauseAgent, TargetID: a.TargetID}
+		pause := fault.Action{ID: a.ID + "-pause", Type: fault.PauseAgent, TargetID: a.TargetID}
 		pause, pp, err := in.Prepare(ctx, pause, nil)
 		if err != nil {
 			t.Fatalf("preparing the pause before %s: %v", spec.Type, err)
@@ -397,7 +420,7 @@ func (s *suite) checkFault(t *testing.T, ctx context.Context, rt arena.AgentList
 			}()
 		}
 	}
-	agentFault := spec.Target == arena.TargetAgent || spec.Target == arena.TargetRole
+	agentFault := spec.Target == fault.TargetAgent || spec.Target == fault.TargetRole
 	before, ok := find(list(t, ctx, rt), a.TargetID)
 	if !ok && agentFault {
 		t.Fatalf("agent %q is not listed", a.TargetID)
@@ -425,7 +448,7 @@ func (s *suite) checkFault(t *testing.T, ctx context.Context, rt arena.AgentList
 	}
 	if !in.CanLift(spec.Type) {
 		if spec.Lifts {
-			t.Logf("%s: arena cannot lift it on this runtime (it lands it through a deprecated method that returns no Lift, without arena.FaultLifter)", spec.Type)
+			t.Logf("%s: arena cannot lift it on this runtime (it lands it through a deprecated method that returns no Lift, without fault.Lifter)", spec.Type)
 		}
 		return
 	}
@@ -443,7 +466,7 @@ func (s *suite) checkFault(t *testing.T, ctx context.Context, rt arena.AgentList
 	}
 }
 
-func target(a arena.Action) string {
+func target(a fault.Action) string {
 	if a.SourceID != "" {
 		return fmt.Sprintf("%q->%q", a.SourceID, a.TargetID)
 	}
@@ -453,7 +476,7 @@ func target(a arena.Action) string {
 // seen is how the suite sees a fault of spec's type: through arena's
 // interfaces (listed is the target as listed before the fault), the
 // Observe given for the type, or both; nil when neither can.
-func (s *suite) seen(rt arena.AgentLister, spec arena.FaultSpec, listed arena.AgentInfo) seenFunc {
+func (s *suite) seen(rt fault.AgentLister, spec fault.Spec, listed fault.AgentInfo) seenFunc {
 	own := shown(rt, spec, listed)
 	theirs := s.effects[spec.Type]
 	switch {
@@ -462,7 +485,7 @@ func (s *suite) seen(rt arena.AgentLister, spec arena.FaultSpec, listed arena.Ag
 	case theirs == nil:
 		return own
 	}
-	return func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+	return func(ctx context.Context, rt fault.AgentLister, a fault.Action) (bool, error) {
 		a1, err := own(ctx, rt, a)
 		if err != nil {
 			return false, err
@@ -479,9 +502,9 @@ func (s *suite) seen(rt arena.AgentLister, spec arena.FaultSpec, listed arena.Ag
 // stops the agent (or restarts it, past the restarts it had when listed), a
 // pause pauses it, a resume runs it, a removed node or edge is no longer
 // listed. nil for the other types.
-func shown(rt arena.AgentLister, spec arena.FaultSpec, listed arena.AgentInfo) seenFunc {
-	status := func(is func(a arena.AgentInfo) bool) seenFunc {
-		return func(ctx context.Context, rt arena.AgentLister, a arena.Action) (bool, error) {
+func shown(rt fault.AgentLister, spec fault.Spec, listed fault.AgentInfo) seenFunc {
+	status := func(is func(a fault.AgentInfo) bool) seenFunc {
+		return func(ctx context.Context, rt fault.AgentLister, a fault.Action) (bool, error) {
 			agents, err := rt.ListAgents(ctx)
 			if err != nil {
 				return false, err
@@ -490,32 +513,32 @@ func shown(rt arena.AgentLister, spec arena.FaultSpec, listed arena.AgentInfo) s
 			return is(ag), nil
 		}
 	}
-	dag, isDAG := rt.(arena.DAGProvider)
+	dag, isDAG := rt.(fault.DAGProvider)
 	switch {
-	case spec.Capability() == reflect.TypeFor[arena.AgentStopper]().Name():
-		return status(func(a arena.AgentInfo) bool { return a.Status == arena.StatusStopped || a.Restarts > listed.Restarts })
-	case spec.Type == arena.ActionPauseAgent:
-		return status(func(a arena.AgentInfo) bool { return a.Status == arena.StatusPaused })
-	case spec.Type == arena.ActionResumeAgent:
-		return status(func(a arena.AgentInfo) bool {
-			return listed.Status != arena.StatusRunning && a.Status == arena.StatusRunning
+	case spec.Capability() == reflect.TypeFor[fault.AgentStopper]().Name():
+		return status(func(a fault.AgentInfo) bool { return a.Status == fault.StatusStopped || a.Restarts > listed.Restarts })
+	case spec.Type == fault.PauseAgent:
+		return status(func(a fault.AgentInfo) bool { return a.Status == fault.StatusPaused })
+	case spec.Type == fault.ResumeAgent:
+		return status(func(a fault.AgentInfo) bool {
+			return listed.Status != fault.StatusRunning && a.Status == fault.StatusRunning
 		})
-	case spec.Target == arena.TargetNode && isDAG:
-		return func(ctx context.Context, _ arena.AgentLister, a arena.Action) (bool, error) {
+	case spec.Target == fault.TargetNode && isDAG:
+		return func(ctx context.Context, _ fault.AgentLister, a fault.Action) (bool, error) {
 			nodes, err := dag.ListNodes(ctx)
 			return !slices.Contains(nodes, a.TargetID), err
 		}
-	case spec.Target == arena.TargetEdge && isDAG:
-		return func(ctx context.Context, _ arena.AgentLister, a arena.Action) (bool, error) {
+	case spec.Target == fault.TargetEdge && isDAG:
+		return func(ctx context.Context, _ fault.AgentLister, a fault.Action) (bool, error) {
 			edges, err := dag.ListEdges(ctx)
-			return !slices.Contains(edges, arena.Edge{Source: a.SourceID, Target: a.TargetID}), err
+			return !slices.Contains(edges, fault.Edge{Source: a.SourceID, Target: a.TargetID}), err
 		}
 	}
 	return nil
 }
 
 // waitSeen polls seen until it answers want, and fails t at effectWait.
-func waitSeen(t *testing.T, ctx context.Context, rt arena.AgentLister, seen seenFunc, a arena.Action, want bool) {
+func waitSeen(t *testing.T, ctx context.Context, rt fault.AgentLister, seen seenFunc, a fault.Action, want bool) {
 	t.Helper()
 	deadline := time.Now().Add(effectWait)
 	for {
@@ -540,14 +563,14 @@ func waitSeen(t *testing.T, ctx context.Context, rt arena.AgentLister, seen seen
 func (s *suite) testUnknownAgent(t *testing.T) {
 	rt := s.factory(t)
 	in := injectorFor(rt)
-	for _, spec := range arena.FaultSpecs() {
-		if !in.Supports(spec.Type) || spec.Target == arena.TargetRole || spec.Target == arena.TargetSystem {
+	for _, spec := range fault.Specs() {
+		if !in.Supports(spec.Type) || spec.Target == fault.TargetRole || spec.Target == fault.TargetSystem {
 			continue
 		}
 		ctx, cancel := callTimeout()
 		defer cancel()
-		a := arena.Action{Type: spec.Type, TargetID: noSuchAgent}
-		if spec.Target == arena.TargetEdge {
+		a := fault.Action{Type: spec.Type, TargetID: noSuchAgent}
+		if spec.Target == fault.TargetEdge {
 			a.SourceID = noSuchAgent
 		}
 		a, p, err := in.Prepare(ctx, a, nil)
@@ -562,8 +585,8 @@ func (s *suite) testUnknownAgent(t *testing.T) {
 			if lift != nil {
 				_ = lift(ctx)
 			}
-		case spec.Target == arena.TargetAgent && !errors.Is(err, arena.ErrNoAgent):
-			t.Errorf("%s on %s = %v, want an error wrapping arena.ErrNoAgent", spec.Type, target(a), err)
+		case spec.Target == fault.TargetAgent && !errors.Is(err, fault.ErrNoAgent):
+			t.Errorf("%s on %s = %v, want an error wrapping fault.ErrNoAgent", spec.Type, target(a), err)
 		}
 	}
 }
@@ -577,9 +600,9 @@ func (s *suite) testConcurrency(t *testing.T) {
 	for _, a := range agents {
 		ids = append(ids, a.ID)
 	}
-	var types []arena.ActionType
-	for _, spec := range arena.FaultSpecs() {
-		if spec.Target == arena.TargetAgent && in.Supports(spec.Type) {
+	var types []fault.Type
+	for _, spec := range fault.Specs() {
+		if spec.Target == fault.TargetAgent && in.Supports(spec.Type) {
 			types = append(types, spec.Type)
 		}
 	}
@@ -599,14 +622,14 @@ func (s *suite) testConcurrency(t *testing.T) {
 				}
 				// Faults may fail to land (a stopped agent cannot be
 				// paused); only their safety is tested here.
-				a := arena.Action{Type: types[(w+r)%len(types)], TargetID: ids[(w*rounds+r)%len(ids)]}
+				a := fault.Action{Type: types[(w+r)%len(types)], TargetID: ids[(w*rounds+r)%len(ids)]}
 				a, p, err := in.Prepare(ctx, a, nil)
 				if err != nil {
 					errs <- err
 					continue
 				}
 				lift, err := in.Inject(ctx, a, p)
-				if errors.Is(err, arena.ErrProviderPanic) {
+				if errors.Is(err, fault.ErrProviderPanic) {
 					errs <- fmt.Errorf("%s on %q: %v", a.Type, a.TargetID, err)
 				}
 				if lift != nil && r%2 == 0 {
@@ -648,13 +671,13 @@ func (s *suite) testNoPanics(t *testing.T) {
 	}
 	// Every agent fault on an empty ID, through the injector (which does
 	// not validate Inject's action: Prepare does).
-	var lifts []arena.Lift
-	for _, spec := range arena.FaultSpecs() {
-		if spec.Target != arena.TargetAgent || !in.Supports(spec.Type) {
+	var lifts []fault.Lift
+	for _, spec := range fault.Specs() {
+		if spec.Target != fault.TargetAgent || !in.Supports(spec.Type) {
 			continue
 		}
 		calls[string(spec.Type)+` on ""`] = func() error {
-			lift, err := in.Inject(ctx, arena.Action{Type: spec.Type}, arena.Params{})
+			lift, err := in.Inject(ctx, fault.Action{Type: spec.Type}, fault.Params{})
 			if lift != nil {
 				lifts = append(lifts, lift)
 			}
@@ -663,45 +686,45 @@ func (s *suite) testNoPanics(t *testing.T) {
 	}
 	// Odd values the engine's validation never lets through, straight to
 	// the methods the runtime has.
-	keep := func(lift arena.Lift, err error) error {
+	keep := func(lift fault.Lift, err error) error {
 		if lift != nil {
 			lifts = append(lifts, lift)
 		}
 		return err
 	}
-	if r, ok := rt.(arena.AgentStopper); ok {
+	if r, ok := rt.(fault.AgentStopper); ok {
 		calls[`StopAgent(cancelled, id)`] = func() error { return r.StopAgent(cancelled, id) }
 	}
-	if r, ok := rt.(arena.Pauser); ok {
+	if r, ok := rt.(fault.Pauser); ok {
 		calls[`PauseAgent(cancelled, id)`] = func() error { return keep(r.PauseAgent(cancelled, id)) }
 	}
-	if r, ok := rt.(arena.Slower); ok {
+	if r, ok := rt.(fault.Slower); ok {
 		calls[`SlowAgent(ctx, id, 0)`] = func() error { return keep(r.SlowAgent(ctx, id, 0)) }
 		calls[`SlowAgent(ctx, id, -1s)`] = func() error { return keep(r.SlowAgent(ctx, id, -time.Second)) }
 	}
-	if r, ok := rt.(arena.ToolTimeouter); ok {
+	if r, ok := rt.(fault.ToolTimeouter); ok {
 		calls[`ToolTimeout(ctx, id, 0)`] = func() error { return keep(r.ToolTimeout(ctx, id, 0)) }
 		calls[`ToolTimeout(ctx, id, -1s)`] = func() error { return keep(r.ToolTimeout(ctx, id, -time.Second)) }
 	}
-	if r, ok := rt.(arena.LLMFailer); ok {
+	if r, ok := rt.(fault.LLMFailer); ok {
 		calls[`InjectLLMFailure(ctx, id, "?")`] = func() error { return keep(r.InjectLLMFailure(ctx, id, "nonsense")) }
 		calls[`InjectLLMFailure(ctx, id, "")`] = func() error { return keep(r.InjectLLMFailure(ctx, id, "")) }
-		calls[`InjectLLMFailure(cancelled, id)`] = func() error { return keep(r.InjectLLMFailure(cancelled, id, arena.LLMTimeout)) }
+		calls[`InjectLLMFailure(cancelled, id)`] = func() error { return keep(r.InjectLLMFailure(cancelled, id, fault.LLMTimeout)) }
 	}
-	if r, ok := rt.(arena.LatencyInjector); ok {
-		calls[`InjectLatency(ctx, id, 0)`] = func() error { return keep(r.InjectLatency(ctx, id, arena.Latency{})) }
+	if r, ok := rt.(fault.LatencyInjector); ok {
+		calls[`InjectLatency(ctx, id, 0)`] = func() error { return keep(r.InjectLatency(ctx, id, fault.Latency{})) }
 		calls[`InjectLatency(ctx, id, -1s±-1s)`] = func() error {
-			return keep(r.InjectLatency(ctx, id, arena.Latency{Latency: -time.Second, Jitter: -time.Second}))
+			return keep(r.InjectLatency(ctx, id, fault.Latency{Latency: -time.Second, Jitter: -time.Second}))
 		}
 		calls[`InjectLatency(ctx, id, peer unknown)`] = func() error {
-			return keep(r.InjectLatency(ctx, id, arena.Latency{Latency: time.Second, Peer: noSuchAgent}))
+			return keep(r.InjectLatency(ctx, id, fault.Latency{Latency: time.Second, Peer: noSuchAgent}))
 		}
 	}
-	if r, ok := rt.(arena.BandwidthLimiter); ok {
+	if r, ok := rt.(fault.BandwidthLimiter); ok {
 		calls[`LimitBandwidth(ctx, id, 0)`] = func() error { return keep(r.LimitBandwidth(ctx, id, 0)) }
 		calls[`LimitBandwidth(ctx, id, -1)`] = func() error { return keep(r.LimitBandwidth(ctx, id, -1)) }
 	}
-	if r, ok := rt.(arena.ConnectionResetter); ok {
+	if r, ok := rt.(fault.ConnectionResetter); ok {
 		calls[`ResetConnections(ctx, id, -1s)`] = func() error { return keep(r.ResetConnections(ctx, id, -time.Second)) }
 	}
 	for _, name := range slices.Sorted(maps.Keys(calls)) {
@@ -727,7 +750,7 @@ func safeCall(fn func() error) (panicked any) {
 			panicked = r
 		}
 	}()
-	if err := fn(); errors.Is(err, arena.ErrProviderPanic) {
+	if err := fn(); errors.Is(err, fault.ErrProviderPanic) {
 		return err
 	}
 	return nil
@@ -743,7 +766,7 @@ func TestRuntimeDoc(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range arena.FaultSpecs() {
+	for _, s := range fault.Specs() {
 		name := string(s.Type)
 		if !strings.Contains(string(doc), name) && !(strings.HasPrefix(name, "kill_") && strings.Contains(string(doc), "kill_*")) {
 			t.Errorf("%s: %s does not say how the runtime lands it or why it refuses it", name, file)

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // The fake cluster's own conformance test, with an effect for every type,
@@ -24,11 +24,11 @@ import (
 // saying so.
 type killPause struct{ c *fakes.Cluster }
 
-func (k killPause) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (k killPause) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	return k.c.ListAgents(ctx)
 }
 func (k killPause) StopAgent(ctx context.Context, id string) error { return k.c.StopAgent(ctx, id) }
-func (k killPause) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+func (k killPause) PauseAgent(ctx context.Context, id string) (fault.Lift, error) {
 	return k.c.PauseAgent(ctx, id)
 }
 func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.c.ResumeAgent(ctx, id) }
@@ -36,14 +36,14 @@ func (k killPause) ResumeAgent(ctx context.Context, id string) error { return k.
 // Refusals refuses every type but the kills, pause and resume: derived
 // from the specs here (a runtime would list the types it refuses), so that
 // this test does not break when arena adds a type.
-func (k killPause) Refusals() map[arena.ActionType]string {
-	lands := arena.NewInjectorFor(struct {
-		arena.AgentLister
-		arena.AgentStopper
-		arena.Pauser
+func (k killPause) Refusals() map[fault.Type]string {
+	lands := fault.NewInjectorFor(struct {
+		fault.AgentLister
+		fault.AgentStopper
+		fault.Pauser
 	}{k, k, k})
-	out := map[arena.ActionType]string{}
-	for _, s := range arena.FaultSpecs() {
+	out := map[fault.Type]string{}
+	for _, s := range fault.Specs() {
 		if !lands.Supports(s.Type) {
 			out[s.Type] = "this runtime only kills and pauses"
 		}
@@ -82,7 +82,7 @@ func TestRuntimePartial(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	for _, s := range arena.FaultSpecs() { // every type has its subtest
+	for _, s := range fault.Specs() { // every type has its subtest
 		if name := "TestPartialRuntimeDemo/Faults/" + string(s.Type); !strings.Contains(out, name) {
 			t.Errorf("output lacks a subtest %s", name)
 		}
@@ -110,7 +110,7 @@ func runDemo(t *testing.T, name, env string, pass bool) string {
 
 // undeclared is a fake cluster seen as a bare RuntimeProvider: it does not
 // say what it does with the network and DAG types.
-type undeclared struct{ arena.RuntimeProvider }
+type undeclared struct{ fault.RuntimeProvider }
 
 // TestUndeclaredRuntimeDemo is run by TestRuntimeAsksForEveryType.
 func TestUndeclaredRuntimeDemo(t *testing.T) {
@@ -126,8 +126,8 @@ func TestRuntimeAsksForEveryType(t *testing.T) {
 	out := runDemo(t, "TestUndeclaredRuntimeDemo", "ARENATEST_UNDECLARED_DEMO", false)
 	for _, want := range []string{
 		"--- FAIL: TestUndeclaredRuntimeDemo/Declared",
-		"network_latency: neither landed nor refused: implement arena.LatencyInjector, or give the reason the runtime refuses it in its Refusals (arena.Refuser)",
-		"remove_node: neither landed nor refused: implement arena.DAGProvider",
+		"network_latency: neither landed nor refused: implement fault.LatencyInjector, or give the reason the runtime refuses it in its Refusals (fault.Refuser)",
+		"remove_node: neither landed nor refused: implement fault.DAGProvider",
 		"--- PASS: TestUndeclaredRuntimeDemo/Faults/slow_agent",
 	} {
 		if !strings.Contains(out, want) {
@@ -143,7 +143,7 @@ func TestRuntimeAsksForEveryType(t *testing.T) {
 type broken struct{ *fakes.Cluster }
 
 func (b broken) ResumeAgent(ctx context.Context, id string) error {
-	if err := b.Cluster.ResumeAgent(ctx, id); errors.Is(err, arena.ErrNoAgent) {
+	if err := b.Cluster.ResumeAgent(ctx, id); errors.Is(err, fault.ErrNoAgent) {
 		return nil // an unknown agent is silently ignored
 	} else {
 		return err
@@ -151,11 +151,11 @@ func (b broken) ResumeAgent(ctx context.Context, id string) error {
 }
 
 // PauseAgent lands nothing, and says it did.
-func (b broken) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+func (b broken) PauseAgent(ctx context.Context, id string) (fault.Lift, error) {
 	return func(context.Context) error { return nil }, nil
 }
 
-func (b broken) SlowAgent(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
+func (b broken) SlowAgent(ctx context.Context, id string, d time.Duration) (fault.Lift, error) {
 	if d < 0 {
 		panic("negative delay")
 	}
@@ -163,7 +163,7 @@ func (b broken) SlowAgent(ctx context.Context, id string, d time.Duration) (aren
 }
 
 // ToolTimeout lands, but its lift fails once the fault is gone.
-func (b broken) ToolTimeout(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
+func (b broken) ToolTimeout(ctx context.Context, id string, d time.Duration) (fault.Lift, error) {
 	lift, err := b.Cluster.ToolTimeout(ctx, id, d)
 	if err != nil {
 		return nil, err
@@ -179,20 +179,20 @@ func (b broken) ToolTimeout(ctx context.Context, id string, d time.Duration) (ar
 }
 
 // DisconnectMCP hands back no lift.
-func (b broken) DisconnectMCP(ctx context.Context, id string) (arena.Lift, error) {
+func (b broken) DisconnectMCP(ctx context.Context, id string) (fault.Lift, error) {
 	_, err := b.Cluster.DisconnectMCP(ctx, id)
 	return nil, err
 }
 
 // InjectLLMFailure names an unknown agent in its own words.
-func (b broken) InjectLLMFailure(ctx context.Context, id string, e arena.LLMErrorType) (arena.Lift, error) {
+func (b broken) InjectLLMFailure(ctx context.Context, id string, e fault.LLMErrorType) (fault.Lift, error) {
 	if _, ok := b.Cluster.Agent(id); !ok {
 		return nil, fmt.Errorf("who is %s?", id)
 	}
 	return b.Cluster.InjectLLMFailure(ctx, id, e)
 }
 
-func (b broken) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (b broken) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	agents, err := b.Cluster.ListAgents(ctx)
 	agents[0].Type = "" // the leader's type is lost
 	return agents, err
@@ -205,7 +205,7 @@ func TestBrokenRuntimeDemo(t *testing.T) {
 		t.Skip("run by TestRuntimeFindsBugs")
 	}
 	arenatest.TestRuntime(t, func(t *testing.T) broken { return broken{fakes.NewCluster()} },
-		arenatest.Observe(arena.ActionToolTimeout, func(_ context.Context, b broken, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.ToolTimeout, func(_ context.Context, b broken, a fault.Action) (bool, error) {
 			st, _ := b.Agent(a.TargetID)
 			return st.ToolTimeout > 0, nil
 		}))
@@ -217,7 +217,7 @@ func TestRuntimeFindsBugs(t *testing.T) {
 	for _, want := range []string{
 		`ListAgents: agent "leader-0" has no type`,
 		`resume_agent on "arena-conformance-no-such-agent" = nil, want an error for an unknown target`,
-		`llm_failure on "arena-conformance-no-such-agent" = who is arena-conformance-no-such-agent\?, want an error wrapping arena.ErrNoAgent`,
+		`llm_failure on "arena-conformance-no-such-agent" = who is arena-conformance-no-such-agent\?, want an error wrapping fault.ErrNoAgent`,
 		`pause_agent on "[a-z0-9-]+" landed without error, but its effect did not show within 10s`,
 		`lifting tool_timeout on "([a-z0-9-]+)" a second time: tool timeout on [a-z0-9-]+: not active, want nil`,
 		`lifting mcp_disconnect on "([a-z0-9-]+)": mcp_disconnect on "[a-z0-9-]+": the runtime landed it but handed back no Lift`,

@@ -4,11 +4,11 @@
 //
 //	func TestLeaderFailover(t *testing.T) {
 //		rep := arenatest.Run(t, "leader-failover") // built-in scenario, fresh fake cluster
-//		require.True(t, rep.Score.Grade.AtLeast(arena.GradeB))
+//		require.True(t, rep.Score.Grade.AtLeast(engine.GradeB))
 //	}
 //
-// The helpers call the arena package (RunScenarioReport, RunSurvival,
-// RegressionTester) and only report: each returns its result, and fails t
+// The helpers call arena's layers (scenario.Run, engine.Service.RunSurvival,
+// regression.Tester) and only report: each returns its result, and fails t
 // with t.Errorf, from the test's goroutine, when the run misses what it had
 // to meet. When there is nothing to return (a scenario that does not load,
 // an option that does not apply), they report the error and stop the test
@@ -25,11 +25,11 @@
 // context cancelled by t.Cleanup).
 //
 // WithRuntime runs against your own system instead: its faults land through
-// your runtime (an arena.RuntimeProvider, or only the capabilities it has:
-// arena.AgentLister plus, say, arena.AgentStopper), with WithDAG, WithProbe
+// your runtime (a fault.RuntimeProvider, or only the capabilities it has:
+// fault.AgentLister plus, say, fault.AgentStopper), with WithDAG, WithProbe
 // and WithChecks (or the runtime's own ListNodes…, Probe and Checks methods),
-// and WithFaults adds fault types of your own (arena.FaultSpec). Such a run is in real
-// time, unless the runtime follows an *arena.VirtualClock; asking Virtual()
+// and WithFaults adds fault types of your own (fault.Spec). Such a run is in real
+// time, unless the runtime follows a *clock.Virtual; asking Virtual()
 // of a real-time runtime is an error, not a silent switch.
 //
 // Faults do not outlive the test: a run lifts the faults it still has in
@@ -68,7 +68,7 @@
 // # Shrinking a failure
 //
 // WithShrinkOnFailure shrinks a run that fails its gate to the smallest
-// schedule that still fails the same way (arena.Shrink), within a budget,
+// schedule that still fails the same way (shrink.Run), within a budget,
 // writes it to testdata/arena-shrunk/<test name>.yaml (ShrunkDir) and adds
 // it to the failure message with the command that replays it:
 //
@@ -80,8 +80,9 @@
 //	  written to testdata/arena-shrunk/TestDay.yaml
 //	replay: go test -run '^TestDay$' -arena.replay=testdata/arena-shrunk/TestDay.yaml
 //
-// Every schedule tried runs on a fresh system: the default fake cluster, or
-// the runtime WithFreshRuntime makes for each run. Under -arena.replay (or
+// Every schedule tried runs on a fresh system: the default fake cluster,
+// the runtime WithFreshRuntime makes for each run, or, in simulated time,
+// a fresh world that a System builds (see below). Under -arena.replay (or
 // ARENA_REPLAY) Run and Survive play that scenario file instead of their
 // own, on the system their options build, with the file's seed.
 //
@@ -99,7 +100,7 @@
 //
 // With WithReportDir, or else the ARENA_REPORT_DIR environment variable,
 // each call also writes <dir>/<test name>.json (the result's stable JSON:
-// arena.ScenarioReport, arena.SurvivalReport or arena.RegressionResult),
+// scenario.Report, engine.SurvivalReport or regression.Result),
 // .xml (JUnit) and .txt (the human summary); a second call in the same test
 // writes <test name>-2.*. A relative directory is relative to the package's
 // directory, where go test runs its tests: CI should pass an absolute one.
@@ -111,7 +112,7 @@
 //
 //	func TestMyRuntime(t *testing.T) {
 //		arenatest.TestRuntime(t, func(t *testing.T) *myruntime.Runtime { return myruntime.New(t) },
-//			arenatest.Observe(arena.ActionSlowAgent, func(ctx context.Context, rt *myruntime.Runtime, a arena.Action) (bool, error) {
+//			arenatest.Observe(fault.SlowAgent, func(ctx context.Context, rt *myruntime.Runtime, a fault.Action) (bool, error) {
 //				return rt.Slowed(a.TargetID), nil
 //			}))
 //	}
@@ -119,11 +120,13 @@
 // It lands every built-in type the runtime lands, through arena's
 // injector, and checks the fault's effect (through arena's interfaces, or
 // the Observe given for its type), its lift and a second lift; it fails a
-// runtime that neither lands nor refuses (arena.Refuser) some built-in
-// type, so a type added to arena asks each runtime to decide. A runtime
-// with only some capabilities (an arena.AgentLister that is, say, an
-// arena.AgentStopper and an arena.Pauser) refuses the rest, and their
-// checks are skipped with its reason.
+// runtime that neither lands nor refuses some built-in type, by type
+// (fault.Refuser) or by scope (fault.ScopeRefuser), so a type added to
+// arena asks each runtime that reaches its scope to decide. A runtime with
+// only some capabilities (a fault.AgentLister that is, say, a
+// fault.AgentStopper and a fault.Pauser) refuses the rest, and their
+// checks are skipped with its reason. TestDeclared is that one check
+// alone, on the runtime's methods: it needs no daemon or cluster.
 //
 // # Simulated time
 //
@@ -132,13 +135,46 @@
 // network: Run and Survive inside it play against the world in simulated
 // time, where a day takes minutes. It closes the world at the end, names
 // the goroutines left running, and its watchdog ends a test whose bubble
-// is stuck on a real socket. Only a virtual run is a function of its seed:
+// is stuck on a real socket. The world's seed seeds crypto/rand too
+// (testing/cryptotest), not the global math/rand functions, map order or
+// the Go scheduler's interleavings. Only a virtual run is a function of its seed:
 // a failure in simulated or real time offers to replay the same schedule
 // ("replay the same schedule: go test …"), and says the outcome may
-// differ. A runtime whose Clock is a VirtualClock is run in virtual time
-// only if it is an arena.VirtualSystem (arena drives every goroutine and
+// differ. A runtime whose Clock is a *clock.Virtual is run in virtual time
+// only if it is a clock.VirtualSystem (arena drives every goroutine and
 // timer of its system, as for the fakes); any other is refused with that
 // advice.
+//
+// # Shrinking in simulated time
+//
+// A failure in simulated time is shrunk on fresh worlds: write the
+// system's setup once, as a System, which builds it on a world and returns
+// the options by which arena observes it, and play it with SimulateRun
+// (or SimulateSurvive):
+//
+//	func raft(t *testing.T, w *sim.World) []arenatest.Option {
+//		c, wl := start(t, w) // nodes on w, a workload; t.Cleanup(wl.Stop)
+//		return []arenatest.Option{arenatest.WithRoles(c.Roles), arenatest.WithProbe(wl.Probe), arenatest.WithChecks(wl.Checks()...)}
+//	}
+//
+//	func TestFailover(t *testing.T) {
+//		arenatest.SimulateRun(t, raft, "testdata/leader-failover.yaml", arenatest.WithShrinkOnFailure(2*time.Minute))
+//	}
+//
+// SimulateRun runs the scenario in a bubble on a fresh world, as Simulate
+// does; when it fails its gate, the shrinker, outside the bubble, runs
+// each schedule it tries in a bubble of its own on a fresh world that the
+// System builds, seeded with the schedule's seed, and judges it by 4 of 5
+// runs. The budget is wall time. The summary and the file's header name
+// the simulated clock, the wall time and the simulated time the search
+// took:
+//
+//	shrunk fast-failover from 6 faults (55s) to 1 (35s): fails 10/10 replays, simulated clock (synctest)
+//	  search: done, 42 runs (8 candidates, each judged by 4 of 5 runs) in 3.533s of wall time, 29m simulated
+//
+// WithShrinkOnFailure inside Simulate is refused with this advice: there
+// every schedule would replay on the one world the test built. The same
+// System serves a Sweep (SimulateRun returns a failed run's report).
 //
 // # Seed sweeps
 //
@@ -146,12 +182,14 @@
 // -arena.seeds=1000 (ARENA_SEEDS) sets how many, -arena.shard=3/8
 // (ARENA_SHARD) which share of them this machine runs; each failure prints
 // its seed and replay command, and a summary ends the sweep (seeds run,
-// failed, worst grade).
+// failed, the worst grade of all; then each failed seed with its grade and
+// replay command). A failed Simulate stops its seed's subtest, but the
+// reports made inside it still count.
 //
 // # Index
 //
-//   - Helpers: Run, Survive, Compare, Simulate, Sweep, TestRuntime (Effect, Observe),
-//     TestRuntimeDoc, RuntimeFactory, TB.
+//   - Helpers: Run, Survive, Compare, Simulate, SimulateRun, SimulateSurvive, System, Sweep, TestRuntime (Effect, Observe),
+//     TestDeclared, TestRuntimeDoc, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithFreshRuntime, WithDAG, WithFaults, WithCluster,
 //     Virtual, RealTime, WithSeed, WithWatchdog, WithReportDir, WithProbe, WithChecks, WithGate,
 //     WithAbortWhen, AllowUnhealthyStart, WithShrinkOnFailure, WithScorer,

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/regression"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // Entry is one figure of a result as the helpers publish it: an attribute
@@ -20,40 +22,40 @@ type Entry struct {
 }
 
 // Entries lists what the helpers publish of a result: a
-// *arena.ScenarioReport, *arena.SurvivalReport, *arena.Report or
-// *arena.RegressionResult (nil for anything else).
+// *scenario.Report, *engine.SurvivalReport, *engine.Report or
+// *regression.Result (nil for anything else).
 //
-//	arena.scenario     the scenario's name (ScenarioReport)
-//	arena.gate         the gate's verdict: passed, failed, inconclusive (ScenarioReport)
+//	arena.scenario     the scenario's name (scenario.Report)
+//	arena.gate         the gate's verdict: passed, failed, inconclusive (scenario.Report)
 //	arena.score        the total score rounded to 0.1; absent when nothing was measured
 //	arena.grade        A+ … F, or none
 //	arena.mttr         mean time to recover, a duration string
 //	arena.unrecovered  faults that did not recover
 //	arena.undecided    consistency checks that ran out of their budget; absent when none did
-//	arena.verdict      better, worse, no_difference, inconclusive (RegressionResult)
+//	arena.verdict      better, worse, no_difference, inconclusive (regression.Result)
 //	arena.p            the A/B test's p-value, two significant digits
 //	arena.runs         runs per arm, "18+18"
 //	arena.delta        candidate mean − baseline mean, rounded to 0.1
 //	arena.seed         the seed that replays the run or test
 func Entries(result any) []Entry {
 	switch r := result.(type) {
-	case *arena.ScenarioReport:
+	case *scenario.Report:
 		if r == nil {
 			return nil
 		}
 		out := []Entry{{"arena.scenario", oneLine(r.Scenario)}, {"arena.gate", string(r.Gate.Verdict)}}
 		return append(out, reportEntries(r.Report, r.Seed)...)
-	case *arena.SurvivalReport:
+	case *engine.SurvivalReport:
 		if r == nil || r.Report == nil {
 			return nil
 		}
 		return reportEntries(r.Report, r.Report.Seed)
-	case *arena.Report:
+	case *engine.Report:
 		if r == nil {
 			return nil
 		}
 		return reportEntries(r, r.Seed)
-	case *arena.RegressionResult:
+	case *regression.Result:
 		if r == nil {
 			return nil
 		}
@@ -68,9 +70,9 @@ func Entries(result any) []Entry {
 	return nil
 }
 
-func reportEntries(r *arena.Report, seed uint64) []Entry {
+func reportEntries(r *engine.Report, seed uint64) []Entry {
 	if r == nil {
-		return []Entry{{"arena.grade", arena.GradeNone.String()}, {"arena.seed", seed}}
+		return []Entry{{"arena.grade", engine.GradeNone.String()}, {"arena.seed", seed}}
 	}
 	var out []Entry
 	if r.Score.Measured {
@@ -90,7 +92,7 @@ func reportEntries(r *arena.Report, seed uint64) []Entry {
 // publish hands the entries to the test: report entries under Ginkgo,
 // attributes under go test, and the score (unrounded) as a benchmark
 // metric for benchstat.
-func publish(t TB, entries []Entry, score arena.Score) {
+func publish(t TB, entries []Entry, score engine.Score) {
 	if h, ok := t.(helper); ok {
 		h.Helper() // GinkgoT's entries then carry the user's line, not this one
 	}

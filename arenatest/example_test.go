@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/regression"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // exampleT stands in for the *testing.T of a test in these examples: it
@@ -50,8 +52,8 @@ func ExampleRun_failure() {
 // grade B.
 func ExampleSurvive() {
 	t := exampleT{"TestSurvivesTheNight"}
-	rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: 6 * time.Hour, Seed: 7},
-		arenatest.WithGate(arena.Gate{MinGrade: arena.GradeB}))
+	rep := arenatest.Survive(t, engine.SurvivalConfig{Duration: 6 * time.Hour, Seed: 7},
+		arenatest.WithGate(scenario.Gate{MinGrade: engine.GradeB}))
 	fmt.Println(rep.Score.Grade, rep.Landed, rep.Unrecovered)
 	// Output: A+ 2159 0
 }
@@ -61,12 +63,12 @@ func ExampleSurvive() {
 // sequential test stops as soon as the answer is significant.
 func ExampleCompare() {
 	t := exampleT{"TestRetriesAreBetter"}
-	res := arenatest.Compare(t, arena.RegressionConfig{
+	res := arenatest.Compare(t, regression.Config{
 		Baseline:  fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}},
 		Candidate: fakes.Strategy{Name: "retries", Options: []fakes.Option{fakes.WithRetries(3, 100*time.Millisecond)}},
-		Mode:      arena.ModeSequential,
+		Mode:      regression.ModeSequential,
 		Seed:      1,
 	})
 	fmt.Println(res)
-	// Output: better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69]
+	// Output: better: p=0.015 n=4+4 Δ=+5.7 g=10.16 [4.99, 15.33]
 }

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // ReportDirEnv names the directory the helpers write their reports to
 // when WithReportDir does not.
-const ReportDirEnv = arena.ReportDirEnv
+const ReportDirEnv = fault.ReportDirEnv
 
 // reportFiles are the writers of one result's report files.
 type reportFiles struct {

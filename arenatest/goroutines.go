@@ -3,10 +3,14 @@ package arenatest
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/ares-arena/arena/sim"
 )
 
 // goroutine is one goroutine of a stack dump (runtime.Stack with all
@@ -17,10 +21,17 @@ type goroutine struct {
 	bubble    int    // the synctest bubble it belongs to; 0: none
 	top       string // the innermost function outside the runtime
 	createdBy string // the function whose go statement started it
+	node      string // the sim node whose Start started it (sim.NodeLabel); "" if none or unknown
+	test      bool   // started by the test function (testLabel)
 	stack     string // the whole block
 }
 
-var header = regexp.MustCompile(`^goroutine (\d+) \[([^\]]*)\]:`)
+// The header of a goroutine's block: with GODEBUG tracebacklabels=1 its
+// state ends with its pprof labels, ` labels:{"sim.node": "raft-1"}`.
+var (
+	header    = regexp.MustCompile(`^goroutine (\d+) \[(.*)\]:$`)
+	labelPair = regexp.MustCompile(`"((?:[^"\\]|\\.)*)": "((?:[^"\\]|\\.)*)"`)
+)
 
 // goroutines parses a dump of every goroutine.
 func goroutines(dump []byte) []goroutine {
@@ -33,7 +44,16 @@ func goroutines(dump []byte) []goroutine {
 		}
 		g := goroutine{stack: string(block)}
 		g.id, _ = strconv.Atoi(m[1])
-		g.state, g.bubble = splitState(m[2])
+		state, labels, _ := strings.Cut(m[2], " labels:{")
+		g.state, g.bubble = splitState(state)
+		for _, kv := range labelPair.FindAllStringSubmatch(labels, -1) {
+			switch kv[1] {
+			case sim.NodeLabel:
+				g.node = kv[2]
+			case testLabel:
+				g.test = true
+			}
+		}
 		for _, fn := range lines[1:] {
 			if strings.HasPrefix(fn, "\t") || strings.HasPrefix(fn, "...") {
 				continue // a file:line, or frames elided
@@ -107,6 +127,37 @@ func (g goroutine) name() string {
 	}
 	return s
 }
+
+// testLabel is the pprof label Simulate gives the test function's
+// goroutine, which the goroutines it starts inherit (those a node's Start
+// starts carry sim.NodeLabel as well).
+const testLabel = "arena.simulate"
+
+// dumpLabelled is dumpAll with each goroutine's pprof labels in its
+// header: the runtime prints them under GODEBUG tracebacklabels=1 (Go
+// 1.26), which is set for the dump and put back after it.
+func dumpLabelled() []byte {
+	godebugMu.Lock()
+	defer godebugMu.Unlock()
+	old, had := os.LookupEnv("GODEBUG")
+	v := "tracebacklabels=1"
+	if old != "" {
+		v = old + "," + v
+	}
+	if os.Setenv("GODEBUG", v) != nil {
+		return dumpAll()
+	}
+	defer func() {
+		if had {
+			os.Setenv("GODEBUG", old)
+		} else {
+			os.Unsetenv("GODEBUG")
+		}
+	}()
+	return dumpAll()
+}
+
+var godebugMu sync.Mutex
 
 // dumpAll returns runtime.Stack of every goroutine, growing the buffer
 // until it fits.

@@ -10,7 +10,7 @@ import (
 )
 
 // JUnit XML of survival runs and A/B tests, shaped like
-// arena.ScenarioReport.WriteJUnit's and written by the same code: one suite
+// scenario.Report.WriteJUnit's and written by the same code: one suite
 // named after the test, the figures as properties, a testcase for the run and
 // one per criterion, the text report as system-out.
 

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 )
 
 // worstFaults is how many faults a failure message lists.
@@ -16,11 +17,11 @@ const worstFaults = 3
 // failure is the message of a run that failed: what failed and why, what
 // the faults did, and how to replay it.
 type failure struct {
-	head    string        // "scenario leader-failover failed its gate"
-	score   *arena.Score  // nil: no score line (A/B tests)
-	reasons []string      // the gate's reasons, one per line
-	report  *arena.Report // for the faults; may be nil
-	lines   []string      // more detail, indented
+	head    string         // "scenario leader-failover failed its gate"
+	score   *engine.Score  // nil: no score line (A/B tests)
+	reasons []string       // the gate's reasons, one per line
+	report  *engine.Report // for the faults; may be nil
+	lines   []string       // more detail, indented
 	seed    uint64
 	files   string   // report files' path without extension; "" if none
 	shrunk  []string // what WithShrinkOnFailure found, and its replay command
@@ -71,14 +72,14 @@ func (f failure) text(t TB) string {
 		}
 	}
 	fmt.Fprintf(&b, "seed: %d\n", f.seed)
-	cmds := rerun(t, f.seed)
-	if clock := f.clock(); clock.Deterministic() {
+	cmds := replayCommands(t, f.seed) // under -arena.replay, the file: one seed per failure
+	if clk := f.clock(); clk.Deterministic() {
 		fmt.Fprintf(&b, "rerun: %s\n   or: %s", cmds[0], cmds[1])
 	} else {
 		// Only a virtual run is a function of its seed: elsewhere the
 		// command replays the schedule, and the hint says no more.
 		fmt.Fprintf(&b, "replay the same schedule: %s\n                       or: %s\n", cmds[0], cmds[1])
-		fmt.Fprintf(&b, "(the outcome may differ: in %s the system's own goroutines run in an order no seed fixes)", clock.Time())
+		fmt.Fprintf(&b, "(the outcome may differ: in %s the system's own goroutines run in an order no seed fixes)", clk.Time())
 	}
 	if f.files != "" {
 		fmt.Fprintf(&b, "\nreport: %s.json (and .xml, .txt)", f.files)
@@ -92,18 +93,21 @@ func (f failure) text(t TB) string {
 // clock is the clock of the failed run: virtual for an A/B test (its
 // runs are the fakes', in virtual time) and for a report made before
 // reports named their clock.
-func (f failure) clock() arena.ClockKind {
+func (f failure) clock() clock.Kind {
 	if f.report == nil || (f.report.Clock == "" && f.report.Virtual) {
-		return arena.ClockVirtual
+		return clock.KindVirtual
 	}
 	if f.report.Clock == "" {
-		return arena.ClockReal
+		return clock.KindReal
 	}
 	return f.report.Clock
 }
 
-func scoreText(s arena.Score) string {
-	if !s.Measured {
+func scoreText(s engine.Score) string {
+	switch {
+	case s.NoneLanded: // the gate's reasons say which fault failed first
+		return "no grade (no planned fault landed)"
+	case !s.Measured:
 		return "no score (nothing measured)"
 	}
 	return fmt.Sprintf("score %.1f, grade %s", s.Total, s.Grade)
@@ -111,14 +115,14 @@ func scoreText(s arena.Score) string {
 
 // worst returns at most n faults, the unrecovered ones first (earliest
 // first), then the slowest recoveries; faults that did no harm are left out.
-func worst(r *arena.Report, n int) []arena.FaultOutcome {
-	var fs []arena.FaultOutcome
+func worst(r *engine.Report, n int) []engine.FaultOutcome {
+	var fs []engine.FaultOutcome
 	for _, f := range r.Faults {
 		if !f.Recovered || f.TTR > 0 || slices.ContainsFunc(f.Checks, failed) {
 			fs = append(fs, f)
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b arena.FaultOutcome) int {
+	slices.SortStableFunc(fs, func(a, b engine.FaultOutcome) int {
 		switch {
 		case a.Recovered != b.Recovered && !a.Recovered:
 			return -1
@@ -132,7 +136,7 @@ func worst(r *arena.Report, n int) []arena.FaultOutcome {
 	return fs[:min(n, len(fs))]
 }
 
-func failed(c arena.CheckResult) bool { return c.Failed() }
+func failed(c engine.CheckResult) bool { return c.Failed() }
 
 // rerun returns the two commands that replay t's runs with seed: the flag
 // and the environment form. They select t alone (selector).

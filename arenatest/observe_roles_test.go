@@ -5,29 +5,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // TestWithObserveAndWithRoles: the observation settings reach the run, and
 // the role resolver decides whom kill_leader hits.
 func TestWithObserveAndWithRoles(t *testing.T) {
-	roles := func(_ context.Context, agents []arena.AgentInfo) ([]arena.AgentInfo, error) {
+	roles := func(_ context.Context, agents []fault.AgentInfo) ([]fault.AgentInfo, error) {
 		for i := range agents {
 			switch agents[i].ID {
 			case "worker-2":
-				agents[i].Type = arena.TypeLeader
+				agents[i].Type = fault.TypeLeader
 			case "leader-0":
-				agents[i].Type = arena.TypeWorker
+				agents[i].Type = fault.TypeWorker
 			}
 		}
 		return agents, nil
 	}
-	var def, tuned *arena.ScenarioReport
+	var def, tuned *scenario.Report
 	record("TestObserve", func(t arenatest.TB) {
 		def = arenatest.Run(t, "leader-failover", arenatest.WithSeed(7))
 		tuned = arenatest.Run(t, "leader-failover", arenatest.WithSeed(7),
-			arenatest.WithObserve(arena.ObserveOptions{ProbeInterval: 500 * time.Millisecond}), arenatest.WithRoles(roles))
+			arenatest.WithObserve(engine.ObserveOptions{ProbeInterval: 500 * time.Millisecond}), arenatest.WithRoles(roles))
 	})
 	if def == nil || tuned == nil {
 		t.Fatal("Run returned no report")

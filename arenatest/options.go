@@ -6,8 +6,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/regression"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // Option configures Run, Survive or Compare. Options are small named values
@@ -23,28 +26,28 @@ type options struct {
 	given []string
 	errs  []error // of options that contradict each other
 
-	runtime   arena.AgentLister
-	fresh     func(seed uint64) (arena.AgentLister, error) // WithFreshRuntime
+	runtime   fault.AgentLister
+	fresh     func(seed uint64) (fault.AgentLister, error) // WithFreshRuntime
 	shrink    *time.Duration                               // WithShrinkOnFailure's budget
-	dag       arena.DAGProvider
-	faults    []arena.FaultSpec
+	dag       fault.DAGProvider
+	faults    []fault.Spec
 	cluster   []fakes.Option
 	clock     clockMode
 	seed      uint64
 	reportDir string
-	probe     arena.Probe
-	checks    []arena.Check
+	probe     fault.Probe
+	checks    []fault.Check
 	hasChecks bool
-	roles     arena.RoleResolver
-	observe   arena.ObserveOptions
-	gate      *arena.Gate
-	abort     *arena.AbortWhen
+	roles     fault.RoleResolver
+	observe   engine.ObserveOptions
+	gate      *scenario.Gate
+	abort     *engine.AbortWhen
 	unhealthy bool // AllowUnhealthyStart
 	watchdog  *time.Duration
 
-	scorer     arena.Scorer
-	experiment fakes.Experiment
-	verdicts   []arena.RegressionVerdict
+	scorer     regression.Scorer
+	experiment regression.Experiment
+	verdicts   []regression.Verdict
 }
 
 type clockMode int
@@ -65,7 +68,7 @@ func (m clockMode) String() string {
 	return "the default clock"
 }
 
-type runtimeOption struct{ rt arena.AgentLister }
+type runtimeOption struct{ rt fault.AgentLister }
 
 func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntime"); c.runtime = o.rt }
 
@@ -73,24 +76,24 @@ func (o runtimeOption) apply(c *options) { c.given = append(c.given, "WithRuntim
 // cluster. Its faults land through rt; a DAG, probe and checks come from
 // WithDAG, WithProbe and WithChecks or, when those are not given, from rt
 // itself if it has the methods (ListNodes…, Probe(ctx) error,
-// Checks() []arena.Check, as fakes.Cluster does).
+// Checks() []fault.Check, as fakes.Cluster does).
 //
 // A runtime runs in real time, unless arena controls its whole system
-// on a virtual clock (an arena.VirtualSystem, as a fakes.Cluster made with
+// on a virtual clock (a clock.VirtualSystem, as a fakes.Cluster made with
 // fakes.WithClock is). Asking Virtual() of a real-time runtime is an
 // error: arena does not switch clocks behind your back. A runtime whose
-// Clock() is a VirtualClock but that is no VirtualSystem is refused: a
+// Clock() is a *clock.Virtual but that is no clock.VirtualSystem is refused: a
 // system with goroutines and timers of its own runs in simulated time
 // (Simulate) or in real time. Inside Simulate the default runtime is the
 // simulation's world.
 //
 // The runtime needs only the capabilities of the faults it is given
-// (arena.AgentLister plus, say, arena.AgentStopper and arena.Pauser): a
+// (fault.AgentLister plus, say, fault.AgentStopper and fault.Pauser): a
 // step it cannot land fails the scenario's validation, naming the step.
-func WithRuntime(rt arena.AgentLister) Option { return runtimeOption{rt} }
+func WithRuntime(rt fault.AgentLister) Option { return runtimeOption{rt} }
 
 type freshRuntimeOption struct {
-	f func(seed uint64) (arena.AgentLister, error)
+	f func(seed uint64) (fault.AgentLister, error)
 }
 
 func (o freshRuntimeOption) apply(c *options) {
@@ -102,29 +105,29 @@ func (o freshRuntimeOption) apply(c *options) {
 // seeded with the run's seed: the run itself and, with
 // WithShrinkOnFailure, each schedule the shrinker tries. The runtime's
 // clock, DAG, probe and checks are found as with WithRuntime.
-func WithFreshRuntime(f func(seed uint64) (arena.AgentLister, error)) Option {
+func WithFreshRuntime(f func(seed uint64) (fault.AgentLister, error)) Option {
 	return freshRuntimeOption{f}
 }
 
-type faultsOption struct{ specs []arena.FaultSpec }
+type faultsOption struct{ specs []fault.Spec }
 
 func (o faultsOption) apply(c *options) {
 	c.given = append(c.given, "WithFaults")
 	c.faults = append(c.faults, o.specs...)
 }
 
-// WithFaults registers user-defined fault types (arena.WithFault) on the
+// WithFaults registers user-defined fault types (fault.WithFault) on the
 // run's injector: scenarios and survival mixes may then use them.
-func WithFaults(specs ...arena.FaultSpec) Option { return faultsOption{slices.Clone(specs)} }
+func WithFaults(specs ...fault.Spec) Option { return faultsOption{slices.Clone(specs)} }
 
-type dagOption struct{ dag arena.DAGProvider }
+type dagOption struct{ dag fault.DAGProvider }
 
 func (o dagOption) apply(c *options) { c.given = append(c.given, "WithDAG"); c.dag = o.dag }
 
 // WithDAG sets the DAG provider that remove_node and remove_edge go
 // through. Without it a WithRuntime runtime that is also an
-// arena.DAGProvider is used, and the default fake cluster is its own.
-func WithDAG(dag arena.DAGProvider) Option { return dagOption{dag} }
+// fault.DAGProvider is used, and the default fake cluster is its own.
+func WithDAG(dag fault.DAGProvider) Option { return dagOption{dag} }
 
 type clusterOption struct{ opts []fakes.Option }
 
@@ -179,15 +182,15 @@ func (o reportDirOption) apply(c *options) {
 // without either nothing is written.
 func WithReportDir(dir string) Option { return reportDirOption(dir) }
 
-type probeOption struct{ p arena.Probe }
+type probeOption struct{ p fault.Probe }
 
 func (o probeOption) apply(c *options) { c.given = append(c.given, "WithProbe"); c.probe = o.p }
 
 // WithProbe sets the system's health probe, sampled every 100ms of the
 // run's clock. Without a probe, availability and recovery are unmeasured.
-func WithProbe(p arena.Probe) Option { return probeOption{p} }
+func WithProbe(p fault.Probe) Option { return probeOption{p} }
 
-type checksOption struct{ checks []arena.Check }
+type checksOption struct{ checks []fault.Check }
 
 func (o checksOption) apply(c *options) {
 	c.given = append(c.given, "WithChecks")
@@ -196,28 +199,28 @@ func (o checksOption) apply(c *options) {
 
 // WithChecks sets the system's consistency checks, run after each recovery
 // and at the end.
-func WithChecks(checks ...arena.Check) Option { return checksOption{slices.Clone(checks)} }
+func WithChecks(checks ...fault.Check) Option { return checksOption{slices.Clone(checks)} }
 
-type rolesOption struct{ r arena.RoleResolver }
+type rolesOption struct{ r fault.RoleResolver }
 
 func (o rolesOption) apply(c *options) { c.given = append(c.given, "WithRoles"); c.roles = o.r }
 
 // WithRoles resolves the agents' roles live with r at every target
-// selection (see arena.RoleResolver): kill_leader, type:leader and the
+// selection (see fault.RoleResolver): kill_leader, type:leader and the
 // survival mix follow the system's current leader, not the types listed at
 // start.
-func WithRoles(r arena.RoleResolver) Option { return rolesOption{r} }
+func WithRoles(r fault.RoleResolver) Option { return rolesOption{r} }
 
-type observeOption struct{ o arena.ObserveOptions }
+type observeOption struct{ o engine.ObserveOptions }
 
 func (o observeOption) apply(c *options) { c.given = append(c.given, "WithObserve"); c.observe = o.o }
 
 // WithObserve sets how the run is observed (probe interval and timeout,
 // settle time, stable samples, recovery deadline…; zero fields keep their
 // defaults). A scenario's config.observe overrides it field by field.
-func WithObserve(o arena.ObserveOptions) Option { return observeOption{o} }
+func WithObserve(o engine.ObserveOptions) Option { return observeOption{o} }
 
-type gateOption struct{ g arena.Gate }
+type gateOption struct{ g scenario.Gate }
 
 func (o gateOption) apply(c *options) {
 	c.given = append(c.given, "WithGate")
@@ -233,9 +236,9 @@ func (o gateOption) apply(c *options) {
 // the higher minimum, the lower maximum); for Survive they are the gate,
 // which is otherwise empty: a survival run then fails only when it cannot
 // be run, and its grade is yours to judge (matchers.SurviveWithGrade).
-func WithGate(g arena.Gate) Option { return gateOption{g} }
+func WithGate(g scenario.Gate) Option { return gateOption{g} }
 
-type abortOption struct{ a arena.AbortWhen }
+type abortOption struct{ a engine.AbortWhen }
 
 func (o abortOption) apply(c *options) {
 	c.given = append(c.given, "WithAbortWhen")
@@ -243,11 +246,11 @@ func (o abortOption) apply(c *options) {
 	c.abort = &a
 }
 
-// WithAbortWhen sets the run's stop conditions (arena.AbortWhen), for Run in
+// WithAbortWhen sets the run's stop conditions (engine.AbortWhen), for Run in
 // place of the scenario's config.abort_when, for Survive in place of the
 // config's: when one is met the run stops injecting, its faults are lifted,
 // and it ends aborted, which fails the test with the reason.
-func WithAbortWhen(a arena.AbortWhen) Option { return abortOption{a} }
+func WithAbortWhen(a engine.AbortWhen) Option { return abortOption{a} }
 
 type unhealthyStartOption struct{}
 
@@ -261,16 +264,16 @@ func (unhealthyStartOption) apply(c *options) {
 // tick); by default the run is then aborted before it injects anything.
 func AllowUnhealthyStart() Option { return unhealthyStartOption{} }
 
-type scorerOption struct{ s arena.Scorer }
+type scorerOption struct{ s regression.Scorer }
 
 func (o scorerOption) apply(c *options) { c.given = append(c.given, "WithScorer"); c.scorer = o.s }
 
 // WithScorer scores Compare's runs. Without it both strategies must be
-// fakes.Strategy values, scored by fakes.StrategyScorer over the
-// experiment (WithExperiment).
-func WithScorer(s arena.Scorer) Option { return scorerOption{s} }
+// regression.System values (such as fakes.Strategy), scored by
+// regression.ExperimentScorer over the experiment (WithExperiment).
+func WithScorer(s regression.Scorer) Option { return scorerOption{s} }
 
-type experimentOption struct{ exp fakes.Experiment }
+type experimentOption struct{ exp regression.Experiment }
 
 func (o experimentOption) apply(c *options) {
 	c.given = append(c.given, "WithExperiment")
@@ -279,9 +282,9 @@ func (o experimentOption) apply(c *options) {
 
 // WithExperiment sets what each run of a fakes.Strategy does in Compare
 // (default DefaultExperiment: the built-in scenario everything-at-once).
-func WithExperiment(exp fakes.Experiment) Option { return experimentOption{exp} }
+func WithExperiment(exp regression.Experiment) Option { return experimentOption{exp} }
 
-type verdictsOption struct{ vs []arena.RegressionVerdict }
+type verdictsOption struct{ vs []regression.Verdict }
 
 func (o verdictsOption) apply(c *options) {
 	c.given = append(c.given, "WantVerdicts")
@@ -289,14 +292,14 @@ func (o verdictsOption) apply(c *options) {
 }
 
 // WantVerdicts sets the verdicts with which Compare passes (default: only
-// arena.VerdictBetter, "the candidate is significantly better").
-func WantVerdicts(vs ...arena.RegressionVerdict) Option { return verdictsOption{slices.Clone(vs)} }
+// regression.VerdictBetter, "the candidate is significantly better").
+func WantVerdicts(vs ...regression.Verdict) Option { return verdictsOption{slices.Clone(vs)} }
 
 // NoRegression makes Compare pass unless the candidate is significantly
-// worse: WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive).
+// worse: WantVerdicts(regression.VerdictBetter, regression.VerdictNoDifference, regression.VerdictInconclusive).
 // It is the gate of a CI job that guards against regressions.
 func NoRegression() Option {
-	return WantVerdicts(arena.VerdictBetter, arena.VerdictNoDifference, arena.VerdictInconclusive)
+	return WantVerdicts(regression.VerdictBetter, regression.VerdictNoDifference, regression.VerdictInconclusive)
 }
 
 // collect applies opts and checks them against what the helper accepts.
@@ -337,7 +340,7 @@ func collect(fn string, allowed []string, opts []Option) (*options, error) {
 	}
 	for _, v := range o.verdicts {
 		switch v {
-		case arena.VerdictBetter, arena.VerdictWorse, arena.VerdictNoDifference, arena.VerdictInconclusive:
+		case regression.VerdictBetter, regression.VerdictWorse, regression.VerdictNoDifference, regression.VerdictInconclusive:
 		default:
 			return nil, fmt.Errorf("WantVerdicts: unknown verdict %q", v)
 		}
@@ -349,9 +352,9 @@ func collect(fn string, allowed []string, opts []Option) (*options, error) {
 func sameType(a, b any) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
 
 // stricter is the gate that holds when both a and b hold.
-func stricter(a, b arena.Gate) arena.Gate {
+func stricter(a, b scenario.Gate) scenario.Gate {
 	out := a
-	if b.MinGrade != arena.GradeNone && (a.MinGrade == arena.GradeNone || !a.MinGrade.AtLeast(b.MinGrade)) {
+	if b.MinGrade != engine.GradeNone && (a.MinGrade == engine.GradeNone || !a.MinGrade.AtLeast(b.MinGrade)) {
 		out.MinGrade = b.MinGrade
 	}
 	if b.MinScore != nil && (a.MinScore == nil || *b.MinScore > *a.MinScore) {

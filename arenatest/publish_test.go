@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -74,7 +74,7 @@ func TestEntries(t *testing.T) {
 	if got := arenatest.Entries(42); got != nil {
 		t.Errorf("Entries(42) = %v, want nil", got)
 	}
-	got := arenatest.Entries(&arena.Report{Seed: 3})
+	got := arenatest.Entries(&engine.Report{Seed: 3})
 	want := []arenatest.Entry{{Key: "arena.grade", Value: "none"}, {Key: "arena.mttr", Value: "0s"}, {Key: "arena.unrecovered", Value: 0}, {Key: "arena.seed", Value: uint64(3)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Entries(unmeasured report) (-want +got):\n%s", diff)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/scenario"
 )
 
 var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster", "Virtual()", "RealTime()",
@@ -19,38 +19,38 @@ var runOptions = []string{"WithRuntime", "WithDAG", "WithFaults", "WithCluster",
 // returns the report either way.
 //
 // scenario is the name of a built-in scenario (package scenarios), the path
-// of a scenario file, or an *arena.Scenario (which Run copies, not changes).
+// of a scenario file, or a *scenario.Scenario (which Run copies, not changes).
 // The system is a fresh fake cluster in virtual time unless opts say
 // otherwise (WithCluster, WithRuntime, RealTime, …); the seed is the
 // override (-arena.seed, ARENA_SEED), else WithSeed, else the scenario's
 // config.seed, else drawn. When the scenario cannot be loaded or run,
 // Run reports the error and stops the test (t.FailNow).
-func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
+func Run(t TB, scen any, opts ...Option) *scenario.Report {
 	if h, ok := t.(helper); ok {
 		h.Helper()
 	}
 	o, err := collect("Run", runOptions, opts)
 	if err != nil {
-		return stop[arena.ScenarioReport](t, "Run", err)
+		return stop[scenario.Report](t, "Run", err)
 	}
 	if sim := simulationOf(t); sim != nil {
 		if err := sim.adopt(o); err != nil {
-			return stop[arena.ScenarioReport](t, "Run", err)
+			return stop[scenario.Report](t, "Run", err)
 		}
 	}
 	if path := replayFile(); path != "" { // the file's seed, not the code's; no shrinking of a replay
-		scenario, o.seed, o.shrink = path, 0, nil
+		scen, o.seed, o.shrink = path, 0, nil
 	}
-	sc, _, err := loadScenario(scenario, o.faults)
+	sc, _, err := loadScenario(scen, o.faults)
 	if err == nil {
-		err = arena.ValidateScenario(sc, o.faults...)
+		err = scenario.Validate(sc, o.faults...)
 	}
 	if err != nil {
-		return stop[arena.ScenarioReport](t, "Run", err)
+		return stop[scenario.Report](t, "Run", err)
 	}
 	seed, err := seedFor(o, sc.Config.Seed)
 	if err != nil {
-		return stop[arena.ScenarioReport](t, "Run", err)
+		return stop[scenario.Report](t, "Run", err)
 	}
 	sc.Config.Seed = seed
 	if o.gate != nil {
@@ -62,15 +62,16 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 	sc.Config.AllowUnhealthyStart = sc.Config.AllowUnhealthyStart || o.unhealthy
 	svc, err := newSystem(o, seed)
 	if err != nil {
-		return stop[arena.ScenarioReport](t, "Run", err)
+		return stop[scenario.Report](t, "Run", err)
 	}
 	rollbackAtCleanup(t, svc)
-	rep, runErr := arena.RunScenarioReport(testContext(t), svc, sc)
+	rep, runErr := scenario.Run(testContext(t), svc, sc)
 	if rep == nil {
-		return stop[arena.ScenarioReport](t, "Run", runErr)
+		return stop[scenario.Report](t, "Run", runErr)
 	}
 
 	publish(t, Entries(rep), rep.Score)
+	noteReport(t, rep.Report)
 	files, err := reportFiles{json: rep, junit: rep.WriteJUnit, text: rep.WriteText}.write(t, o)
 	if err != nil {
 		t.Errorf("arenatest.Run: %v", err)
@@ -82,6 +83,10 @@ func Run(t TB, scenario any, opts ...Option) *arena.ScenarioReport {
 		f.head = fmt.Sprintf("scenario %s did not finish: %v", sc.Name, runErr)
 		t.Errorf("%s", f.text(t))
 	case !rep.OK():
+		if s := simulationOf(t); s != nil && s.held != nil { // SimulateRun reports it, and shrinks it, outside the bubble
+			s.held(pendingFailure{f: f, sc: sc})
+			break
+		}
 		if o.shrink != nil {
 			f.shrunk = shrinkFailure(t, o, sc)
 		}

@@ -13,20 +13,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/regression"
+	"github.com/ares-arena/arena/scenario"
 )
 
 func TestRunPasses(t *testing.T) {
-	var rep *arena.ScenarioReport
+	var rep *scenario.Report
 	r := record("TestLeaderFailover", func(t arenatest.TB) {
 		rep = arenatest.Run(t, "leader-failover", arenatest.WithSeed(7))
 	})
 	if r.failed() || r.stopped {
 		t.Fatalf("Run failed a passing scenario:\n%s", r.errorText())
 	}
-	if !rep.OK() || rep.Seed != 7 || !rep.Virtual || !rep.Score.Grade.AtLeast(arena.GradeA) {
+	if !rep.OK() || rep.Seed != 7 || !rep.Virtual || !rep.Score.Grade.AtLeast(engine.GradeA) {
 		t.Errorf("Run = gate %s, seed %d, virtual %v, grade %s; want passed, 7, true, A or better",
 			rep.Gate.Verdict, rep.Seed, rep.Virtual, rep.Score.Grade)
 	}
@@ -69,18 +73,18 @@ rerun: go test -run '^TestLeaderFailover$' -arena.seed=7
 }
 
 func TestRunFailureNamesWorstFaults(t *testing.T) {
-	mttr := arena.Duration(500 * time.Millisecond)
+	mttr := clock.Duration(500 * time.Millisecond)
 	r := record("TestEverything/no retries", func(t arenatest.TB) {
 		arenatest.Run(t, "everything-at-once", arenatest.WithSeed(3), arenatest.WithCluster(fakes.WithoutRetries()),
-			arenatest.WithGate(arena.Gate{MaxMTTR: &mttr}))
+			arenatest.WithGate(scenario.Gate{MaxMTTR: &mttr}))
 	})
-	want := `arena: scenario everything-at-once failed its gate: score 93.1, grade A
-  - MTTR 1.562s is above the maximum 500ms
-faults: 13 landed, 13 recovered, 0 unrecovered; MTTR 1.562s, p95 6.4s, max 6.4s
+	want := `arena: scenario everything-at-once failed its gate: score 91.6, grade A
+  - MTTR 2.423s is above the maximum 500ms
+faults: 13 landed, 13 recovered, 0 unrecovered; MTTR 2.423s, p95 7s, max 7s
 worst faults:
-  - llm_failure on orchestrator-0 at 47s: recovered in 6.4s
-  - mcp_disconnect on worker-2 at 41s: recovered in 4.7s
-  - kill_orchestrator on orchestrator-0 at 23s: recovered in 2s
+  - tool_timeout on leader-0 at 39s: recovered in 7s
+  - llm_failure on worker-3 at 47s: recovered in 6.4s
+  - mcp_disconnect on leader-0 at 41s: recovered in 5s
 seed: 3
 rerun: go test -run '^TestEverything$/^no retries$' -arena.seed=3
    or: ARENA_SEED=3 go test -run '^TestEverything$/^no retries$'`
@@ -91,7 +95,7 @@ rerun: go test -run '^TestEverything$/^no retries$' -arena.seed=3
 	r = record("TestEverything", func(t arenatest.TB) {
 		arenatest.Run(t, "everything-at-once", arenatest.WithSeed(3), arenatest.WithCluster(fakes.WithoutCheckpoints()))
 	})
-	if want := "  - kill_orchestrator on orchestrator-0 at 23s: recovered in 2s, check tasks failed\n"; !strings.Contains(r.errorText(), want) {
+	if want := "  - kill_orchestrator on orchestrator-0 at 23s: recovered in 2s, check memory failed\n"; !strings.Contains(r.errorText(), want) {
 		t.Errorf("failure does not contain %q:\n%s", want, r.errorText())
 	}
 }
@@ -109,22 +113,22 @@ func TestRunErrors(t *testing.T) {
 		{"unknown name", "no-such-scenario", nil,
 			`arenatest.Run: "no-such-scenario" is neither a built-in scenario (` + names + `) nor a file`},
 		{"wrong type", 42, nil,
-			"arenatest.Run: scenario is int, want a built-in name or file path (string) or an *arena.Scenario"},
-		{"nil scenario", (*arena.Scenario)(nil), nil, "arenatest.Run: nil *arena.Scenario"},
-		{"invalid scenario", &arena.Scenario{Name: "x"}, nil, "arenatest.Run: actions: missing (a scenario needs at least one step)"},
+			"arenatest.Run: scenario is int, want a built-in name or file path (string) or a *scenario.Scenario"},
+		{"nil scenario", (*scenario.Scenario)(nil), nil, "arenatest.Run: nil *scenario.Scenario"},
+		{"invalid scenario", &scenario.Scenario{Name: "x"}, nil, "arenatest.Run: actions: missing (a scenario needs at least one step)"},
 		{"no DAG", "dag-surgery", []arenatest.Option{arenatest.WithRuntime(bare{realCluster})},
 			`arenatest.Run: scenario "dag-surgery": actions[0]: remove_edge: no DAG provider`},
-		{"option for Compare", "leader-failover", []arenatest.Option{arenatest.WithScorer(arena.ScorerFunc(nil))},
+		{"option for Compare", "leader-failover", []arenatest.Option{arenatest.WithScorer(regression.ScorerFunc(nil))},
 			"arenatest.Run: WithScorer does not apply to Run"},
 		{"nil option", "leader-failover", []arenatest.Option{nil}, "arenatest.Run: options[0]: nil option"},
 		{"nil runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(nil)}, "arenatest.Run: WithRuntime: nil runtime"},
 		{"virtual and real", "leader-failover", []arenatest.Option{arenatest.Virtual(), arenatest.RealTime()},
 			"arenatest.Run: both Virtual() and RealTime() given"},
 		{"virtual real runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(realCluster), arenatest.Virtual()},
-			"arenatest.Run: Virtual(): the runtime runs in real time (a runtime on a virtual clock is an arena.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)"},
+			"arenatest.Run: Virtual(): the runtime runs in real time (a runtime on a virtual clock is a clock.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)"},
 		{"cluster seed", "leader-failover", []arenatest.Option{arenatest.WithCluster(fakes.WithWorkers(4), fakes.WithSeed(3))},
 			"arenatest.Run: WithCluster: options[1]: fakes.WithSeed: the cluster is seeded with the run's seed (use WithSeed)"},
-		{"cluster clock", "leader-failover", []arenatest.Option{arenatest.WithCluster(fakes.WithClock(arena.RealClock{}))},
+		{"cluster clock", "leader-failover", []arenatest.Option{arenatest.WithCluster(fakes.WithClock(clock.Real{}))},
 			"arenatest.Run: WithCluster: options[0]: fakes.WithClock: the cluster follows the run's clock (use Virtual or RealTime)"},
 		{"cluster and runtime", "leader-failover", []arenatest.Option{arenatest.WithRuntime(realCluster), arenatest.WithCluster(fakes.WithWorkers(4))},
 			"arenatest.Run: WithCluster tunes the default fake cluster; it does not apply with WithRuntime"},
@@ -201,14 +205,14 @@ func TestRunSeed(t *testing.T) {
 // copy; WithGate adds to its gate.
 func TestRunScenarioInCode(t *testing.T) {
 	minScore := 99.5
-	sc := &arena.Scenario{
+	sc := &scenario.Scenario{
 		Name:    "one-kill",
-		Config:  arena.ScenarioConfig{Cooldown: arena.Duration(20 * time.Second)},
-		Actions: []arena.ScenarioStep{{Delay: arena.Duration(5 * time.Second), Action: arena.Action{Type: arena.ActionKillLeader}}},
-		Expect:  arena.Gate{MinGrade: arena.GradeB},
+		Config:  scenario.Config{Cooldown: clock.Duration(20 * time.Second)},
+		Actions: []scenario.Step{{Delay: clock.Duration(5 * time.Second), Action: fault.Action{Type: fault.KillLeader}}},
+		Expect:  scenario.Gate{MinGrade: engine.GradeB},
 	}
 	r := record("TestOneKill", func(t arenatest.TB) {
-		rep := arenatest.Run(t, sc, arenatest.WithSeed(4), arenatest.WithGate(arena.Gate{MinGrade: arena.GradeC, MinScore: &minScore}))
+		rep := arenatest.Run(t, sc, arenatest.WithSeed(4), arenatest.WithGate(scenario.Gate{MinGrade: engine.GradeC, MinScore: &minScore}))
 		var names []string
 		for _, c := range rep.Gate.Checks {
 			names = append(names, c.Name+" "+c.Want)
@@ -254,7 +258,7 @@ func TestRunReportFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep arena.ScenarioReport
+		var rep scenario.Report
 		if err := json.Unmarshal(data, &rep); err != nil || rep.Scenario != "leader-failover" || rep.Report == nil || rep.Seed != 7 {
 			t.Errorf("%s.json: %v, %+v", b, err, rep)
 		}
@@ -286,8 +290,8 @@ func TestRunReportFiles(t *testing.T) {
 // TestRunWithRuntime: your own runtime (here a fake cluster you built),
 // virtual when it follows a virtual clock, in real time otherwise.
 func TestRunWithRuntime(t *testing.T) {
-	clock := arena.NewVirtualClock(time.Time{})
-	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(7))
+	clk := clock.NewVirtual(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(7))
 	r := record("TestMine", func(t arenatest.TB) {
 		rep := arenatest.Run(t, "dag-surgery", arenatest.WithRuntime(cluster), arenatest.WithSeed(7), arenatest.Virtual())
 		if !rep.Virtual || rep.Report.Checks == nil {
@@ -298,7 +302,7 @@ func TestRunWithRuntime(t *testing.T) {
 		t.Error(r.errorText())
 	}
 	r = record("TestMine", func(t arenatest.TB) {
-		arenatest.Run(t, "dag-surgery", arenatest.WithRuntime(fakes.NewCluster(fakes.WithClock(arena.NewVirtualClock(time.Time{})))), arenatest.RealTime())
+		arenatest.Run(t, "dag-surgery", arenatest.WithRuntime(fakes.NewCluster(fakes.WithClock(clock.NewVirtual(time.Time{})))), arenatest.RealTime())
 	})
 	if want := "arenatest.Run: RealTime(): the runtime follows a virtual clock"; r.errorText() != want {
 		t.Errorf("RealTime with a virtual runtime: %q, want %q", r.errorText(), want)
@@ -307,11 +311,11 @@ func TestRunWithRuntime(t *testing.T) {
 	// In real time: a short scenario against a bare runtime with the probe
 	// given by option.
 	real := fakes.NewCluster(fakes.WithResurrection(50 * time.Millisecond))
-	sc := &arena.Scenario{
+	sc := &scenario.Scenario{
 		Name:    "quick-kill",
-		Config:  arena.ScenarioConfig{Cooldown: arena.Duration(300 * time.Millisecond), ProbeInterval: arena.Duration(10 * time.Millisecond)},
-		Actions: []arena.ScenarioStep{{Delay: arena.Duration(20 * time.Millisecond), Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-2"}}},
-		Expect:  arena.Gate{AllRecovered: true},
+		Config:  scenario.Config{Cooldown: clock.Duration(300 * time.Millisecond), ProbeInterval: clock.Duration(10 * time.Millisecond)},
+		Actions: []scenario.Step{{Delay: clock.Duration(20 * time.Millisecond), Action: fault.Action{Type: fault.KillAgent, TargetID: "worker-2"}}},
+		Expect:  scenario.Gate{AllRecovered: true},
 	}
 	r = record("TestReal", func(t arenatest.TB) {
 		rep := arenatest.Run(t, sc, arenatest.WithRuntime(bare{real}), arenatest.WithProbe(real.Probe), arenatest.WithChecks())
@@ -325,4 +329,4 @@ func TestRunWithRuntime(t *testing.T) {
 }
 
 // bare hides everything of a fake cluster but its RuntimeProvider methods.
-type bare struct{ arena.RuntimeProvider }
+type bare struct{ fault.RuntimeProvider }

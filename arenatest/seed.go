@@ -6,7 +6,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // SeedFlag and SeedEnv name the two ways to force the seed of every arena
@@ -66,5 +66,5 @@ func seedFor(o *options, inCode uint64) (uint64, error) {
 	case inCode != 0:
 		return inCode, nil
 	}
-	return arena.DrawSeed(), nil
+	return engine.DrawSeed(), nil
 }

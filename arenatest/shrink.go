@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
+	"github.com/ares-arena/arena/shrink"
 )
 
 // ShrunkDir is where WithShrinkOnFailure writes the schedules it shrinks,
@@ -55,14 +58,16 @@ func (o shrinkOption) apply(c *options) {
 }
 
 // WithShrinkOnFailure shrinks a run that fails its gate to the smallest
-// schedule that still fails the same way (arena.Shrink), within budget of
+// schedule that still fails the same way (shrink.Run), within budget of
 // wall-clock time, and writes it as a scenario file to
 // testdata/arena-shrunk/<test name>.yaml. The failure message then shows
 // that schedule, how often it fails, and the command that replays it
 // (-arena.replay). Each schedule tried runs on a fresh system: the default
 // fake cluster, or WithFreshRuntime's; with WithRuntime (one runtime for
-// every run) it is an error. A survival run lists all its actions
-// (TimelineCap up to arena.MaxScenarioSteps) so that it can become a
+// every run) it is an error. In simulated time give it to SimulateRun or
+// SimulateSurvive, whose System builds a fresh world for each schedule;
+// inside Simulate it is an error. A survival run lists all its actions
+// (TimelineCap up to scenario.MaxSteps) so that it can become a
 // scenario.
 func WithShrinkOnFailure(budget time.Duration) Option { return shrinkOption(budget) }
 
@@ -83,22 +88,28 @@ func (o *options) checkFresh() error {
 
 // shrinkFailure shrinks sc, which failed, writes the result for t and
 // returns the lines of the failure message that tell of it.
-func shrinkFailure(t TB, o *options, sc *arena.Scenario) []string {
-	res, err := arena.Shrink(testContext(t), arena.ShrinkConfig{
+func shrinkFailure(t TB, o *options, sc *scenario.Scenario) []string {
+	res, err := shrink.Run(testContext(t), shrink.Config{
 		Scenario: sc,
-		System:   func(_ context.Context, seed uint64) (*arena.Service, error) { return newSystem(o, seed) },
+		System:   func(_ context.Context, seed uint64) (*engine.Service, error) { return newSystem(o, seed) },
 		Budget:   *o.shrink,
 	})
+	return shrunkLines(t, res, err)
+}
+
+// shrunkLines are the lines of a failure message that tell of a shrink:
+// its summary, the file written and the command that replays it.
+func shrunkLines(t TB, res *shrink.Result, err error) []string {
 	if res == nil {
-		return []string{fmt.Sprintf("shrink: %v", err)}
+		return []string{shrinkError(err)}
 	}
 	var b strings.Builder
 	if werr := res.WriteText(&b); werr != nil {
-		return []string{fmt.Sprintf("shrink: %v", werr)}
+		return []string{shrinkError(werr)}
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	if err != nil {
-		lines = append(lines, fmt.Sprintf("  shrink: %v", err))
+		lines = append(lines, "  "+shrinkError(err))
 	}
 	path := filepath.Join(ShrunkDir, fileName(t.Name())+".yaml")
 	if werr := writeShrunk(path, res); werr != nil {
@@ -108,7 +119,17 @@ func shrinkFailure(t TB, o *options, sc *arena.Scenario) []string {
 		fmt.Sprintf("replay: go test %s -%s=%s", selector(t), ReplayFlag, path))
 }
 
-func writeShrunk(path string, res *arena.ShrinkResult) error {
+// shrinkError says what stopped a shrink, with one "shrink:" in front:
+// package shrink's own errors carry it already.
+func shrinkError(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "shrink: ") {
+		return msg
+	}
+	return "shrink: " + msg
+}
+
+func writeShrunk(path string, res *shrink.Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -118,14 +139,14 @@ func writeShrunk(path string, res *arena.ShrinkResult) error {
 // shrinkSurvival shrinks a survival run that failed: the faults that
 // landed, as a scenario against WithGate's gate (or none: an aborted run
 // fails by being aborted).
-func shrinkSurvival(t TB, o *options, rep *arena.SurvivalReport) []string {
-	var gate arena.Gate
+func shrinkSurvival(t TB, o *options, rep *engine.SurvivalReport) []string {
+	var gate scenario.Gate
 	if o.gate != nil {
 		gate = *o.gate
 	}
-	sc, err := arena.ScenarioFromSurvival(rep, gate)
+	sc, err := shrink.FromSurvival(rep, gate)
 	if err != nil {
-		return []string{fmt.Sprintf("shrink: %v", err)}
+		return []string{shrinkError(err)}
 	}
 	return shrinkFailure(t, o, sc)
 }
@@ -133,7 +154,7 @@ func shrinkSurvival(t TB, o *options, rep *arena.SurvivalReport) []string {
 // replaySurvival is Survive under -arena.replay: Run plays the file on the
 // system of opts, and reports; the survival report returned holds that
 // run's report, its seed and how it ended.
-func replaySurvival(t TB, path string, cfg arena.SurvivalConfig, opts []Option) *arena.SurvivalReport {
+func replaySurvival(t TB, path string, cfg engine.SurvivalConfig, opts []Option) *engine.SurvivalReport {
 	if h, ok := t.(helper); ok {
 		h.Helper()
 	}
@@ -142,9 +163,9 @@ func replaySurvival(t TB, path string, cfg arena.SurvivalConfig, opts []Option) 
 		return nil
 	}
 	cfg.Seed = rep.Seed
-	out := &arena.SurvivalReport{Report: rep.Report, Config: cfg, Ending: arena.SurvivalCompleted, ByType: map[arena.ActionType]arena.FaultTypeOutcome{}}
+	out := &engine.SurvivalReport{Report: rep.Report, Config: cfg, Ending: engine.SurvivalCompleted, ByType: map[fault.Type]engine.FaultTypeOutcome{}}
 	if rep.Aborted != "" {
-		out.Ending, out.Reason, out.Stopped = arena.SurvivalAborted, rep.Aborted, true
+		out.Ending, out.Reason, out.Stopped = engine.SurvivalAborted, rep.Aborted, true
 	}
 	return out
 }

@@ -8,25 +8,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/planted"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // plantedRuntime makes a fresh fake cluster with the planted bug (a
 // partition, then a kill of the leader while it holds, loses a task) for
 // each run, on a virtual clock.
-var plantedRuntime = arenatest.WithFreshRuntime(func(seed uint64) (arena.AgentLister, error) {
-	clock := arena.NewVirtualClock(time.Time{})
-	return planted.New(fakes.WithClock(clock), fakes.WithSeed(seed), fakes.WithoutPartitionHealing()), nil
+var plantedRuntime = arenatest.WithFreshRuntime(func(seed uint64) (fault.AgentLister, error) {
+	clk := clock.NewVirtual(time.Time{})
+	return planted.New(fakes.WithClock(clk), fakes.WithSeed(seed), fakes.WithoutPartitionHealing()), nil
 })
 
 // hourOfChaos fails its consistency gate on the planted bug after 37m40s.
-var hourOfChaos = arena.SurvivalConfig{Duration: time.Hour, Seed: 17, MaxLifetime: 30 * time.Second,
-	Mix: map[arena.ActionType]float64{
-		arena.ActionKillAgent: 1, arena.ActionSlowAgent: 1, arena.ActionLLMFailure: 1, arena.ActionToolTimeout: 1,
-		arena.ActionMCPDisconnect: 1, arena.ActionRemoveEdge: 1, arena.ActionNetworkPartition: 0.2, arena.ActionKillLeader: 0.2,
+var hourOfChaos = engine.SurvivalConfig{Duration: time.Hour, Seed: 17, MaxLifetime: 30 * time.Second,
+	Mix: map[fault.Type]float64{
+		fault.KillAgent: 1, fault.SlowAgent: 1, fault.LLMFailure: 1, fault.ToolTimeout: 1,
+		fault.MCPDisconnect: 1, fault.RemoveEdge: 1, fault.NetworkPartition: 0.2, fault.KillLeader: 0.2,
 	}}
 
 // TestSurviveShrinkOnFailure: a failing survival run is shrunk; the
@@ -35,7 +38,7 @@ var hourOfChaos = arena.SurvivalConfig{Duration: time.Hour, Seed: 17, MaxLifetim
 // system and fails the same way.
 func TestSurviveShrinkOnFailure(t *testing.T) {
 	t.Chdir(t.TempDir())
-	opts := []arenatest.Option{plantedRuntime, arenatest.WithGate(arena.Gate{Consistent: true}), arenatest.WithShrinkOnFailure(time.Minute)}
+	opts := []arenatest.Option{plantedRuntime, arenatest.WithGate(scenario.Gate{Consistent: true}), arenatest.WithShrinkOnFailure(time.Minute)}
 	r := record("TestDay", func(t arenatest.TB) { arenatest.Survive(t, hourOfChaos, opts...) })
 	msg := r.errorText()
 	path := filepath.Join(arenatest.ShrunkDir, "TestDay.yaml")
@@ -50,7 +53,7 @@ func TestSurviveShrinkOnFailure(t *testing.T) {
 			t.Errorf("the message lacks %q:\n%s", want, msg)
 		}
 	}
-	sc, err := arena.LoadScenarioFile(path)
+	sc, err := scenario.LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +109,7 @@ func TestRunShrinkOnFailure(t *testing.T) {
 
 func TestShrinkOptionErrors(t *testing.T) {
 	rt := fakes.NewCluster()
-	fresh := arenatest.WithFreshRuntime(func(uint64) (arena.AgentLister, error) { return rt, nil })
+	fresh := arenatest.WithFreshRuntime(func(uint64) (fault.AgentLister, error) { return rt, nil })
 	cases := []struct {
 		opts []arenatest.Option
 		want string
@@ -116,12 +119,25 @@ func TestShrinkOptionErrors(t *testing.T) {
 		{[]arenatest.Option{arenatest.WithRuntime(rt), fresh}, "arenatest.Run: WithRuntime and WithFreshRuntime both given (choose one)"},
 		{[]arenatest.Option{fresh, arenatest.WithCluster(fakes.WithWorkers(2))}, "arenatest.Run: WithCluster tunes the default fake cluster; it does not apply with WithFreshRuntime"},
 		{[]arenatest.Option{arenatest.WithShrinkOnFailure(-time.Second)}, "arenatest.Run: WithShrinkOnFailure: negative budget -1s"},
-		{[]arenatest.Option{arenatest.WithFreshRuntime(func(uint64) (arena.AgentLister, error) { return nil, nil })}, "arenatest.Run: WithFreshRuntime: nil runtime"},
+		{[]arenatest.Option{arenatest.WithFreshRuntime(func(uint64) (fault.AgentLister, error) { return nil, nil })}, "arenatest.Run: WithFreshRuntime: nil runtime"},
 	}
 	for _, tc := range cases {
 		r := record("TestX", func(t arenatest.TB) { arenatest.Run(t, "leader-failover", tc.opts...) })
 		if !r.stopped || r.errorText() != tc.want {
 			t.Errorf("stopped %t, error %q, want %q", r.stopped, r.errorText(), tc.want)
 		}
+	}
+}
+
+// A shrink that cannot start says so with one "shrink:" in front.
+func TestShrinkErrorHasOnePrefix(t *testing.T) {
+	t.Chdir(t.TempDir())
+	r := record("TestLeader", func(t arenatest.TB) {
+		arenatest.Run(t, "leader-failover", arenatest.WithSeed(7), arenatest.WithCluster(fakes.WithoutHealing()),
+			arenatest.WithShrinkOnFailure(time.Nanosecond))
+	})
+	msg := r.errorText()
+	if want := "\nshrink: scenario \"leader-failover\": time budget spent"; !strings.Contains(msg, want) || strings.Contains(msg, "shrink: shrink:") {
+		t.Errorf("the message lacks %q, with one prefix:\n%s", want, msg)
 	}
 }

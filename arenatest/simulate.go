@@ -5,28 +5,52 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/cryptotest"
 	"testing/synctest"
 	"time"
 
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/scenario"
+	"github.com/ares-arena/arena/scenarios"
 	"github.com/ares-arena/arena/sim"
 )
 
 var simulateOptions = []string{"WithSeed", "WithWatchdog"}
 
 // simulation is what Run and Survive find when they are called inside
-// Simulate: the world, which is their default system, and its seed.
+// Simulate: the world, which is their default system, its seed, and the
+// test that called Simulate (a sweep's seed notes its reports).
 type simulation struct {
 	world *sim.World
 	seed  uint64
+	outer *testing.T
+	// held, when set (SimulateRun), takes a run's gate failure instead of
+	// t.Errorf: it is reported, and shrunk, outside the bubble.
+	held func(pendingFailure)
+}
+
+// pendingFailure is a failed run held for SimulateRun.
+type pendingFailure struct {
+	f        failure
+	sc       *scenario.Scenario     // Run's scenario, as it ran
+	survival *engine.SurvivalReport // or Survive's report
 }
 
 // simulations maps the bubble's *testing.T to its simulation.
 var simulations sync.Map
+
+// errShrinkInSimulate is the migration of WithShrinkOnFailure inside
+// Simulate: every schedule the shrinker tries needs a fresh world.
+var errShrinkInSimulate = errors.New("WithShrinkOnFailure inside Simulate: every schedule the shrinker tries needs a fresh world, " +
+	"built by your setup, in a bubble of its own; put the setup in an arenatest.System and call " +
+	"arenatest.SimulateRun(t, system, scenario, WithShrinkOnFailure(budget)) (see \"Shrinking in simulated time\" in the package docs)")
 
 // adopt makes the options of a Run or Survive inside the simulation run
 // against its world, with its seed.
@@ -38,6 +62,8 @@ func (s *simulation) adopt(o *options) error {
 		return errors.New("Virtual(): inside Simulate the clock is simulated (synctest), not arena's virtual clock; leave the option out")
 	case o.runtime == nil && len(o.cluster) > 0:
 		return errors.New("WithCluster tunes the default fake cluster; inside Simulate the default system is the world (sim.World)")
+	case o.shrink != nil:
+		return errShrinkInSimulate
 	}
 	if o.runtime == nil {
 		o.runtime = s.world
@@ -66,16 +92,18 @@ func simulationOf(t TB) *simulation {
 //		arenatest.Run(t, "leader-failover", arenatest.WithProbe(c.Probe), arenatest.WithRoles(c.Roles))
 //	})
 //
-// The seed is the override (-arena.seed, ARENA_SEED), else WithSeed, else
-// drawn; it seeds the world (each node's Rand, the faults' draws) and every
-// run inside, and a failure prints it with the command that replays the
-// same schedule.
+// The seed is the override (-arena.seed, ARENA_SEED), else the seed of the
+// -arena.replay file, else WithSeed, else drawn; it seeds the world (each
+// node's Rand, the faults' draws), crypto/rand (testing/cryptotest, unless
+// the test is parallel) and every run inside, and a failure prints it with
+// the command that replays the same schedule.
 //
 // When f returns (or fails the test), Simulate lifts what faults are left
 // (the runs' own cleanup), closes the world (every node's Stop hook, every
 // connection and listener), and gives the system's goroutines a simulated
 // minute to return. Those that do not are named in the failure, with what
-// they wait on and who started them, instead of synctest's bare deadlock
+// they wait on, who started them and whether a node's Start or the test
+// function did (the fix differs), instead of synctest's bare deadlock
 // panic; so are the goroutines of an f that blocks for good.
 //
 // Simulated time moves only while every goroutine of the bubble waits on
@@ -86,6 +114,11 @@ func simulationOf(t TB) *simulation {
 // with a message that names it and the fix, instead of a hang until go
 // test's timeout.
 //
+// A failing simulation stops the test (testing/synctest fails the test
+// that called it with t.FailNow): to report a run whatever it does, and to
+// shrink one that fails, use SimulateRun or SimulateSurvive, which take
+// the system as a System.
+//
 // Simulate needs a *testing.T: synctest does not run under Ginkgo.
 func Simulate(t *testing.T, f func(t *testing.T, w *sim.World), opts ...Option) {
 	t.Helper()
@@ -94,83 +127,161 @@ func Simulate(t *testing.T, f func(t *testing.T, w *sim.World), opts ...Option) 
 		stop[struct{}](t, "Simulate", err)
 		return
 	}
-	seed, err := seedFor(o, 0)
+	seed, err := simulationSeed(o)
 	if err != nil {
 		stop[struct{}](t, "Simulate", err)
 		return
 	}
-	limit := defaultWatchdog
-	if o.watchdog != nil {
-		limit = *o.watchdog
-	}
-	var bubble atomic.Int64
-	var reported atomic.Bool // leftovers named inside: synctest's panic that follows says no more
-	wd := startWatchdog(t.Name(), &bubble, limit)
-	defer wd.stop()
-	wallStart := time.Now()
-	var simulated time.Duration
+	b := bubble{seed: seed, watchdog: watchdogOf(o)}
+	wallStart := clock.Wall()
 	defer func() {
-		p := recover()
-		if p != nil {
-			msg := fmt.Sprint(p)
-			if !strings.HasPrefix(msg, "deadlock: ") {
-				panic(p)
-			}
-			if !reported.Load() { // f itself is blocked for good
-				t.Errorf("arena: simulation: every goroutine of the bubble is blocked for good (%s):\n%s\nseed: %d",
-					msg, namesOf(int(bubble.Load()), 0), seed)
-			}
-		}
-		t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, simulated.Round(time.Millisecond), time.Since(wallStart).Round(time.Millisecond))
+		t.Helper()
+		t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, b.simulated.Round(time.Millisecond), clock.Wall().Sub(wallStart).Round(time.Millisecond))
 		if t.Failed() {
-			cmds := rerun(t, seed)
+			cmds := replayCommands(t, seed)
 			t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
 		}
 	}()
+	b.run(t, &simulation{seed: seed, outer: t}, f)
+}
+
+// simulationSeed is the seed of a simulation: the override, else the
+// replayed file's (the world and the file's schedule share it), else
+// WithSeed, else drawn.
+func simulationSeed(o *options) (uint64, error) {
+	inFile := uint64(0)
+	if path := replayFile(); path != "" {
+		sc, err := scenarios.Resolve(path)
+		if err != nil {
+			return 0, fmt.Errorf("-%s: %w", ReplayFlag, err)
+		}
+		if inFile = sc.Config.Seed; inFile != 0 {
+			o.seed = 0 // the file's seed, not the code's
+		}
+	}
+	return seedFor(o, inFile)
+}
+
+func watchdogOf(o *options) time.Duration {
+	if o.watchdog != nil {
+		return *o.watchdog
+	}
+	return defaultWatchdog
+}
+
+// replayCommands are the two commands that replay t's simulation: with the
+// seed, or under -arena.replay with the file (whose seed the run took).
+func replayCommands(t TB, seed uint64) [2]string {
+	if path := replayFile(); path != "" {
+		sel := selector(t)
+		return [2]string{
+			fmt.Sprintf("go test %s -%s=%s", sel, ReplayFlag, path),
+			fmt.Sprintf("%s=%s go test %s", ReplayEnv, path, sel),
+		}
+	}
+	return rerun(t, seed)
+}
+
+// bubble is one synctest bubble around a fresh world: Simulate's, and one
+// per schedule the shrinker tries for SimulateRun.
+type bubble struct {
+	seed     uint64
+	watchdog time.Duration
+	// candidate: a run of the shrinker's. Goroutines left over are not the
+	// test's failure: the failing run, on the same system, reported them.
+	candidate bool
+
+	simulated time.Duration // the bubble's, when it ends
+	deadlock  string        // synctest's deadlock panic, when the bubble ended so
+}
+
+// run runs f in the bubble: a world seeded with b.seed, crypto/rand seeded
+// too, s registered for Run and Survive, and at f's end the world closed
+// and its goroutines waited for.
+func (b *bubble) run(t *testing.T, s *simulation, f func(t *testing.T, w *sim.World)) {
+	t.Helper()
+	var id atomic.Int64
+	var reported atomic.Bool // leftovers named inside: synctest's panic that follows says no more
+	wd := startWatchdog(t.Name(), &id, b.watchdog)
+	defer wd.stop()
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		msg := fmt.Sprint(p)
+		if !strings.HasPrefix(msg, "deadlock: ") {
+			panic(p)
+		}
+		b.deadlock = msg
+		if !reported.Load() && !b.candidate { // f itself is blocked for good
+			t.Errorf("arena: simulation: every goroutine of the bubble is blocked for good (%s):\n%s\nseed: %d",
+				msg, namesOf(leftovers(dumpLabelled(), int(id.Load()), 0)), b.seed)
+		}
+	}()
 	synctest.Test(t, func(t *testing.T) {
-		id, b := self()
-		bubble.Store(int64(b))
-		w := sim.New(sim.WithSeed(seed))
+		t.Helper()
+		self, bid := self()
+		id.Store(int64(bid))
+		if note := seedCrypto(t, b.seed); note != "" && !b.candidate {
+			t.Logf("arena: simulation: crypto/rand is not seeded: %s", note)
+		}
+		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(testLabel, "test")))
+		w := sim.New(sim.WithSeed(b.seed))
+		s.world = w
 		start := time.Now()
-		simulations.Store(t, &simulation{world: w, seed: seed})
+		simulations.Store(t, s)
 		// At t's cleanup, after the runs' own (rollbackAtCleanup, made
 		// later, runs first): close the world, wait for its goroutines.
 		t.Cleanup(func() {
 			defer simulations.Delete(t)
-			if err := w.Close(context.Background()); err != nil {
+			if err := w.Close(context.Background()); err != nil && !b.candidate {
 				t.Errorf("arena: simulation: closing the world: %v", err)
 			}
-			if left := settle(b, id); left != "" {
+			if gs := settle(bid, self); len(gs) > 0 && !b.candidate {
 				reported.Store(true)
-				t.Errorf("arena: simulation: goroutines still running a simulated minute after the world closed:\n%s\n"+
-					"fix: stop them in the node's Stop hook (sim.NodeConfig.Stop), or make them return when their connection closes or their context ends\nseed: %d", left, seed)
+				t.Errorf("arena: simulation: goroutines still running a simulated minute after the world closed:\n%s\n%s\nseed: %d", namesOf(gs), leakFixes(gs), b.seed)
 			}
-			simulated = time.Since(start)
+			b.simulated = time.Since(start)
 		})
 		f(t, w)
 	})
 }
 
+// seedCrypto seeds crypto/rand, and the crypto packages' implicit
+// randomness, from the world's seed for the bubble's test
+// (testing/cryptotest.SetGlobalRandom). It cannot in a parallel test (the
+// source is the process's): the note says why.
+func seedCrypto(t *testing.T, seed uint64) (note string) {
+	defer func() {
+		if p := recover(); p != nil {
+			note = fmt.Sprint(p)
+		}
+	}()
+	cryptotest.SetGlobalRandom(t, seed)
+	return ""
+}
+
 // settle waits, in simulated time, up to a minute for the goroutines of
 // the bubble other than self (and the testing package's) to return, and
-// names those that remain ("" when none does).
-func settle(bubble, self int) string {
+// returns those that remain (none when all did).
+func settle(bubble, self int) []goroutine {
 	for range 60 {
 		synctest.Wait()
-		if len(leftovers(bubble, self)) == 0 {
-			return ""
+		if len(leftovers(dumpAll(), bubble, self)) == 0 {
+			return nil
 		}
 		time.Sleep(time.Second)
 	}
 	synctest.Wait()
-	return namesOf(bubble, self)
+	return leftovers(dumpLabelled(), bubble, self)
 }
 
-// leftovers returns the goroutines of the bubble but self and the
-// testing package's own.
-func leftovers(bubble, self int) []goroutine {
+// leftovers returns the goroutines of the bubble in dump but self and
+// the testing package's own.
+func leftovers(dump []byte, bubble, self int) []goroutine {
 	var out []goroutine
-	for _, g := range goroutines(dumpAll()) {
+	for _, g := range goroutines(dump) {
 		if g.bubble != bubble || g.id == self || g.createdBy == "testing/synctest.Test" || strings.HasPrefix(g.state, "synctest.Run") {
 			// the bubble's root and the goroutine that waits on it
 			continue
@@ -180,18 +291,66 @@ func leftovers(bubble, self int) []goroutine {
 	return out
 }
 
-// namesOf lists the bubble's goroutines but self, one a line, at most 20.
-func namesOf(bubble, self int) string {
+// namesOf lists goroutines one a line, at most 20, each with who started
+// it: a node's Start, or the test function.
+func namesOf(gs []goroutine) string {
 	var b strings.Builder
-	gs := leftovers(bubble, self)
 	for i, g := range gs {
 		if i == 20 {
 			fmt.Fprintf(&b, "  … and %d more\n", len(gs)-20)
 			break
 		}
-		fmt.Fprintf(&b, "  - %s\n", g.name())
+		fmt.Fprintf(&b, "  - %s", g.name())
+		switch {
+		case g.node != "":
+			fmt.Fprintf(&b, " (node %s's Start)", g.node)
+		case g.test:
+			b.WriteString(" (the test function)")
+		}
+		b.WriteByte('\n')
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// leakFixes says how to stop the goroutines left, by who started them: a
+// node's Start (its Stop hook must stop them), the test function (the
+// test must stop its own workload before it returns), or neither known.
+func leakFixes(gs []goroutine) string {
+	var nodes []string
+	test, unknown := 0, 0
+	for _, g := range gs {
+		switch {
+		case g.node != "":
+			if !slices.Contains(nodes, g.node) {
+				nodes = append(nodes, g.node)
+			}
+		case g.test:
+			test++
+		default:
+			unknown++
+		}
+	}
+	var fixes []string
+	if test > 0 {
+		fixes = append(fixes, fmt.Sprintf("fix: %s started by the test function, not by a node's Start: stop it before the test function returns "+
+			"(defer its Stop, or t.Cleanup), or make it return when its context ends or its connection closes", plural(test, "goroutine was", "goroutines were")))
+	}
+	if len(nodes) > 0 {
+		fixes = append(fixes, fmt.Sprintf("fix: stop the goroutines of node %s in the node's Stop hook (sim.NodeConfig.Stop), which runs when the world closes, "+
+			"or make them return when their connection closes or their context ends", strings.Join(nodes, ", ")))
+	}
+	if unknown > 0 || len(fixes) == 0 {
+		fixes = append(fixes, "fix: stop them in the node's Stop hook (sim.NodeConfig.Stop) if a node's Start started them, or before the test function returns if it did, "+
+			"or make them return when their connection closes or their context ends")
+	}
+	return strings.Join(fixes, "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // defaultWatchdog is how long a goroutine of a simulation may stay blocked

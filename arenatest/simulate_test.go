@@ -12,14 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	. "github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/sim"
 )
 
 // startAPI adds an HTTP service on node "api" (restarted 2s after a kill)
 // and a client node, and returns the probe: a GET with a 500ms timeout.
-func startAPI(t *testing.T, w *sim.World) arena.Probe {
+func startAPI(t *testing.T, w *sim.World) fault.Probe {
 	t.Helper()
 	var srv *http.Server
 	_, err := w.AddNode("api", sim.NodeConfig{Type: "service", RestartAfter: 2 * time.Second,
@@ -55,22 +57,22 @@ func startAPI(t *testing.T, w *sim.World) arena.Probe {
 // A service on the simulated network, a kill and a partition: Run inside
 // Simulate runs against the world in simulated time, with Simulate's seed.
 func TestSimulate(t *testing.T) {
-	var rep *arena.ScenarioReport
+	var rep *scenario.Report
 	Simulate(t, func(t *testing.T, w *sim.World) {
 		probe := startAPI(t, w)
-		sc := &arena.Scenario{Name: "api-chaos", Config: arena.ScenarioConfig{Cooldown: arena.Duration(20 * time.Second)},
-			Actions: []arena.ScenarioStep{
-				{Delay: arena.Duration(5 * time.Second), Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "api"}},
-				{Delay: arena.Duration(15 * time.Second), Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: "api",
+		sc := &scenario.Scenario{Name: "api-chaos", Config: scenario.Config{Cooldown: clock.Duration(20 * time.Second)},
+			Actions: []scenario.Step{
+				{Delay: clock.Duration(5 * time.Second), Action: fault.Action{Type: fault.KillAgent, TargetID: "api"}},
+				{Delay: clock.Duration(15 * time.Second), Action: fault.Action{Type: fault.NetworkPartition, TargetID: "api",
 					Metadata: map[string]any{"duration": "5s"}}},
 			},
-			Expect: arena.Gate{AllRecovered: true}}
+			Expect: scenario.Gate{AllRecovered: true}}
 		rep = Run(t, sc, WithProbe(probe))
 	}, WithSeed(11))
 	if rep == nil {
 		t.Fatal("no report")
 	}
-	if rep.Clock != arena.ClockSimulated || rep.Seed != 11 {
+	if rep.Clock != clock.KindSimulated || rep.Seed != 11 {
 		t.Errorf("clock %q, seed %d; want simulated (synctest), 11", rep.Clock, rep.Seed)
 	}
 	if len(rep.Faults) != 2 {
@@ -104,7 +106,8 @@ func child(t *testing.T, name string) string {
 func isChild(name string) bool { return os.Getenv("ARENATEST_CHILD") == name }
 
 // A goroutine that outlives the world is named, with who started it,
-// instead of synctest's bare "deadlock" panic.
+// instead of synctest's bare "deadlock" panic; one the test function
+// started is the test's to stop, not a node's Stop hook's.
 func TestSimulateNamesGoroutinesLeft(t *testing.T) {
 	if isChild(t.Name()) {
 		Simulate(t, func(t *testing.T, w *sim.World) {
@@ -116,8 +119,8 @@ func TestSimulateNamesGoroutinesLeft(t *testing.T) {
 	out := child(t, t.Name())
 	for _, want := range []string{
 		"arena: simulation: goroutines still running a simulated minute after the world closed:",
-		"arenatest_test.waitForever [chan receive (durable)], started by github.com/ares-arena/arena/arenatest_test.TestSimulateNamesGoroutinesLeft.func1",
-		"fix: stop them in the node's Stop hook",
+		"arenatest_test.waitForever [chan receive (durable)], started by github.com/ares-arena/arena/arenatest_test.TestSimulateNamesGoroutinesLeft.func1 (the test function)",
+		"fix: 1 goroutine was started by the test function, not by a node's Start: stop it before the test function returns",
 		"arena: replay the same schedule: go test -run '^TestSimulateNamesGoroutinesLeft$' -arena.seed=",
 	} {
 		if !strings.Contains(out, want) {
@@ -126,6 +129,9 @@ func TestSimulateNamesGoroutinesLeft(t *testing.T) {
 	}
 	if strings.Contains(out, "panic:") {
 		t.Errorf("synctest's deadlock panic was not caught:\n%s", out)
+	}
+	if strings.Contains(out, "Stop hook") {
+		t.Errorf("the test's own goroutine is blamed on a node's Stop hook:\n%s", out)
 	}
 }
 
@@ -172,9 +178,9 @@ func TestSimulateRealSocket(t *testing.T) {
 // A system whose goroutines arena does not control, behind a runtime whose
 // Clock() is a VirtualClock: refused, with the cause and the fix.
 func TestVirtualClockUncontrolledRuntime(t *testing.T) {
-	rt := &clockedRuntime{clock: arena.NewVirtualClock(time.Time{})}
+	rt := &clockedRuntime{clock: clock.NewVirtual(time.Time{})}
 	rec := record("TestRaft", func(t TB) { Run(t, "leader-failover", WithRuntime(rt)) })
-	want := "arenatest.Run: the runtime's Clock() is an *arena.VirtualClock, but arena does not control its system's goroutines and timers"
+	want := "arenatest.Run: the runtime's Clock() is a *clock.Virtual, but arena does not control its system's goroutines and timers"
 	if got := rec.errorText(); !strings.Contains(got, want) || !strings.Contains(got, "arenatest.Simulate") {
 		t.Errorf("Run = %q, want %q and the fix (Simulate)", got, want)
 	}
@@ -182,11 +188,11 @@ func TestVirtualClockUncontrolledRuntime(t *testing.T) {
 
 // clockedRuntime is a runtime that follows a VirtualClock by its own
 // account only: it does not say that arena controls its goroutines.
-type clockedRuntime struct{ clock arena.Clock }
+type clockedRuntime struct{ clock clock.Clock }
 
-func (r *clockedRuntime) Clock() arena.Clock { return r.clock }
-func (r *clockedRuntime) ListAgents(context.Context) ([]arena.AgentInfo, error) {
-	return []arena.AgentInfo{{ID: "a", Type: arena.TypeLeader, Status: arena.StatusRunning}}, nil
+func (r *clockedRuntime) Clock() clock.Clock { return r.clock }
+func (r *clockedRuntime) ListAgents(context.Context) ([]fault.AgentInfo, error) {
+	return []fault.AgentInfo{{ID: "a", Type: fault.TypeLeader, Status: fault.StatusRunning}}, nil
 }
 func (r *clockedRuntime) StopAgent(context.Context, string) error { return nil }
 

@@ -10,16 +10,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
-var gateB = arenatest.WithGate(arena.Gate{MinGrade: arena.GradeB})
+var gateB = arenatest.WithGate(scenario.Gate{MinGrade: engine.GradeB})
 
 func TestSurvivePasses(t *testing.T) {
 	r := record("TestSurvive", func(t arenatest.TB) {
-		rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: 10 * time.Minute, Mix: pinnedMix}, arenatest.WithSeed(7), gateB)
+		rep := arenatest.Survive(t, engine.SurvivalConfig{Duration: 10 * time.Minute, Mix: pinnedMix}, arenatest.WithSeed(7), gateB)
 		if rep == nil || rep.Config.Seed != 7 || !rep.Virtual || rep.Landed == 0 {
 			t.Errorf("Survive = %+v", rep)
 		}
@@ -36,7 +38,7 @@ func TestSurvivePasses(t *testing.T) {
 	}
 	// Without a gate, nothing fails: the grade is the caller's to judge.
 	r = record("TestSurvive", func(t arenatest.TB) {
-		arenatest.Survive(t, arena.SurvivalConfig{Duration: 5 * time.Minute, Seed: 7}, arenatest.WithCluster(fakes.WithoutHealing()))
+		arenatest.Survive(t, engine.SurvivalConfig{Duration: 5 * time.Minute, Seed: 7}, arenatest.WithCluster(fakes.WithoutHealing()))
 	})
 	if r.failed() {
 		t.Errorf("Survive without a gate failed: %s", r.errorText())
@@ -46,7 +48,7 @@ func TestSurvivePasses(t *testing.T) {
 func TestSurviveFails(t *testing.T) {
 	dir := t.TempDir()
 	r := record("TestSurvive", func(t arenatest.TB) {
-		rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: 10 * time.Minute, Seed: 7, Mix: pinnedMix}, gateB,
+		rep := arenatest.Survive(t, engine.SurvivalConfig{Duration: 10 * time.Minute, Seed: 7, Mix: pinnedMix}, gateB,
 			arenatest.WithCluster(fakes.WithoutHealing()), arenatest.WithReportDir(dir))
 		if rep == nil {
 			t.Errorf("Survive returned no report")
@@ -102,13 +104,13 @@ report: ` + filepath.Join(dir, "TestSurvive") + `.json (and .xml, .txt)`
 func TestSurviveErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  arena.SurvivalConfig
+		cfg  engine.SurvivalConfig
 		opts []arenatest.Option
 		want string
 	}{
-		{"negative duration", arena.SurvivalConfig{Duration: -time.Second}, nil, "arenatest.Survive: survival: duration: negative duration -1s (want 0 to 720h)"},
-		{"option for Compare", arena.SurvivalConfig{}, []arenatest.Option{arenatest.NoRegression()}, "arenatest.Survive: WantVerdicts does not apply to Survive"},
-		{"no runtime for the mix", arena.SurvivalConfig{Mix: map[arena.ActionType]float64{arena.ActionRemoveNode: 1}},
+		{"negative duration", engine.SurvivalConfig{Duration: -time.Second}, nil, "arenatest.Survive: survival: duration: negative duration -1s (want 0 to 720h)"},
+		{"option for Compare", engine.SurvivalConfig{}, []arenatest.Option{arenatest.NoRegression()}, "arenatest.Survive: WantVerdicts does not apply to Survive"},
+		{"no runtime for the mix", engine.SurvivalConfig{Mix: map[fault.Type]float64{fault.RemoveNode: 1}},
 			[]arenatest.Option{arenatest.WithRuntime(bare{fakes.NewCluster()})}, "arenatest.Survive: survival: mix.remove_node: no DAG provider"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,6 +126,6 @@ func TestSurviveErrors(t *testing.T) {
 // sixteen fault types there were when they were written. A type added
 // since, which the fake cluster lands and a default mix would draw, leaves
 // these runs as they are.
-var pinnedMix, _ = arena.ParseMix("kill_leader,kill_orchestrator,kill_agent,pause_agent,resume_agent,slow_agent," +
+var pinnedMix, _ = engine.ParseMix("kill_leader,kill_orchestrator,kill_agent,pause_agent,resume_agent,slow_agent," +
 	"network_partition,tool_timeout,memory_corrupt,mcp_disconnect,llm_failure,remove_node,remove_edge," +
 	"network_latency,network_bandwidth,connection_reset")

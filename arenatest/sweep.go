@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // SeedsFlag, ShardFlag and their environment variables set a seed sweep
@@ -100,15 +100,23 @@ func (p sweepPlan) seeds() []uint64 {
 //
 //	go test -run '^TestRaftChaos$/^seed=17$' -arena.seed=17
 //
+// A seed whose run stopped its test (a failed Simulate stops the test
+// that called it) is still counted: the reports of Run and Survive made
+// under the seed's t, inside a simulation too, stand for the one run did
+// not return.
+//
 // With -arena.seed (or ARENA_SEED) set, Sweep runs that seed alone: the
 // replay. At the end it logs a summary, the seeds run, those that failed
-// and the worst grade, and fails t if any seed failed:
+// and the worst grade of all, then each failed seed with its grade and the
+// command that replays it, and fails t if any seed failed:
 //
-//	arena: sweep: 125 seeds run (shard 3/8 of 1000), 2 failed: 17, 403; worst grade D (seed 17)
+//	arena: sweep: 125 seeds run (shard 3/8 of 1000), 2 failed: 17, 403; worst grade D, score 69.4 (seed 17)
+//	  seed 17: grade D, score 69.4; replay: go test -run '^TestRaftChaos$/^seed=17$' -arena.seed=17
+//	  seed 403: grade B, score 85.0; replay: go test -run '^TestRaftChaos$/^seed=403$' -arena.seed=403
 //
-// Inside run, give the seed to the helpers (WithSeed for Simulate, Run
-// and Survive) so that the subtest's seed is the run's.
-func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *arena.Report) {
+// Inside run, give the seed to the helpers (WithSeed for Simulate,
+// SimulateRun, Run and Survive) so that the subtest's seed is the run's.
+func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *engine.Report) {
 	t.Helper()
 	plan, err := planSweep(count)
 	if err != nil {
@@ -120,25 +128,26 @@ func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *arena.R
 	} else if ok {
 		seeds, plan = []uint64{seed}, sweepPlan{count: 1, shard: 1, parts: 1}
 	}
-	var (
-		mu     sync.Mutex
-		failed []uint64
-		worst  *arena.Report
-	)
+	var failed []sweptSeed
+	var worst *engine.Report
 	for _, seed := range seeds {
+		noted := &seedReports{}
+		var rep *engine.Report
+		var cmd string
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			rep := run(t, seed)
-			if rep == nil || !rep.Score.Measured {
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if worst == nil || rep.Score.Total < worst.Score.Total {
-				worst = rep
-			}
+			sweepSeeds.Store(t, noted)
+			defer sweepSeeds.Delete(t)
+			cmd = replayCommands(t, seed)[0]
+			rep = run(t, seed)
 		})
+		if rep == nil {
+			rep = noted.worst()
+		}
+		if worse(rep, worst) {
+			worst = rep
+		}
 		if !ok {
-			failed = append(failed, seed)
+			failed = append(failed, sweptSeed{seed: seed, rep: rep, cmd: cmd})
 		}
 	}
 	summary := sweepSummary(plan, len(seeds), failed, worst)
@@ -149,8 +158,71 @@ func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *arena.R
 	t.Logf("%s", summary)
 }
 
-// sweepSummary is the line Sweep ends with.
-func sweepSummary(p sweepPlan, ran int, failed []uint64, worst *arena.Report) string {
+// sweptSeed is a failed seed of a sweep: its report (nil if none) and the
+// command that replays it.
+type sweptSeed struct {
+	seed uint64
+	rep  *engine.Report
+	cmd  string
+}
+
+// sweepSeeds maps a sweep's seed subtest to the reports made under it.
+var sweepSeeds sync.Map
+
+// seedReports are the reports of Run and Survive made under one seed.
+type seedReports struct {
+	mu      sync.Mutex
+	reports []*engine.Report
+}
+
+// worst is the worst of the reports (see worse), the first of equals.
+func (s *seedReports) worst() *engine.Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var w *engine.Report
+	for _, r := range s.reports {
+		if worse(r, w) {
+			w = r
+		}
+	}
+	return w
+}
+
+// worse reports whether r is worse than w (nil when there is none yet): a
+// run with no grade (nothing measured, or no planned fault landed) is
+// below every graded one, and graded ones go by score.
+func worse(r, w *engine.Report) bool {
+	switch {
+	case r == nil:
+		return false
+	case w == nil:
+		return true
+	case r.Score.Measured != w.Score.Measured:
+		return !r.Score.Measured
+	}
+	return r.Score.Measured && r.Score.Total < w.Score.Total
+}
+
+// noteReport gives a run's report to the sweep seed it was made under:
+// t's, or, inside a simulation, that of the test that called Simulate.
+func noteReport(t TB, rep *engine.Report) {
+	if rep == nil {
+		return
+	}
+	key := any(t)
+	if s := simulationOf(t); s != nil && s.outer != nil {
+		key = s.outer
+	}
+	if v, ok := sweepSeeds.Load(key); ok {
+		n := v.(*seedReports)
+		n.mu.Lock()
+		n.reports = append(n.reports, rep)
+		n.mu.Unlock()
+	}
+}
+
+// sweepSummary is what Sweep ends with.
+func sweepSummary(p sweepPlan, ran int, failed []sweptSeed, worst *engine.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "arena: sweep: %d seeds run", ran)
 	if p.parts > 1 {
@@ -161,15 +233,29 @@ func sweepSummary(p sweepPlan, ran int, failed []uint64, worst *arena.Report) st
 	} else {
 		list := make([]string, 0, min(len(failed), 20))
 		for _, s := range failed[:min(len(failed), 20)] {
-			list = append(list, strconv.FormatUint(s, 10))
+			list = append(list, strconv.FormatUint(s.seed, 10))
 		}
 		if len(failed) > 20 {
 			list = append(list, fmt.Sprintf("… %d more", len(failed)-20))
 		}
 		fmt.Fprintf(&b, ", %d failed: %s", len(failed), strings.Join(list, ", "))
 	}
-	if worst != nil {
+	switch {
+	case worst == nil:
+	case worst.Score.Measured:
 		fmt.Fprintf(&b, "; worst grade %s, score %.1f (seed %d)", worst.Score.Grade, worst.Score.Total, worst.Seed)
+	default:
+		fmt.Fprintf(&b, "; worst: %s (seed %d)", scoreText(worst.Score), worst.Seed)
+	}
+	for _, s := range failed[:min(len(failed), 20)] {
+		grade := "no report"
+		if s.rep != nil {
+			grade = scoreText(s.rep.Score)
+			if s.rep.Score.Measured {
+				grade = fmt.Sprintf("grade %s, score %.1f", s.rep.Score.Grade, s.rep.Score.Total)
+			}
+		}
+		fmt.Fprintf(&b, "\n  seed %d: %s; replay: %s", s.seed, grade, s.cmd)
 	}
 	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ares-arena/arena/engine"
 )
 
 func TestPlanSweep(t *testing.T) {
@@ -82,4 +84,29 @@ func FuzzPlanSweep(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSweepWorstCountsUngraded: a seed with no grade (no planned fault
+// landed) is the worst of a sweep, below any graded one, and the summary
+// says so instead of naming a graded seed as the worst.
+func TestSweepWorstCountsUngraded(t *testing.T) {
+	graded := &engine.Report{Seed: 1, Score: engine.Score{Measured: true, Total: 97.9, Grade: engine.GradeAPlus}}
+	low := &engine.Report{Seed: 2, Score: engine.Score{Measured: true, Total: 69.4, Grade: engine.GradeD}}
+	none := &engine.Report{Seed: 3, Score: engine.Score{NoneLanded: true}}
+	var worst *engine.Report
+	for _, r := range []*engine.Report{graded, none, low, nil} {
+		if worse(r, worst) {
+			worst = r
+		}
+	}
+	if worst != none {
+		t.Fatalf("worst is seed %d, want the ungraded seed 3", worst.Seed)
+	}
+	got := sweepSummary(sweepPlan{count: 3, shard: 1, parts: 1}, 3, []sweptSeed{{seed: 3, rep: none, cmd: "go test"}}, worst)
+	if want := "worst: no grade (no planned fault landed) (seed 3)"; !strings.Contains(got, want) {
+		t.Errorf("summary lacks %q:\n%s", want, got)
+	}
+	if worse(graded, low) || !worse(low, graded) || worse(none, none) {
+		t.Error("worse does not order graded reports by score")
+	}
 }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	. "github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -14,7 +14,7 @@ import (
 // seed and replay command, and the summary names them and the worst grade.
 func TestSweep(t *testing.T) {
 	if isChild(t.Name()) {
-		Sweep(t, 6, func(t *testing.T, seed uint64) *arena.Report {
+		Sweep(t, 6, func(t *testing.T, seed uint64) *engine.Report {
 			opts := []Option{WithSeed(seed)}
 			if seed%3 == 0 {
 				opts = append(opts, WithCluster(fakes.WithoutHealing()))

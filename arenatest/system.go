@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -18,13 +21,13 @@ type (
 	prober interface {
 		Probe(ctx context.Context) error
 	}
-	checker interface{ Checks() []arena.Check }
-	clocked interface{ Clock() arena.Clock } // only to refuse a VirtualClock arena does not control
+	checker interface{ Checks() []fault.Check }
+	clocked interface{ Clock() clock.Clock } // only to refuse a *clock.Virtual arena does not control
 )
 
 // errUncontrolled refuses a virtual run of a system arena does not drive.
-var errUncontrolled = errors.New("the runtime's Clock() is an *arena.VirtualClock, but arena does not control its system's goroutines and timers " +
-	"(the runtime is no arena.VirtualSystem): a virtual run would score a system that does not follow the clock. " +
+var errUncontrolled = errors.New("the runtime's Clock() is a *clock.Virtual, but arena does not control its system's goroutines and timers " +
+	"(the runtime is no clock.VirtualSystem): a virtual run would score a system that does not follow the clock. " +
 	"Run your own code in simulated time (arenatest.Simulate with package sim: its goroutines and timers then run on synctest's clock), " +
 	"or in real time (a runtime whose Clock is the wall clock, or RealTime())")
 
@@ -32,7 +35,7 @@ var errUncontrolled = errors.New("the runtime's Clock() is an *arena.VirtualCloc
 // with seed, on a virtual clock unless RealTime() was asked for, or over
 // the WithRuntime runtime (or a fresh one of WithFreshRuntime) on its own
 // clock.
-func newSystem(o *options, seed uint64) (*arena.Service, error) {
+func newSystem(o *options, seed uint64) (*engine.Service, error) {
 	rt, dag, probe, checks := o.runtime, o.dag, o.probe, o.checks
 	if o.fresh != nil {
 		var err error
@@ -43,13 +46,13 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			return nil, errors.New("WithFreshRuntime: nil runtime")
 		}
 	}
-	var clock arena.Clock
+	var clk clock.Clock
 	if rt == nil {
-		clock = arena.RealClock{}
+		clk = clock.Real{}
 		if o.clock != clockReal {
-			clock = arena.NewVirtualClock(time.Time{})
+			clk = clock.NewVirtual(time.Time{})
 		}
-		c, err := newCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, o.cluster...))
+		c, err := newCluster(append([]fakes.Option{fakes.WithClock(clk), fakes.WithSeed(seed)}, o.cluster...))
 		if err != nil {
 			return nil, err
 		}
@@ -64,22 +67,22 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			checks = o.checks
 		}
 	} else {
-		clock = arena.RealClock{}
-		if vs, ok := rt.(arena.VirtualSystem); ok && vs.VirtualClock() != nil {
-			clock = vs.VirtualClock()
+		clk = clock.Real{}
+		if vs, ok := rt.(clock.VirtualSystem); ok && vs.VirtualClock() != nil {
+			clk = vs.VirtualClock()
 		} else if c, ok := rt.(clocked); ok {
-			if _, ok := c.Clock().(*arena.VirtualClock); ok {
+			if _, ok := c.Clock().(*clock.Virtual); ok {
 				return nil, errUncontrolled
 			}
 		}
-		_, virtual := clock.(*arena.VirtualClock)
+		_, virtual := clk.(*clock.Virtual)
 		switch {
 		case o.clock == clockVirtual && !virtual:
-			return nil, errors.New("Virtual(): the runtime runs in real time (a runtime on a virtual clock is an arena.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)")
+			return nil, errors.New("Virtual(): the runtime runs in real time (a runtime on a virtual clock is a clock.VirtualSystem: every goroutine and timer of its system follows the clock; a system of its own goroutines runs in simulated time, arenatest.Simulate)")
 		case o.clock == clockReal && virtual:
 			return nil, errors.New("RealTime(): the runtime follows a virtual clock")
 		}
-		if d, ok := rt.(arena.DAGProvider); ok && dag == nil {
+		if d, ok := rt.(fault.DAGProvider); ok && dag == nil {
 			dag = d
 		}
 		if p, ok := rt.(prober); ok && probe == nil {
@@ -89,12 +92,12 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			checks = c.Checks()
 		}
 	}
-	svcOpts := []arena.Option{arena.WithClock(clock), arena.WithSeed(seed), arena.WithChecks(checks...), arena.WithObserveOptions(o.observe)}
+	svcOpts := []engine.Option{engine.WithClock(clk), engine.WithSeed(seed), engine.WithChecks(checks...), engine.WithObserveOptions(o.observe)}
 	if probe != nil {
-		svcOpts = append(svcOpts, arena.WithProbe(probe))
+		svcOpts = append(svcOpts, engine.WithProbe(probe))
 	}
-	injOpts := []arena.InjectorOption{arena.WithDAG(dag), arena.WithRoles(o.roles)}
-	seen := map[arena.ActionType]bool{}
+	injOpts := []fault.InjectorOption{fault.WithDAG(dag), fault.WithRoles(o.roles)}
+	seen := map[fault.Type]bool{}
 	for _, f := range o.faults {
 		if err := f.Check(); err != nil {
 			return nil, fmt.Errorf("WithFaults: %w", err)
@@ -103,9 +106,9 @@ func newSystem(o *options, seed uint64) (*arena.Service, error) {
 			return nil, fmt.Errorf("WithFaults: fault %s given twice", f.Type)
 		}
 		seen[f.Type] = true
-		injOpts = append(injOpts, arena.WithFault(f))
+		injOpts = append(injOpts, fault.WithFault(f))
 	}
-	return arena.NewService(arena.NewInjectorFor(rt, injOpts...), events.NewMemoryStore(), nil, svcOpts...), nil
+	return engine.NewService(fault.NewInjectorFor(rt, injOpts...), events.NewMemoryStore(), nil, svcOpts...), nil
 }
 
 // newCluster is fakes.NewCluster with its panic on an invalid option
@@ -121,11 +124,11 @@ func newCluster(opts []fakes.Option) (c *fakes.Cluster, err error) {
 
 // loadScenario resolves Run's scenario argument: a built-in name or a file
 // path (scenarios.Resolve), or a scenario built in code (copied, so the caller's is unchanged).
-func loadScenario(scenario any, faults []arena.FaultSpec) (*arena.Scenario, string, error) {
-	switch v := scenario.(type) {
-	case *arena.Scenario:
+func loadScenario(scen any, faults []fault.Spec) (*scenario.Scenario, string, error) {
+	switch v := scen.(type) {
+	case *scenario.Scenario:
 		if v == nil {
-			return nil, "", errors.New("nil *arena.Scenario")
+			return nil, "", errors.New("nil *scenario.Scenario")
 		}
 		sc := *v
 		return &sc, sc.Name, nil
@@ -133,17 +136,17 @@ func loadScenario(scenario any, faults []arena.FaultSpec) (*arena.Scenario, stri
 		sc, err := scenarios.Resolve(v, faults...)
 		return sc, v, err
 	}
-	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or an *arena.Scenario", scenario)
+	return nil, "", fmt.Errorf("scenario is %T, want a built-in name or file path (string) or a *scenario.Scenario", scen)
 }
 
 // rollbackAtCleanup lifts, when the test ends however it ends (passed,
 // failed, t.Fatal, a panic), every fault still in place on svc. A run
 // rolls back its own faults when it ends; this covers a test that stops
 // in the middle of one, or lands faults of its own.
-func rollbackAtCleanup(t TB, svc *arena.Service) {
+func rollbackAtCleanup(t TB, svc *engine.Service) {
 	t.Cleanup(func() {
 		for _, rb := range svc.Rollback(context.Background()) {
-			if rb.Outcome != arena.RollbackLifted {
+			if rb.Outcome != engine.RollbackLifted {
 				t.Logf("arena: rollback at cleanup: %s %s %s: %s", rb.ActionID, rb.Type, rb.TargetID, rb.Detail)
 			}
 		}

@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/testcontainers/testcontainers-go"
+
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/testcontainers/testcontainers-go"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestUserAgents runs agents the way a user brings their own: WithAgent with
@@ -46,10 +47,10 @@ func TestUserAgents(t *testing.T) {
 	}
 	rt := containers.ForTest(t, containers.WithProject(testProject),
 		containers.WithKillMode(containers.KillAPI), containers.WithRestartDelay(300*time.Millisecond),
-		containers.WithAgent("gateway", arena.TypeLeader, req("gateway", "leader", "planner"), containers.AgentRoutes("planner"), containers.AgentVolume("/state")),
+		containers.WithAgent("gateway", fault.TypeLeader, req("gateway", "leader", "planner"), containers.AgentRoutes("planner"), containers.AgentVolume("/state")),
 		containers.WithAgent("planner", "planner", req("planner", "planner", "solver"), containers.AgentRoutes("solver"), containers.AgentVolume("/state")),
-		containers.WithAgent("solver", arena.TypeWorker, req("solver", "worker", ""), containers.AgentVolume("/state")),
-		containers.WithFaultHook(arena.ActionLLMFailure, containers.FaultHook{
+		containers.WithAgent("solver", fault.TypeWorker, req("solver", "worker", ""), containers.AgentVolume("/state")),
+		containers.WithFaultHook(fault.LLMFailure, containers.FaultHook{
 			Inject: func(_ context.Context, a *containers.Agent, f agentapi.Fault) error {
 				record("inject " + a.ID + " " + f.Kind + " " + f.ErrorType)
 				return nil
@@ -76,7 +77,7 @@ func TestUserAgents(t *testing.T) {
 			if err != nil {
 				return false, err.Error()
 			}
-			return info[2].ID == "solver" && info[2].Restarts == 1 && info[2].Status == arena.StatusRunning, fmt.Sprintf("%+v", info[2])
+			return info[2].ID == "solver" && info[2].Restarts == 1 && info[2].Status == fault.StatusRunning, fmt.Sprintf("%+v", info[2])
 		})
 		// Docker itself did not restart it: a kill through its API is a stop.
 		if n := inspect(t, rt, "solver").RestartCount; n != 0 {
@@ -92,7 +93,7 @@ func TestUserAgents(t *testing.T) {
 	})
 
 	t.Run("hook", func(t *testing.T) {
-		lift, err := rt.InjectLLMFailure(ctx, "solver", arena.LLMOverloaded)
+		lift, err := rt.InjectLLMFailure(ctx, "solver", fault.LLMOverloaded)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestUserAgents(t *testing.T) {
 
 	t.Run("DAG", func(t *testing.T) {
 		edges, _ := rt.ListEdges(ctx)
-		want := []arena.Edge{{Source: "gateway", Target: "planner"}, {Source: "planner", Target: "solver"}}
+		want := []fault.Edge{{Source: "gateway", Target: "planner"}, {Source: "planner", Target: "solver"}}
 		if fmt.Sprint(edges) != fmt.Sprint(want) {
 			t.Errorf("ListEdges = %v, want %v", edges, want)
 		}

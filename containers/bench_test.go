@@ -2,14 +2,15 @@ package containers_test
 
 import (
 	"context"
-	"github.com/ares-arena/arena"
 	"os/exec"
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena/containers"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/fault"
 )
 
 // BenchmarkInjection measures how long pause, kill and partition take to
@@ -75,7 +76,7 @@ func BenchmarkInjection(b *testing.B) {
 		waitRunning(b)
 	}
 
-	var lift arena.Lift // of partition/runtime
+	var lift fault.Lift // of partition/runtime
 	for _, bc := range []struct {
 		name   string
 		inject func(b *testing.B)

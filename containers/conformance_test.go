@@ -8,10 +8,10 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestConformance runs arenatest's conformance suite for runtimes against
@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	containers.RequireDocker(t)
 	reports := func(kind string) arenatest.Effect[*containers.Runtime] {
-		return arenatest.Observe(arena.ActionType(kind), func(ctx context.Context, rt *containers.Runtime, a arena.Action) (bool, error) {
+		return arenatest.Observe(fault.Type(kind), func(ctx context.Context, rt *containers.Runtime, a fault.Action) (bool, error) {
 			st, err := rt.State(ctx, a.TargetID)
 			return slices.ContainsFunc(st.Faults, func(f agentapi.ActiveFault) bool { return f.Kind == kind }), err
 		})
@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 	arenatest.TestRuntime(t, func(t *testing.T) *containers.Runtime {
 		return containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(1))
 	},
-		arenatest.Observe(arena.ActionSlowAgent, func(ctx context.Context, rt *containers.Runtime, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.SlowAgent, func(ctx context.Context, rt *containers.Runtime, a fault.Action) (bool, error) {
 			ag, _ := rt.Agent(a.TargetID)
 			res, err := rt.Docker().ContainerInspect(ctx, ag.ContainerID(), client.ContainerInspectOptions{})
 			if err != nil {
@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 			}
 			return res.Container.HostConfig.CPUQuota > 0, nil // the reference agents have no CPU limit of their own
 		}),
-		arenatest.Observe(arena.ActionNetworkPartition, func(_ context.Context, rt *containers.Runtime, a arena.Action) (bool, error) {
+		arenatest.Observe(fault.NetworkPartition, func(_ context.Context, rt *containers.Runtime, a fault.Action) (bool, error) {
 			return rt.Partitioned(a.TargetID), nil
 		}),
 		reports(agentapi.KindToolTimeout),
@@ -57,13 +57,13 @@ func TestConformance(t *testing.T) {
 func TestConformanceProxied(t *testing.T) {
 	t.Parallel()
 	containers.RequireDocker(t)
-	toxics := func(typ arena.ActionType) arenatest.Effect[*containers.Proxied] {
-		return arenatest.Observe(typ, func(_ context.Context, p *containers.Proxied, a arena.Action) (bool, error) {
+	toxics := func(typ fault.Type) arenatest.Effect[*containers.Proxied] {
+		return arenatest.Observe(typ, func(_ context.Context, p *containers.Proxied, a fault.Action) (bool, error) {
 			return slices.ContainsFunc(p.Toxics(a.TargetID), func(x string) bool { return strings.Contains(x, string(typ)) }), nil
 		})
 	}
 	arenatest.TestRuntime(t, func(t *testing.T) *containers.Proxied {
 		p, _ := proxied(t, 1)
 		return p
-	}, toxics(arena.ActionNetworkLatency), toxics(arena.ActionNetworkBandwidth), toxics(arena.ActionConnectionReset))
+	}, toxics(fault.NetworkLatency), toxics(fault.NetworkBandwidth), toxics(fault.ConnectionReset))
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // client is agent a's fault-control endpoint (package agentapi), with the
-// control timeout: 404 and 501 answers are arena.ErrUnsupported, 409
-// arena.ErrCannotLand.
+// control timeout: 404 and 501 answers are fault.ErrUnsupported, 409
+// fault.ErrCannotLand.
 func (r *Runtime) client(a *Agent) agentapi.Client {
 	return agentapi.Client{HTTP: r.ctlC, URL: a.endpoint, Agent: a.ID}
 }
@@ -25,7 +25,7 @@ func (r *Runtime) deleteFault(ctx context.Context, a *Agent, kind string) error 
 	return wrap(err)
 }
 
-// State reads the agent's GET /state (arena.ErrUnsupported when it has
+// State reads the agent's GET /state (fault.ErrUnsupported when it has
 // none).
 func (r *Runtime) State(ctx context.Context, agentID string) (agentapi.State, error) {
 	a, err := r.agent(agentID)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 // The task DAG of a container system is its agents (the nodes) and their
@@ -32,9 +32,9 @@ func (r *Runtime) ListNodes(ctx context.Context) ([]string, error) {
 }
 
 // ListEdges returns the present edges, by source then target.
-func (r *Runtime) ListEdges(ctx context.Context) ([]arena.Edge, error) {
+func (r *Runtime) ListEdges(ctx context.Context) ([]fault.Edge, error) {
 	sts, _ := r.states(ctx)
-	var out []arena.Edge
+	var out []fault.Edge
 	for _, a := range r.agents {
 		routes := a.Routes
 		st, ok := sts[a.ID]
@@ -48,10 +48,10 @@ func (r *Runtime) ListEdges(ctx context.Context) ([]arena.Edge, error) {
 			if sts[to].DAG.Removed {
 				continue
 			}
-			out = append(out, arena.Edge{Source: a.ID, Target: to})
+			out = append(out, fault.Edge{Source: a.ID, Target: to})
 		}
 	}
-	slices.SortFunc(out, func(x, y arena.Edge) int {
+	slices.SortFunc(out, func(x, y fault.Edge) int {
 		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.Target, y.Target))
 	})
 	return out, nil

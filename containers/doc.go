@@ -2,7 +2,7 @@
 // with testcontainers-go, and lands arena's faults on them for real: a kill
 // is a SIGKILL, a pause freezes the processes, a slowdown throttles the CPU,
 // a partition takes the container off its network. A Runtime is an
-// arena.RuntimeProvider and arena.DAGProvider with a Probe and Checks, so scenarios, survival runs and A/B tests score real
+// fault.RuntimeProvider and fault.DAGProvider with a Probe and Checks, so scenarios, survival runs and A/B tests score real
 // containers in real time, with the same engine as the fakes.
 //
 // # Quick start
@@ -10,16 +10,16 @@
 //	func TestLeaderFailover(t *testing.T) {
 //		rt := containers.ForTest(t, containers.WithReferenceAgents(3)) // skips without Docker
 //		rep := arenatest.Run(t, "leader-failover", arenatest.WithRuntime(rt))
-//		require.True(t, rep.Score.Grade.AtLeast(arena.GradeA))
+//		require.True(t, rep.Score.Grade.AtLeast(engine.GradeA))
 //	}
 //
 // Without arenatest, wire it into a service yourself:
 //
 //	rt, err := containers.NewRuntime(ctx, containers.WithReferenceAgents(3))
 //	defer rt.Close(context.Background())
-//	svc := arena.NewService(arena.NewInjector(rt, rt), events.NewMemoryStore(), nil,
-//		arena.WithProbe(rt.Probe), arena.WithChecks(rt.Checks()...))
-//	rep, err := arena.RunScenarioReport(ctx, svc, sc)
+//	svc := engine.NewService(fault.NewInjector(rt, rt), events.NewMemoryStore(), nil,
+//		engine.WithProbe(rt.Probe), engine.WithChecks(rt.Checks()...))
+//	rep, err := scenario.Run(ctx, svc, sc)
 //
 // # Agents
 //
@@ -58,9 +58,11 @@
 //
 // The network faults (network_latency, network_bandwidth,
 // connection_reset) are Proxied's: a Runtime refuses them (Refusals), naming
-// NewProxied. The agent-level faults and the DAG faults go through
-// agentapi.Client; an agent that answers 404 or 501 does not implement the
-// kind: arena.ErrUnsupported, as on every runtime.
+// NewProxied. The agent-level faults and the DAG faults (every fault that
+// goes to POST /faults) go through agentapi.Client, or through the
+// WithFaultHook for their kind when there is one; an agent that answers 404
+// or 501 does not implement the kind: fault.ErrUnsupported, as on every
+// runtime.
 //
 // Docker does not apply a restart policy to a container killed through its
 // API: it counts as a deliberate stop (Docker 20.10: exited, RestartCount 0).

@@ -11,6 +11,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // Labels on everything the runtime creates.
@@ -160,7 +162,7 @@ func sweepWhere(ctx context.Context, cli *client.Client, filter client.Filters, 
 	for pass := 0; pass < 5; pass++ {
 		var left int
 		left, err = sweepPass(ctx, cli, filter, choose)
-		if left == 0 || !sleepCtx(ctx, 200*time.Millisecond) {
+		if left == 0 || ctxtime.Sleep(ctx, 200*time.Millisecond) != nil {
 			break
 		}
 	}

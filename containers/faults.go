@@ -5,17 +5,20 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/agentapi/agentfault"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // KillMode is how StopAgent delivers SIGKILL.
@@ -53,7 +56,7 @@ func (r *Runtime) StopAgent(ctx context.Context, agentID string) error {
 	if err != nil {
 		return err
 	}
-	if st := status(ins.State); st == arena.StatusStopped {
+	if st := status(ins.State); st == fault.StatusStopped {
 		return cannotLand(a.ID, "agent is "+string(ins.State.Status))
 	}
 	if r.opts.killMode != KillAPI {
@@ -96,8 +99,8 @@ func (r *Runtime) waitDeath(ctx context.Context, a *Agent, pid int) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("containers: agent %s: pid %d still running 10s after SIGKILL", a.ID, pid)
 		}
-		if !sleepCtx(ctx, 5*time.Millisecond) {
-			return ctx.Err()
+		if err := ctxtime.Sleep(ctx, 5*time.Millisecond); err != nil {
+			return err
 		}
 	}
 }
@@ -127,7 +130,7 @@ func (r *Runtime) supervise(a *Agent) {
 		case <-ctx.Done():
 			return
 		}
-		if !sleepCtx(ctx, r.opts.restartDelay) {
+		if ctxtime.Sleep(ctx, r.opts.restartDelay) != nil {
 			return
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute) // see reconnect
@@ -140,35 +143,27 @@ func (r *Runtime) supervise(a *Agent) {
 	})
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 // PauseAgent freezes the agent's processes (Docker pause, the cgroup
 // freezer) until ResumeAgent or its lift, which unpauses it if it is still
 // paused.
-func (r *Runtime) PauseAgent(ctx context.Context, agentID string) (arena.Lift, error) {
+func (r *Runtime) PauseAgent(ctx context.Context, agentID string) (fault.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
 		return nil, err
 	}
-	ins, err := r.inspect(ctx, a)
+	ins, err := r.settled(ctx, a, func(st *container.State) bool { return st == nil || !st.Paused })
 	if err != nil {
 		return nil, err
 	}
-	if st := status(ins.State); st != arena.StatusRunning {
+	if st := status(ins.State); st != fault.StatusRunning {
 		return nil, cannotLand(a.ID, "agent is "+string(st))
 	}
 	if _, err := r.docker.ContainerPause(ctx, ins.ID, client.ContainerPauseOptions{}); err != nil {
 		return nil, fmt.Errorf("containers: agent %s: pause: %w", a.ID, err)
 	}
+	// The next fault reads the pause it follows; a context that ends in the
+	// wait does not undo a pause that Docker made.
+	_, _ = r.settled(ctx, a, func(st *container.State) bool { return st != nil && st.Paused })
 	return func(ctx context.Context) error {
 		ins, err := r.inspect(ctx, a)
 		if err != nil {
@@ -191,7 +186,7 @@ func (r *Runtime) ResumeAgent(ctx context.Context, agentID string) error {
 	if err != nil {
 		return err
 	}
-	if st := status(ins.State); st != arena.StatusPaused {
+	if st := status(ins.State); st != fault.StatusPaused {
 		return cannotLand(a.ID, "agent is "+string(st)+", not paused")
 	}
 	return r.unpause(ctx, a)
@@ -201,8 +196,38 @@ func (r *Runtime) unpause(ctx context.Context, a *Agent) error {
 	if _, err := r.docker.ContainerUnpause(ctx, a.ContainerID(), client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("containers: agent %s: unpause: %w", a.ID, err)
 	}
+	// The container runs again whatever the wait says: the lifts deferred
+	// while it was paused are applied even when ctx ends in it.
+	_, err := r.settled(ctx, a, func(st *container.State) bool { return st == nil || !st.Paused })
 	r.applyDeferredLifts(ctx, a)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("containers: agent %s: after unpause: %w", a.ID, err)
+	}
 	return nil
+}
+
+// settleFor bounds how long settled waits for Docker's state to agree.
+const settleFor = 2 * time.Second
+
+// settled inspects the agent until ok holds of its state, for at most
+// settleFor, and returns the last inspection, whether ok holds or not:
+// the wait is for Docker's lag, not a check. Docker applies a pause's own
+// event from containerd asynchronously: under load it can arrive after the
+// unpause that followed and read "paused" again for a few milliseconds,
+// while the container runs (TestNetworkFaultsThroughToxiproxy saw a pause
+// refused with "agent is paused" just after its lift). Waiting here makes
+// a lift, and the next fault, see the state they caused.
+func (r *Runtime) settled(ctx context.Context, a *Agent, ok func(*container.State) bool) (container.InspectResponse, error) {
+	deadline := time.Now().Add(settleFor)
+	for {
+		ins, err := r.inspect(ctx, a)
+		if err != nil || ok(ins.State) || time.Now().After(deadline) {
+			return ins, err
+		}
+		if err := ctxtime.Sleep(ctx, 10*time.Millisecond); err != nil {
+			return ins, err
+		}
+	}
 }
 
 // cpuLimits are a container's CPU limits as Docker holds them.
@@ -220,7 +245,7 @@ const minQuota = 1000 // µs
 // longer": the agent gets ref/(ref+delay) of one CPU, or of its own limit
 // when it has a lower one, at least 1ms per 100ms period. Slowing a slowed
 // agent changes the throttle; the limits restored are the original ones.
-func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (arena.Lift, error) {
+func (r *Runtime) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (fault.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
 		return nil, err
@@ -297,7 +322,7 @@ func cmpOr(v, def int64) int64 {
 // fault's duration is up) or until partition healing (WithPartitionHealing,
 // 3s) reconnects it first, which the report then says. The lift ends this
 // partition only: not a later one of the same agent.
-func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
+func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) (fault.Lift, error) {
 	a, err := r.agent(agentID)
 	if err != nil {
 		return nil, err
@@ -320,7 +345,7 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, agentID string) (arena.L
 	}
 	if heal := r.opts.partitionHeal; heal > 0 {
 		r.goUnlessClosed(func() {
-			if !sleepCtx(r.bgCtx, heal) {
+			if ctxtime.Sleep(r.bgCtx, heal) != nil {
 				return
 			}
 			r.mu.Lock()
@@ -385,7 +410,7 @@ func (r *Runtime) reconnect(ctx context.Context, a *Agent, gen, tries int) error
 			r.applyDeferredLifts(ctx, a)
 			return nil
 		}
-		if (tries > 0 && try >= tries) || !sleepCtx(ctx, wait) {
+		if (tries > 0 && try >= tries) || ctxtime.Sleep(ctx, wait) != nil {
 			break
 		}
 		wait = min(2*wait, time.Second)
@@ -407,8 +432,8 @@ func (r *Runtime) healLater(a *Agent, gen int) {
 // HealedAt reports when partition healing (WithPartitionHealing) reconnected
 // the agent after a partition that landed at since, if it did: arena then
 // reports the partition healed by the runtime then, before it lifted it.
-func (r *Runtime) HealedAt(kind arena.ActionType, agentID string, since time.Time) (time.Time, bool) {
-	if kind != arena.ActionNetworkPartition {
+func (r *Runtime) HealedAt(kind fault.Type, agentID string, since time.Time) (time.Time, bool) {
+	if kind != fault.NetworkPartition {
 		return time.Time{}, false
 	}
 	r.mu.Lock()
@@ -428,30 +453,42 @@ func (r *Runtime) Partitioned(agentID string) bool {
 	return ok && l.partitioned
 }
 
-// hookable reports whether kind is an agent-level fault (fault-control
-// endpoint or WithFaultHook).
-func hookable(kind arena.ActionType) bool {
-	switch kind {
-	case arena.ActionToolTimeout, arena.ActionMCPDisconnect, arena.ActionLLMFailure,
-		arena.ActionMemoryCorrupt, arena.ActionRemoveNode, arena.ActionRemoveEdge:
-		return true
+// hookable reports whether faults of kind take a hook (WithFaultHook).
+func hookable(kind fault.Type) bool { return slices.Contains(hookTypes(), kind) }
+
+// hookTypes are the types a hook can land, in documentation order: those
+// that land through agentFault, whose first choice is the kind's hook.
+// They are derived from the registry, not listed, so that a new built-in
+// type that lands there takes a hook too: the types of the embedded
+// agentfault.Faults (agentfault.Types, through landAgentFault) and the DAG
+// faults (every built-in whose capability is fault.DAGProvider: RemoveNode,
+// RemoveEdge). TestHookTypesAreTheHookPath holds them to what the runtime
+// lands through a hook.
+func hookTypes() []fault.Type {
+	agent := agentfault.Types()
+	dag := reflect.TypeFor[fault.DAGProvider]().Name()
+	var out []fault.Type
+	for _, s := range fault.Specs() {
+		if slices.Contains(agent, s.Type) || s.BuiltIn() && s.Capability() == dag {
+			out = append(out, s.Type)
+		}
 	}
-	return false
+	return out
 }
 
 // agentFaults are the agent-level faults of every runtime of agentapi
-// agents: ToolTimeout, DisconnectMCP, InjectLLMFailure and CorruptMemory
-// (agentfault.Faults), landed by landAgentFault.
+// agents: the capabilities of agentfault.Faults (agentfault.Types), landed
+// by landAgentFault.
 type agentFaults = agentfault.Faults
 
 // landAgentFault lands an agent-level fault (agentFault), and hands back
 // its lift (liftAgentFault).
-func (r *Runtime) landAgentFault(ctx context.Context, agentID string, f agentapi.Fault) (arena.Lift, error) {
+func (r *Runtime) landAgentFault(ctx context.Context, agentID string, f agentapi.Fault) (fault.Lift, error) {
 	if err := r.agentFault(ctx, agentID, f); err != nil {
 		return nil, err
 	}
 	a, _ := r.agent(agentID)
-	return func(ctx context.Context) error { return r.liftAgentFault(ctx, a, arena.ActionType(f.Kind)) }, nil
+	return func(ctx context.Context) error { return r.liftAgentFault(ctx, a, fault.Type(f.Kind)) }, nil
 }
 
 // agentFault lands an agent-level fault through the hook for its kind, or
@@ -461,7 +498,7 @@ func (r *Runtime) agentFault(ctx context.Context, agentID string, f agentapi.Fau
 	if err != nil {
 		return err
 	}
-	if h, ok := r.opts.hooks[arena.ActionType(f.Kind)]; ok && h.Inject != nil {
+	if h, ok := r.opts.hooks[fault.Type(f.Kind)]; ok && h.Inject != nil {
 		return h.Inject(ctx, a, f)
 	}
 	if why := r.unreachable(ctx, a); why != "" {
@@ -480,7 +517,7 @@ func (r *Runtime) unreachable(ctx context.Context, a *Agent) string {
 	if err != nil {
 		return err.Error()
 	}
-	if st := status(ins.State); st != arena.StatusRunning {
+	if st := status(ins.State); st != fault.StatusRunning {
 		return "agent is " + string(st)
 	}
 	return ""
@@ -490,7 +527,7 @@ func (r *Runtime) unreachable(ctx context.Context, a *Agent) string {
 // or the hook's Lift. Lifting a fault that is not active does nothing. An
 // agent that is partitioned or paused cannot be lifted now: the lift says
 // so, and lifts it when the runtime reconnects or resumes the agent.
-func (r *Runtime) liftAgentFault(ctx context.Context, a *Agent, kind arena.ActionType) error {
+func (r *Runtime) liftAgentFault(ctx context.Context, a *Agent, kind fault.Type) error {
 	if h, ok := r.opts.hooks[kind]; ok {
 		if h.Lift == nil {
 			return fmt.Errorf("containers: agent %s: %s: the hook has no Lift", a.ID, kind)
@@ -508,7 +545,7 @@ func (r *Runtime) liftAgentFault(ctx context.Context, a *Agent, kind arena.Actio
 }
 
 // deferLift notes a lift to apply when the agent is in reach again.
-func (r *Runtime) deferLift(a *Agent, kind arena.ActionType) {
+func (r *Runtime) deferLift(a *Agent, kind fault.Type) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if l := r.live[a.ID]; !slices.Contains(l.lifts, kind) {
@@ -536,13 +573,20 @@ func (r *Runtime) applyDeferredLifts(ctx context.Context, a *Agent) {
 	}
 }
 
+// RefusedScopes says why the runtime refuses a fault inside an agent that
+// the agents' fault-control contract has no kind for (fault.ScopeRefuser):
+// the agent-level faults it lands go through that contract (agentfault).
+func (r *Runtime) RefusedScopes() map[fault.Scope]string {
+	return map[fault.Scope]string{fault.ScopeAgent: agentfault.Uncontracted}
+}
+
 // Refusals says why the runtime refuses the built-in types it does not
-// land (arena.Refuser).
-func (r *Runtime) Refusals() map[arena.ActionType]string {
+// land (fault.Refuser).
+func (r *Runtime) Refusals() map[fault.Type]string {
 	const proxies = "the agents' links go through no proxy: wrap the runtime with containers.NewProxied"
-	return map[arena.ActionType]string{
-		arena.ActionNetworkLatency:   proxies,
-		arena.ActionNetworkBandwidth: proxies,
-		arena.ActionConnectionReset:  proxies,
+	return map[fault.Type]string{
+		fault.NetworkLatency:   proxies,
+		fault.NetworkBandwidth: proxies,
+		fault.ConnectionReset:  proxies,
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/moby/moby/client"
+
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
-	"github.com/moby/moby/client"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestFaults lands each agent and DAG fault on a reference cluster through
@@ -28,7 +29,7 @@ func TestFaults(t *testing.T) {
 	ctx := context.Background()
 	waitHealthy(t, rt, 10*time.Second)
 
-	kill := func(t *testing.T, a arena.Action, id string) {
+	kill := func(t *testing.T, a fault.Action, id string) {
 		eventually(t, 5*time.Second, "a checkpoint of "+id, func() (bool, string) {
 			return !state(t, rt, id).Memory.CheckpointAt.IsZero(), "none yet"
 		})
@@ -60,7 +61,7 @@ func TestFaults(t *testing.T) {
 		// The probe sees the loss of a role (a worker's is covered by the
 		// quorum)…
 		time.AfterFunc(3*time.Second, func() { close(stop) })
-		if why, ok := <-seen; a.Type != arena.ActionKillAgent && !ok {
+		if why, ok := <-seen; a.Type != fault.KillAgent && !ok {
 			t.Errorf("the probe never saw %s gone", id)
 		} else if ok {
 			t.Logf("probe: %s", why)
@@ -96,14 +97,14 @@ func TestFaults(t *testing.T) {
 	}
 
 	t.Run("kill_leader", func(t *testing.T) {
-		kill(t, arena.Action{Type: arena.ActionKillLeader}, "leader-0")
+		kill(t, fault.Action{Type: fault.KillLeader}, "leader-0")
 	})
 	t.Run("kill_orchestrator", func(t *testing.T) {
-		kill(t, arena.Action{Type: arena.ActionKillOrchestrator}, "orchestrator-0")
+		kill(t, fault.Action{Type: fault.KillOrchestrator}, "orchestrator-0")
 	})
 	t.Run("kill_agent", func(t *testing.T) {
 		accepted := state(t, rt, "worker-1").Tasks.Accepted
-		kill(t, arena.Action{Type: arena.ActionKillAgent, TargetID: "worker-1"}, "worker-1")
+		kill(t, fault.Action{Type: fault.KillAgent, TargetID: "worker-1"}, "worker-1")
 		if got := state(t, rt, "worker-1").Tasks.Accepted; got < accepted {
 			t.Errorf("worker-1 had accepted %d tasks before the kill, %d after: its ledger was lost", accepted, got)
 		}
@@ -115,7 +116,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("pause_agent", func(t *testing.T) {
-		pause := execute(t, svc, arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-2"})
+		pause := execute(t, svc, fault.Action{Type: fault.PauseAgent, TargetID: "worker-2"})
 		if !inspect(t, rt, "worker-2").State.Paused {
 			t.Fatal("docker inspect: worker-2 not paused")
 		}
@@ -124,7 +125,7 @@ func TestFaults(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Timeout") {
 			t.Errorf("health of a paused agent = %d, %v; want a timeout", code, err)
 		}
-		if info, _ := rt.ListAgents(ctx); info[3].ID != "worker-2" || info[3].Status != arena.StatusPaused {
+		if info, _ := rt.ListAgents(ctx); info[3].ID != "worker-2" || info[3].Status != fault.StatusPaused {
 			t.Errorf("ListAgents: %+v, want worker-2 paused", info[3])
 		}
 		if err := svc.LiftFault(ctx, pause.Action.ID); err != nil {
@@ -139,11 +140,11 @@ func TestFaults(t *testing.T) {
 		if _, err := rt.PauseAgent(ctx, "worker-3"); err != nil {
 			t.Fatal(err)
 		}
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionResumeAgent, TargetID: "worker-1"})
+		res := svc.Execute(ctx, fault.Action{Type: fault.ResumeAgent, TargetID: "worker-1"})
 		if res.Success || !strings.Contains(res.Error, "not paused") {
 			t.Errorf("resume of a running agent = %+v, want it refused", res)
 		}
-		execute(t, svc, arena.Action{Type: arena.ActionResumeAgent, TargetID: "worker-3"})
+		execute(t, svc, fault.Action{Type: fault.ResumeAgent, TargetID: "worker-3"})
 		if inspect(t, rt, "worker-3").State.Paused {
 			t.Error("docker inspect: worker-3 still paused")
 		}
@@ -155,7 +156,7 @@ func TestFaults(t *testing.T) {
 	t.Run("slow_agent", func(t *testing.T) {
 		base := state(t, rt, "worker-3").Attempts.LastWork.D()
 		throttledBefore := throttledPeriods(t, rt, "worker-3")
-		slow := execute(t, svc, arena.Action{Type: arena.ActionSlowAgent, TargetID: "worker-3",
+		slow := execute(t, svc, fault.Action{Type: fault.SlowAgent, TargetID: "worker-3",
 			Metadata: map[string]any{"delay": "2s"}})
 		hc := inspect(t, rt, "worker-3").HostConfig
 		// 100ms of work made 2s longer: 100/2100 of a CPU.
@@ -179,7 +180,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("network_partition", func(t *testing.T) {
-		part := execute(t, svc, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-1"})
+		part := execute(t, svc, fault.Action{Type: fault.NetworkPartition, TargetID: "worker-1"})
 		if nets := inspect(t, rt, "worker-1").NetworkSettings.Networks; nets[rt.Network()] != nil {
 			t.Errorf("docker inspect: worker-1 still on %s", rt.Network())
 		}
@@ -206,7 +207,7 @@ func TestFaults(t *testing.T) {
 
 	t.Run("network_partition_heals", func(t *testing.T) {
 		// Nothing lifts this one: the network heals after 3s on its own.
-		execute(t, svc, arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-2"})
+		execute(t, svc, fault.Action{Type: fault.NetworkPartition, TargetID: "worker-2"})
 		start := time.Now()
 		if _, err := healthFromOutside(rt, "worker-2", 300*time.Millisecond); err == nil {
 			t.Error("partitioned worker-2 answered")
@@ -221,7 +222,7 @@ func TestFaults(t *testing.T) {
 		eventually(t, time.Second, "the runtime to know", func() (bool, string) { return !rt.Partitioned("worker-2"), "partitioned" })
 	})
 
-	agentFault := func(t *testing.T, a arena.Action, kind, failure string) arena.Result {
+	agentFault := func(t *testing.T, a fault.Action, kind, failure string) fault.Result {
 		res := execute(t, svc, a)
 		st := state(t, rt, a.TargetID)
 		if !slices.ContainsFunc(st.Faults, func(f agentapi.ActiveFault) bool { return f.Kind == kind }) {
@@ -236,7 +237,7 @@ func TestFaults(t *testing.T) {
 	}
 
 	t.Run("tool_timeout", func(t *testing.T) {
-		res := agentFault(t, arena.Action{Type: arena.ActionToolTimeout, TargetID: "worker-2",
+		res := agentFault(t, fault.Action{Type: fault.ToolTimeout, TargetID: "worker-2",
 			Metadata: map[string]any{"timeout": "300ms"}}, agentapi.KindToolTimeout, "tool_timeout")
 		if err := svc.LiftFault(ctx, res.Action.ID); err != nil {
 			t.Fatal(err)
@@ -247,7 +248,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("mcp_disconnect", func(t *testing.T) {
-		agentFault(t, arena.Action{Type: arena.ActionMCPDisconnect, TargetID: "worker-3"},
+		agentFault(t, fault.Action{Type: fault.MCPDisconnect, TargetID: "worker-3"},
 			agentapi.KindMCPDisconnect, "mcp_disconnect")
 		// agentd reconnects on its own after 1s.
 		eventually(t, 3*time.Second, "the MCP session to reconnect", func() (bool, string) {
@@ -257,7 +258,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("llm_failure", func(t *testing.T) {
-		res := agentFault(t, arena.Action{Type: arena.ActionLLMFailure, TargetID: "worker-1",
+		res := agentFault(t, fault.Action{Type: fault.LLMFailure, TargetID: "worker-1",
 			Metadata: map[string]any{"error_type": "overloaded"}}, agentapi.KindLLMFailure, "llm_failure:overloaded")
 		if f := state(t, rt, "worker-1").Faults; f[0].ErrorType != "overloaded" {
 			t.Errorf("fault = %+v, want error type overloaded", f[0])
@@ -272,7 +273,7 @@ func TestFaults(t *testing.T) {
 			return !state(t, rt, "worker-3").Memory.CheckpointAt.IsZero(), "none yet"
 		})
 		restores := state(t, rt, "worker-3").Memory.Restores
-		execute(t, svc, arena.Action{Type: arena.ActionMemoryCorrupt, TargetID: "worker-3"})
+		execute(t, svc, fault.Action{Type: fault.MemoryCorrupt, TargetID: "worker-3"})
 		// The tick after the corruption restores the memory from the checkpoint.
 		eventually(t, 3*time.Second, "worker-3's memory restored", func() (bool, string) {
 			m := state(t, rt, "worker-3").Memory
@@ -281,7 +282,7 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("remove_node", func(t *testing.T) {
-		execute(t, svc, arena.Action{Type: arena.ActionRemoveNode, TargetID: "worker-2"})
+		execute(t, svc, fault.Action{Type: fault.RemoveNode, TargetID: "worker-2"})
 		nodes, _ := rt.ListNodes(ctx)
 		if slices.Contains(nodes, "worker-2") {
 			t.Errorf("ListNodes = %v, want worker-2 gone", nodes)
@@ -297,9 +298,9 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("remove_edge", func(t *testing.T) {
-		execute(t, svc, arena.Action{Type: arena.ActionRemoveEdge, SourceID: "orchestrator-0", TargetID: "worker-3"})
+		execute(t, svc, fault.Action{Type: fault.RemoveEdge, SourceID: "orchestrator-0", TargetID: "worker-3"})
 		edges, _ := rt.ListEdges(ctx)
-		if slices.Contains(edges, arena.Edge{Source: "orchestrator-0", Target: "worker-3"}) {
+		if slices.Contains(edges, fault.Edge{Source: "orchestrator-0", Target: "worker-3"}) {
 			t.Errorf("ListEdges = %v, want orchestrator-0->worker-3 gone", edges)
 		}
 		if err := rt.Probe(ctx); err == nil || !strings.Contains(err.Error(), "missing edge orchestrator-0->worker-3") {
@@ -313,11 +314,11 @@ func TestFaults(t *testing.T) {
 
 	t.Run("refusals", func(t *testing.T) {
 		for _, tt := range []struct {
-			a    arena.Action
+			a    fault.Action
 			want error
 		}{
-			{arena.Action{Type: arena.ActionKillAgent, TargetID: "nobody"}, arena.ErrNoAgent},
-			{arena.Action{Type: arena.ActionRemoveEdge, SourceID: "worker-1", TargetID: "leader-0"}, containers.ErrNoEdge},
+			{fault.Action{Type: fault.KillAgent, TargetID: "nobody"}, fault.ErrNoAgent},
+			{fault.Action{Type: fault.RemoveEdge, SourceID: "worker-1", TargetID: "leader-0"}, containers.ErrNoEdge},
 		} {
 			if res := svc.Execute(ctx, tt.a); res.Success || !errors.Is(res.Err, tt.want) {
 				t.Errorf("Execute(%s %s) = %v, want %v", tt.a.Type, tt.a.TargetID, res.Err, tt.want)
@@ -327,11 +328,11 @@ func TestFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
-			t.Errorf("second partition = %v, want arena.ErrCannotLand", err)
+		if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
+			t.Errorf("second partition = %v, want fault.ErrCannotLand", err)
 		}
-		if _, err := rt.ToolTimeout(ctx, "worker-1", time.Second); !errors.Is(err, arena.ErrCannotLand) {
-			t.Errorf("tool_timeout of a partitioned agent = %v, want arena.ErrCannotLand", err)
+		if _, err := rt.ToolTimeout(ctx, "worker-1", time.Second); !errors.Is(err, fault.ErrCannotLand) {
+			t.Errorf("tool_timeout of a partitioned agent = %v, want fault.ErrCannotLand", err)
 		}
 		if err := lift(ctx); err != nil {
 			t.Fatal(err)

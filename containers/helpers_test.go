@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/containers"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 // eventually polls cond until it holds, or fails the test after within with
@@ -32,9 +34,9 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() (bo
 }
 
 // service wires a runtime into an arena service, as a user would.
-func service(rt *containers.Runtime, opts ...arena.Option) *arena.Service {
-	opts = append([]arena.Option{arena.WithProbe(rt.Probe), arena.WithChecks(rt.Checks()...)}, opts...)
-	return arena.NewService(arena.NewInjector(rt, rt), nil, nil, opts...)
+func service(rt *containers.Runtime, opts ...engine.Option) *engine.Service {
+	opts = append([]engine.Option{engine.WithProbe(rt.Probe), engine.WithChecks(rt.Checks()...)}, opts...)
+	return engine.NewService(fault.NewInjector(rt, rt), nil, nil, opts...)
 }
 
 func inspect(t *testing.T, rt *containers.Runtime, id string) container.InspectResponse {
@@ -83,7 +85,7 @@ func waitHealthy(t *testing.T, rt *containers.Runtime, within time.Duration) {
 	})
 }
 
-func execute(t *testing.T, svc *arena.Service, a arena.Action) arena.Result {
+func execute(t *testing.T, svc *engine.Service, a fault.Action) fault.Result {
 	t.Helper()
 	res := svc.Execute(context.Background(), a)
 	if !res.Success {

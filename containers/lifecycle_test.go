@@ -15,13 +15,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/arenahttp"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/containers"
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/client"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // The fault lifecycle of issue 13 on real containers: every liftable fault
@@ -42,27 +46,27 @@ const dockerSlack = 2 * time.Second
 
 // lifeCase is one liftable fault type, on its own worker.
 type lifeCase struct {
-	typ    arena.ActionType
+	typ    fault.Type
 	target string
 	meta   map[string]any
 	route  string // arenahttp's action route
 }
 
 var lifeCases = []lifeCase{
-	{arena.ActionPauseAgent, "worker-1", nil, "pause"},
-	{arena.ActionSlowAgent, "worker-2", map[string]any{"delay": "2s"}, "slow"},
-	{arena.ActionNetworkPartition, "worker-3", nil, "partition"},
-	{arena.ActionToolTimeout, "worker-4", map[string]any{"timeout": "5s"}, "tool-timeout"},
-	{arena.ActionMCPDisconnect, "worker-5", nil, "mcp-disconnect"},
-	{arena.ActionLLMFailure, "worker-6", map[string]any{"error_type": "overloaded"}, "llm-failure"},
+	{fault.PauseAgent, "worker-1", nil, "pause"},
+	{fault.SlowAgent, "worker-2", map[string]any{"delay": "2s"}, "slow"},
+	{fault.NetworkPartition, "worker-3", nil, "partition"},
+	{fault.ToolTimeout, "worker-4", map[string]any{"timeout": "5s"}, "tool-timeout"},
+	{fault.MCPDisconnect, "worker-5", nil, "mcp-disconnect"},
+	{fault.LLMFailure, "worker-6", map[string]any{"error_type": "overloaded"}, "llm-failure"},
 }
 
-func (c lifeCase) action(d string) arena.Action {
+func (c lifeCase) action(d string) fault.Action {
 	m := map[string]any{"duration": d}
 	for k, v := range c.meta {
 		m[k] = v
 	}
-	return arena.Action{Type: c.typ, TargetID: c.target, Metadata: m}
+	return fault.Action{Type: c.typ, TargetID: c.target, Metadata: m}
 }
 
 // lifeRuntime starts the reference agents with six workers, partition
@@ -107,7 +111,7 @@ func newLifeRuntime(t *testing.T) *lifeRuntime {
 // agent-level faults) shows it.
 func (lr *lifeRuntime) faulted(ctx context.Context, c lifeCase) (bool, error) {
 	switch c.typ {
-	case arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition:
+	case fault.PauseAgent, fault.SlowAgent, fault.NetworkPartition:
 		a, _ := lr.rt.Agent(c.target)
 		res, err := lr.rt.Docker().ContainerInspect(ctx, a.ContainerID(), client.ContainerInspectOptions{})
 		if err != nil {
@@ -115,9 +119,9 @@ func (lr *lifeRuntime) faulted(ctx context.Context, c lifeCase) (bool, error) {
 		}
 		in := res.Container
 		switch c.typ {
-		case arena.ActionPauseAgent:
+		case fault.PauseAgent:
 			return in.State.Paused, nil
-		case arena.ActionSlowAgent:
+		case fault.SlowAgent:
 			return cpuLimit(in.HostConfig) != lr.cpus[c.target], nil
 		default:
 			return in.NetworkSettings.Networks[lr.rt.Network()] == nil, nil
@@ -133,7 +137,7 @@ func (lr *lifeRuntime) faulted(ctx context.Context, c lifeCase) (bool, error) {
 // noneFaulted fails unless every case's fault is gone: docker inspect shows
 // the containers unpaused, connected and with their CPU limits restored,
 // agentd no agent-level fault, and the service no active fault.
-func (lr *lifeRuntime) noneFaulted(t *testing.T, svc *arena.Service) {
+func (lr *lifeRuntime) noneFaulted(t *testing.T, svc *engine.Service) {
 	t.Helper()
 	for _, c := range lifeCases {
 		on, err := lr.faulted(context.Background(), c)
@@ -206,7 +210,7 @@ func liftedOnTime(t *testing.T, w *watch, planned time.Time) time.Duration {
 }
 
 // plannedLifts returns each active fault's planned lift time by target.
-func plannedLifts(t *testing.T, svc *arena.Service) map[string]time.Time {
+func plannedLifts(t *testing.T, svc *engine.Service) map[string]time.Time {
 	t.Helper()
 	out := map[string]time.Time{}
 	for _, f := range svc.ActiveFaults() {
@@ -260,7 +264,7 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res arena.Result
+			var res fault.Result
 			json.NewDecoder(resp.Body).Decode(&res)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK || !res.Success {
@@ -276,15 +280,15 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 	waitHealthy(t, lr.rt, 30*time.Second)
 	t.Run("scenario", func(t *testing.T) {
 		svc := service(lr.rt)
-		sc := &arena.Scenario{Name: "timed-on-containers", Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(6 * time.Second),
-			ProbeInterval: arena.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
+		sc := &scenario.Scenario{Name: "timed-on-containers", Config: scenario.Config{Seed: 1, Cooldown: clock.Duration(6 * time.Second),
+			ProbeInterval: clock.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
 		for _, c := range lifeCases {
-			sc.Actions = append(sc.Actions, arena.ScenarioStep{Action: c.action(d.String())})
+			sc.Actions = append(sc.Actions, scenario.Step{Action: c.action(d.String())})
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		wait := lr.watchAll(ctx)
-		rep, err := arena.RunScenarioReport(ctx, svc, sc)
+		rep, err := scenario.Run(ctx, svc, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,21 +313,21 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 	waitHealthy(t, lr.rt, 30*time.Second)
 	t.Run("survival", func(t *testing.T) {
 		svc := service(lr.rt)
-		mix := map[arena.ActionType]float64{}
+		mix := map[fault.Type]float64{}
 		for _, c := range lifeCases {
 			mix[c.typ] = 1
 		}
-		rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 15 * time.Second, Interval: time.Second, Seed: 7, Mix: mix,
-			MaxActiveFaults: 6, MinLifetime: time.Second, MaxLifetime: 2 * time.Second, Targets: arena.TargetFilter{Types: []string{"worker"}},
-			AllowUnhealthyStart: true, Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
+		rep, err := svc.RunSurvival(context.Background(), engine.SurvivalConfig{Duration: 15 * time.Second, Interval: time.Second, Seed: 7, Mix: mix,
+			MaxActiveFaults: 6, MinLifetime: time.Second, MaxLifetime: 2 * time.Second, Targets: engine.TargetFilter{Types: []string{"worker"}},
+			AllowUnhealthyStart: true, Observe: engine.ObserveOptions{ProbeInterval: lifeProbeInterval}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		faults := map[string]arena.FaultOutcome{}
+		faults := map[string]engine.FaultOutcome{}
 		for _, f := range rep.Faults {
 			faults[f.Action.ID] = f
 		}
-		seen := map[arena.ActionType]int{}
+		seen := map[fault.Type]int{}
 		var worst time.Duration
 		deferred := 0
 		for _, ev := range rep.Events {
@@ -356,7 +360,7 @@ func TestLiftAtDurationOnContainers(t *testing.T) {
 			t.Errorf("types lifted at their lifetime = %v, want at least 4 of the %d", seen, len(lifeCases))
 		}
 		for _, rb := range rep.Rollback {
-			if rb.Outcome != arena.RollbackLifted {
+			if rb.Outcome != engine.RollbackLifted {
 				t.Errorf("rollback of %s %s: %s %s", rb.Type, rb.TargetID, rb.Outcome, rb.Detail)
 			}
 		}
@@ -401,23 +405,23 @@ func (r *recorder) run(body func()) {
 
 // forTenMinutes is a scenario landing every case's fault for ten minutes,
 // then a long cooldown.
-func forTenMinutes(name string) *arena.Scenario {
-	sc := &arena.Scenario{Name: name, Config: arena.ScenarioConfig{Seed: 1, Cooldown: arena.Duration(20 * time.Minute),
-		ProbeInterval: arena.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
+func forTenMinutes(name string) *scenario.Scenario {
+	sc := &scenario.Scenario{Name: name, Config: scenario.Config{Seed: 1, Cooldown: clock.Duration(20 * time.Minute),
+		ProbeInterval: clock.Duration(lifeProbeInterval), AllowUnhealthyStart: true}}
 	for _, c := range lifeCases {
-		sc.Actions = append(sc.Actions, arena.ScenarioStep{Action: c.action("10m")})
+		sc.Actions = append(sc.Actions, scenario.Step{Action: c.action("10m")})
 	}
 	return sc
 }
 
 // allLiftedAtEnd fails unless rb lists the n faults, each lifted at the end.
-func allLiftedAtEnd(t *testing.T, rb []arena.FaultRollback, n int) {
+func allLiftedAtEnd(t *testing.T, rb []engine.FaultRollback, n int) {
 	t.Helper()
 	if len(rb) != n {
 		t.Errorf("rollback = %+v, want %d faults", rb, n)
 	}
 	for _, f := range rb {
-		if f.Outcome != arena.RollbackLifted {
+		if f.Outcome != engine.RollbackLifted {
 			t.Errorf("rollback of %s %s: %s %s", f.Type, f.TargetID, f.Outcome, f.Detail)
 		}
 	}
@@ -436,14 +440,14 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 	n := len(lifeCases)
 	t.Run("run stopped", func(t *testing.T) {
 		svc := service(lr.rt)
-		r, err := svc.NewRun(arena.RunOptions{Seed: 1, Duration: time.Hour, Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
+		r, err := svc.NewRun(engine.RunOptions{Seed: 1, Duration: time.Hour, Observe: engine.ObserveOptions{ProbeInterval: lifeProbeInterval}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range lifeCases {
-			r.Schedule(arena.Step{Action: c.action("10m")})
+			r.Schedule(engine.Step{Action: c.action("10m")})
 		}
-		r.At(8*time.Second, arena.KindPhase, func(context.Context) {
+		r.At(8*time.Second, engine.KindPhase, func(context.Context) {
 			if got := len(svc.ActiveFaults()); got != n {
 				t.Errorf("%d active faults when stopping, want %d", got, n)
 			}
@@ -464,7 +468,7 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 		svc := service(lr.rt)
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 		defer cancel()
-		rep, err := arena.RunScenarioReport(ctx, svc, forTenMinutes("caller-deadline"))
+		rep, err := scenario.Run(ctx, svc, forTenMinutes("caller-deadline"))
 		if !errors.Is(err, context.DeadlineExceeded) || rep == nil {
 			t.Fatalf("run = %v, want the caller's deadline", err)
 		}
@@ -477,11 +481,11 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 	waitHealthy(t, lr.rt, 30*time.Second)
 	t.Run("survival stopped", func(t *testing.T) {
 		svc := service(lr.rt)
-		mix := map[arena.ActionType]float64{}
+		mix := map[fault.Type]float64{}
 		for _, c := range lifeCases {
 			mix[c.typ] = 1
 		}
-		stopped := make(chan *arena.SurvivalReport, 1)
+		stopped := make(chan *engine.SurvivalReport, 1)
 		go func() {
 			deadline := time.Now().Add(time.Minute)
 			for len(svc.ActiveFaults()) < 3 && time.Now().Before(deadline) {
@@ -490,16 +494,16 @@ func TestRollbackOnExitOnContainers(t *testing.T) {
 			rep, _ := svc.StopSurvival()
 			stopped <- rep
 		}()
-		rep, err := svc.RunSurvival(context.Background(), arena.SurvivalConfig{Duration: time.Hour, Interval: time.Second, Seed: 7, Mix: mix,
-			MaxActiveFaults: 6, MinLifetime: 9 * time.Minute, MaxLifetime: 10 * time.Minute, Targets: arena.TargetFilter{Types: []string{"worker"}},
-			AllowUnhealthyStart: true, Observe: arena.ObserveOptions{ProbeInterval: lifeProbeInterval}})
+		rep, err := svc.RunSurvival(context.Background(), engine.SurvivalConfig{Duration: time.Hour, Interval: time.Second, Seed: 7, Mix: mix,
+			MaxActiveFaults: 6, MinLifetime: 9 * time.Minute, MaxLifetime: 10 * time.Minute, Targets: engine.TargetFilter{Types: []string{"worker"}},
+			AllowUnhealthyStart: true, Observe: engine.ObserveOptions{ProbeInterval: lifeProbeInterval}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := <-stopped; got != rep {
 			t.Error("StopSurvival returned another report")
 		}
-		if rep.Ending != arena.SurvivalStopped {
+		if rep.Ending != engine.SurvivalStopped {
 			t.Errorf("ending %q, want stopped", rep.Ending)
 		}
 		if len(rep.Rollback) < 3 {

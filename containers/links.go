@@ -3,7 +3,6 @@ package containers
 import (
 	"context"
 	"fmt"
-	"github.com/ares-arena/arena"
 	"maps"
 	"net"
 	"net/netip"
@@ -14,6 +13,8 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 // A link is one agent reaching another through a Toxiproxy proxy of the
@@ -187,9 +188,9 @@ func checkLinks(specs []agentSpec, links []linkSpec) error {
 		case l.from == l.to:
 			return fmt.Errorf("containers: WithLink(%s, %s): an agent links to another agent", l.from, l.to)
 		case !ids[l.from]:
-			return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, arena.ErrNoAgent)
+			return fmt.Errorf("containers: WithLink(%s, %s): from: %w", l.from, l.to, fault.ErrNoAgent)
 		case !ids[l.to]:
-			return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, arena.ErrNoAgent)
+			return fmt.Errorf("containers: WithLink(%s, %s): to: %w", l.from, l.to, fault.ErrNoAgent)
 		}
 		key := l.from + " " + LinkEnv(l.to)
 		if other, ok := names[key]; ok && other != l.to {

@@ -17,15 +17,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/containers"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // proxied starts the reference agents with workers workers behind
 // Toxiproxy, and a service that lands faults on them.
-func proxied(t *testing.T, workers int, opts ...containers.Option) (*containers.Proxied, *arena.Service) {
+func proxied(t *testing.T, workers int, opts ...containers.Option) (*containers.Proxied, *engine.Service) {
 	t.Helper()
 	opts = append([]containers.Option{containers.WithProject(testProject), containers.WithReferenceAgents(workers)}, opts...)
 	rt := containers.ForTest(t, opts...)
@@ -35,7 +39,7 @@ func proxied(t *testing.T, workers int, opts ...containers.Option) (*containers.
 	}
 	t.Cleanup(func() { p.Close(context.Background()) })
 	waitHealthy(t, rt, 20*time.Second)
-	return p, arena.NewService(arena.NewInjectorFor(p, arena.WithDAG(p)), nil, nil, arena.WithProbe(p.Probe))
+	return p, engine.NewService(fault.NewInjectorFor(p, fault.WithDAG(p)), nil, nil, engine.WithProbe(p.Probe))
 }
 
 func linkURL(t *testing.T, p *containers.Proxied, from, to string) string {
@@ -88,22 +92,22 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		if _, err := p.LinkEndpoint("worker-1", "leader-0"); !errors.Is(err, containers.ErrPeerNotProxied) {
 			t.Errorf("LinkEndpoint(worker-1, leader-0) = %v, want ErrPeerNotProxied", err)
 		}
-		_, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"})
+		_, err := p.InjectLatency(ctx, "worker-1", fault.Latency{Latency: time.Second, Peer: "leader-0"})
 		if !errors.Is(err, containers.ErrPeerNotProxied) {
 			t.Errorf("latency between worker-1 and leader-0 (no link) = %v, want ErrPeerNotProxied", err)
 		}
 		// What orchestrator-0 receives: the requests of leader-0 (upstream
 		// on leader-0's link to it), the responses of worker-1 (downstream
 		// on its link to worker-1), the requests from the host.
-		for dir, want := range map[arena.Direction][]string{
-			arena.DirectionInbound: {"leader-0->orchestrator-0/network_latency_upstream",
+		for dir, want := range map[fault.Direction][]string{
+			fault.DirectionInbound: {"leader-0->orchestrator-0/network_latency_upstream",
 				"orchestrator-0->worker-1/network_latency_downstream", "orchestrator-0->worker-2/network_latency_downstream",
 				"orchestrator-0/network_latency_upstream"},
-			arena.DirectionOutbound: {"leader-0->orchestrator-0/network_latency_downstream",
+			fault.DirectionOutbound: {"leader-0->orchestrator-0/network_latency_downstream",
 				"orchestrator-0->worker-1/network_latency_upstream", "orchestrator-0->worker-2/network_latency_upstream",
 				"orchestrator-0/network_latency_downstream"},
 		} {
-			lift, err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Millisecond, Direction: dir})
+			lift, err := p.InjectLatency(ctx, "orchestrator-0", fault.Latency{Latency: time.Millisecond, Direction: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +131,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 		// 1s on the link leader-0 → orchestrator-0: a hand-off takes longer
 		// than agentd's 300ms route timeout, so leader-0 hands nothing on,
 		// while orchestrator-0 keeps handing on what it already holds.
-		lift, err := p.InjectLatency(ctx, "orchestrator-0", arena.Latency{Latency: time.Second, Peer: "leader-0"})
+		lift, err := p.InjectLatency(ctx, "orchestrator-0", fault.Latency{Latency: time.Second, Peer: "leader-0"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +154,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 	t.Run("latency 200ms on one link only", func(t *testing.T) {
 		before := map[string]time.Duration{"leader-0→orchestrator-0": roundTrip(t, leaderOrch, 21),
 			"orchestrator-0→worker-1": roundTrip(t, orchW1, 21), "host→orchestrator-0": roundTrip(t, orchHost, 21)}
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkLatency, TargetID: "orchestrator-0",
+		res := svc.Execute(ctx, fault.Action{Type: fault.NetworkLatency, TargetID: "orchestrator-0",
 			Metadata: map[string]any{"latency": "200ms", "peer": "leader-0"}})
 		if !res.Success {
 			t.Fatalf("network_latency with a peer did not land: %s", res.Error)
@@ -184,7 +188,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 	t.Run("bandwidth 50 kB/s on worker-1's links", func(t *testing.T) {
 		const size = 60_000
 		free, freeOther := fastestUpload(t, orchW1, size), fastestUpload(t, orchW2, size)
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
+		res := svc.Execute(ctx, fault.Action{Type: fault.NetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
 		if !res.Success {
 			t.Fatalf("network_bandwidth did not land: %s", res.Error)
 		}
@@ -210,7 +214,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 	})
 
 	t.Run("connection_reset on worker-1's links", func(t *testing.T) {
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-1"})
+		res := svc.Execute(ctx, fault.Action{Type: fault.ConnectionReset, TargetID: "worker-1"})
 		if !res.Success {
 			t.Fatalf("connection_reset did not land: %s", res.Error)
 		}
@@ -270,7 +274,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 				resp.Body.Close()
 			}
 		}
-		for _, lift := range []arena.Lift{liftRate, liftReset} {
+		for _, lift := range []fault.Lift{liftRate, liftReset} {
 			if err := lift(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +299,7 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 			st, err := p.State(ctx, "worker-1")
 			return err == nil && st.Started.After(st0), "not restarted yet"
 		})
-		lift, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "orchestrator-0"})
+		lift, err := p.InjectLatency(ctx, "worker-1", fault.Latency{Latency: 200 * time.Millisecond, Peer: "orchestrator-0"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,12 +317,12 @@ func TestLinksThroughToxiproxy(t *testing.T) {
 // networkSteps lands one fault of each network type, each lasting d:
 // latency on the link leader-0 → orchestrator-0, a bandwidth cap on
 // worker-1's links, resets on worker-2's.
-func networkSteps(d string) []arena.ScenarioStep {
-	return []arena.ScenarioStep{
-		{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "orchestrator-0",
+func networkSteps(d string) []scenario.Step {
+	return []scenario.Step{
+		{Action: fault.Action{Type: fault.NetworkLatency, TargetID: "orchestrator-0",
 			Metadata: map[string]any{"latency": "200ms", "peer": "leader-0", "duration": d}}},
-		{Action: arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000, "duration": d}}},
-		{Action: arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-2", Metadata: map[string]any{"duration": d}}},
+		{Action: fault.Action{Type: fault.NetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000, "duration": d}}},
+		{Action: fault.Action{Type: fault.ConnectionReset, TargetID: "worker-2", Metadata: map[string]any{"duration": d}}},
 	}
 }
 
@@ -368,7 +372,7 @@ func (n *netProbe) faulted(rtt, up time.Duration, getErr error) bool {
 // gone checks that nothing of the faults is left: no toxic in any proxy
 // (as Toxiproxy reports them), no active fault in the service, and, from
 // the host, each link as fast and open as before.
-func (n *netProbe) gone(svc *arena.Service) {
+func (n *netProbe) gone(svc *engine.Service) {
 	t := n.t
 	t.Helper()
 	if left := n.p.ProxyToxics(); len(left) != 0 {
@@ -410,7 +414,7 @@ func TestNetworkFaultsGoneAfterRun(t *testing.T) {
 
 	t.Run("cancelled mid-fault", func(t *testing.T) {
 		n.t = t
-		sc := &arena.Scenario{Name: "network-held-for-an-hour", Config: arena.ScenarioConfig{Cooldown: arena.Duration(10 * time.Minute)},
+		sc := &scenario.Scenario{Name: "network-held-for-an-hour", Config: scenario.Config{Cooldown: clock.Duration(10 * time.Minute)},
 			Actions: networkSteps("1h")}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -427,7 +431,7 @@ func TestNetworkFaultsGoneAfterRun(t *testing.T) {
 			during = n.faulted(rtt, up, getErr)
 			cancel()
 		}()
-		rep, err := arena.RunScenarioReport(ctx, svc, sc)
+		rep, err := scenario.Run(ctx, svc, sc)
 		<-measured
 		t.Logf("mid-fault: round trip %s (%s before), upload %s (%s before), GET through orchestrator-0 → worker-2: %v", rtt, n.baseRTT, up, n.baseUpload, getErr)
 		if !during {
@@ -440,7 +444,7 @@ func TestNetworkFaultsGoneAfterRun(t *testing.T) {
 			t.Fatalf("landed %d, rollback %+v: want the three faults", rep.Report.Landed, rep.Report.Rollback)
 		}
 		for _, rb := range rep.Report.Rollback {
-			if rb.Outcome != arena.RollbackLifted {
+			if rb.Outcome != engine.RollbackLifted {
 				t.Errorf("rollback of %s %s: %s %s", rb.Type, rb.TargetID, rb.Outcome, rb.Detail)
 			}
 		}
@@ -450,13 +454,13 @@ func TestNetworkFaultsGoneAfterRun(t *testing.T) {
 	t.Run("after their duration", func(t *testing.T) {
 		n.t = t
 		ctx := context.Background()
-		var steps []arena.Step
+		var steps []engine.Step
 		for _, s := range networkSteps("3s") {
-			steps = append(steps, arena.Step{Action: s.Action})
+			steps = append(steps, engine.Step{Action: s.Action})
 		}
-		done := make(chan *arena.Report, 1)
+		done := make(chan *engine.Report, 1)
 		go func() {
-			rep, _ := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 1, Duration: 5 * time.Second}, steps...)
+			rep, _ := engine.RunSchedule(ctx, svc, engine.RunOptions{Seed: 1, Duration: 5 * time.Second}, steps...)
 			done <- rep
 		}()
 		eventually(t, 3*time.Second, "the three faults active", func() (bool, string) {
@@ -530,12 +534,12 @@ func probeRTT(t *testing.T, rt *containers.Runtime, from, to string) time.Durati
 func TestWithLinkFromInsideAContainer(t *testing.T) {
 	t.Parallel()
 	req := testcontainers.ContainerRequest{FromDockerfile: linkProbe(t), ExposedPorts: []string{"8080/tcp"}}
-	p, _ := proxied(t, 1, containers.WithAgent("prober", arena.TypeWorker, req),
+	p, _ := proxied(t, 1, containers.WithAgent("prober", fault.TypeWorker, req),
 		containers.WithLink("prober", "worker-1"), containers.WithLink("prober", "orchestrator-0"))
 	ctx := context.Background()
 	rtt := func(to string) time.Duration { return probeRTT(t, p.Runtime, "prober", to) }
 	before := map[string]time.Duration{"worker-1": rtt("worker-1"), "orchestrator-0": rtt("orchestrator-0")}
-	lift, err := p.InjectLatency(ctx, "worker-1", arena.Latency{Latency: 200 * time.Millisecond, Peer: "prober"})
+	lift, err := p.InjectLatency(ctx, "worker-1", fault.Latency{Latency: 200 * time.Millisecond, Peer: "prober"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,9 +558,9 @@ func TestWithLinkFromInsideAContainer(t *testing.T) {
 		t.Errorf("prober → worker-1 after the lift: %s, want back near %s", d, before["worker-1"])
 	}
 	// The prober does not serve the fault-control contract: its 404 is
-	// arena.ErrUnsupported, as the same answer is on every runtime.
-	if _, err := p.ToolTimeout(ctx, "prober", time.Second); !errors.Is(err, arena.ErrUnsupported) ||
+	// fault.ErrUnsupported, as the same answer is on every runtime.
+	if _, err := p.ToolTimeout(ctx, "prober", time.Second); !errors.Is(err, fault.ErrUnsupported) ||
 		!strings.Contains(err.Error(), "prober") || !strings.Contains(err.Error(), "tool_timeout") {
-		t.Errorf("tool_timeout on an agent without the contract = %v, want arena.ErrUnsupported naming prober and tool_timeout", err)
+		t.Errorf("tool_timeout on an agent without the contract = %v, want fault.ErrUnsupported naming prober and tool_timeout", err)
 	}
 }

@@ -6,11 +6,12 @@ import (
 	"maps"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Defaults of the options.
@@ -44,9 +45,9 @@ type options struct {
 	ctlTimeout    time.Duration
 	startTimeout  time.Duration
 	slowRef       time.Duration
-	hooks         map[arena.ActionType]FaultHook
+	hooks         map[fault.Type]FaultHook
 	logger        tclog.Logger
-	roles         arena.RoleResolver
+	roles         fault.RoleResolver
 	quorum        bool
 	links         []linkSpec
 }
@@ -208,7 +209,7 @@ func (d partitionHealing) apply(o *options) { o.partitionHeal = time.Duration(d)
 // first: the network heals (the agent is reconnected) after d, as a
 // transient network failure would, even when the fault's duration is
 // longer; the report then says the partition was healed by the runtime, and
-// when (arena.HealReporter). 0 turns healing off: a partition lasts its
+// when (fault.HealReporter). 0 turns healing off: a partition lasts its
 // duration, or until its lift. Default 3s.
 func WithPartitionHealing(d time.Duration) Option { return partitionHealing(d) }
 
@@ -270,31 +271,33 @@ type FaultHook struct {
 }
 
 type hook struct {
-	kind arena.ActionType
+	kind fault.Type
 	h    FaultHook
 }
 
 func (h hook) apply(o *options) {
 	if o.hooks == nil {
-		o.hooks = map[arena.ActionType]FaultHook{}
+		o.hooks = map[fault.Type]FaultHook{}
 	}
 	o.hooks[h.kind] = h.h
 }
 
-// WithFaultHook lands faults of kind (tool_timeout, mcp_disconnect,
-// llm_failure, memory_corrupt, remove_node, remove_edge) through h instead of
-// the agent's fault-control endpoint.
-func WithFaultHook(kind arena.ActionType, h FaultHook) Option { return hook{kind, h} }
+// WithFaultHook lands faults of kind through h instead of the agent's
+// fault-control endpoint. kind is one of the faults that go to that
+// endpoint: an agent-level fault (tool_timeout, mcp_disconnect, llm_failure,
+// memory_corrupt, clock_jump) or a DAG fault (remove_node, remove_edge);
+// NewRuntime refuses a hook for any other type.
+func WithFaultHook(kind fault.Type, h FaultHook) Option { return hook{kind, h} }
 
-type roles struct{ r arena.RoleResolver }
+type roles struct{ r fault.RoleResolver }
 
 func (o roles) apply(opts *options) { opts.roles = o.r }
 
 // WithRoles makes ListAgents report each agent's live role as r resolves it
-// from the system (see arena.RoleResolver): in a Raft cluster, the member
+// from the system (see fault.RoleResolver): in a Raft cluster, the member
 // that leads now is the leader, so kill_leader, type:leader and the survival
 // mix follow it. The types given to WithAgent are what r receives.
-func WithRoles(r arena.RoleResolver) Option { return roles{r} }
+func WithRoles(r fault.RoleResolver) Option { return roles{r} }
 
 type quorumProbe struct{}
 
@@ -347,7 +350,7 @@ func (o *options) validate() error {
 	}
 	for k := range o.hooks {
 		if !hookable(k) {
-			return fmt.Errorf("containers: WithFaultHook(%s): only agent-level faults take hooks", k)
+			return fmt.Errorf("containers: WithFaultHook(%s): only the faults that go to the agent's fault-control endpoint take hooks: %v", k, hookTypes())
 		}
 	}
 	return nil

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/moby/moby/api/types/container"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestOptionsCompare(t *testing.T) {
@@ -33,7 +34,11 @@ func TestOptionsValidate(t *testing.T) {
 		{[]Option{WithReferenceAgents(1), WithPartitionHealing(-time.Second)}, "negative partition healing"},
 		{[]Option{WithReferenceAgents(1), WithProbeTimeout(0)}, "probe timeout must be positive"},
 		{[]Option{WithReferenceAgents(1), WithKillMode("gently")}, `unknown kill mode "gently"`},
-		{[]Option{WithReferenceAgents(1), WithFaultHook(arena.ActionKillAgent, FaultHook{})}, "only agent-level faults"},
+		{[]Option{WithReferenceAgents(1), WithFaultHook(fault.KillAgent, FaultHook{})}, "WithFaultHook(kill_agent): only the faults that go to the agent's fault-control endpoint take hooks"},
+		{[]Option{WithReferenceAgents(1), WithFaultHook(fault.PauseAgent, FaultHook{})}, "WithFaultHook(pause_agent): only"},
+		{[]Option{WithReferenceAgents(1), WithFaultHook(fault.ClockJump, FaultHook{})}, ""},
+		{[]Option{WithReferenceAgents(1), WithFaultHook(fault.MemoryCorrupt, FaultHook{})}, ""},
+		{[]Option{WithReferenceAgents(1), WithFaultHook(fault.RemoveEdge, FaultHook{})}, ""},
 	} {
 		o := defaultOptions()
 		for _, opt := range tt.opts {
@@ -84,13 +89,13 @@ func TestReferenceSpecs(t *testing.T) {
 func TestStatus(t *testing.T) {
 	for _, tt := range []struct {
 		st   *container.State
-		want arena.AgentStatus
+		want fault.AgentStatus
 	}{
-		{nil, arena.StatusStopped},
-		{&container.State{Running: true}, arena.StatusRunning},
-		{&container.State{Running: true, Paused: true}, arena.StatusPaused},
-		{&container.State{Running: true, Restarting: true}, arena.StatusStopped},
-		{&container.State{Status: "exited"}, arena.StatusStopped},
+		{nil, fault.StatusStopped},
+		{&container.State{Running: true}, fault.StatusRunning},
+		{&container.State{Running: true, Paused: true}, fault.StatusPaused},
+		{&container.State{Running: true, Restarting: true}, fault.StatusStopped},
+		{&container.State{Status: "exited"}, fault.StatusStopped},
 	} {
 		if got := status(tt.st); got != tt.want {
 			t.Errorf("status(%+v) = %s, want %s", tt.st, got, tt.want)

@@ -9,9 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers/agentcheck"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // Probe reports whether the system is healthy now: every agent is asked
@@ -71,11 +72,11 @@ func (r *Runtime) Probe(ctx context.Context) error {
 	}
 	rank := func(t string) int {
 		switch t {
-		case arena.TypeLeader:
+		case fault.TypeLeader:
 			return 0
-		case arena.TypeOrchestrator:
+		case fault.TypeOrchestrator:
 			return 1
-		case arena.TypeWorker:
+		case fault.TypeWorker:
 			return 3
 		}
 		return 2
@@ -84,7 +85,7 @@ func (r *Runtime) Probe(ctx context.Context) error {
 	workers, up := 0, 0
 	for _, i := range order {
 		a := r.agents[i]
-		if a.Type == arena.TypeWorker {
+		if a.Type == fault.TypeWorker {
 			workers++
 			if avail(i) {
 				up++
@@ -108,7 +109,7 @@ func (r *Runtime) Probe(ctx context.Context) error {
 
 // Checks returns the consistency checks, which read GET /state of the agents
 // that have one (agents answering 404 are left out; when no agent's state
-// could be read, a check returns arena.ErrNotApplicable and is not measured):
+// could be read, a check returns fault.ErrNotApplicable and is not measured):
 //
 //   - "tasks": no task lost. Every task an agent handed on is in the ledger
 //     of the agent it was handed to.
@@ -118,8 +119,8 @@ func (r *Runtime) Probe(ctx context.Context) error {
 // Agents that cannot answer by design (partitioned, paused, stopped) are
 // skipped; the tasks handed to them are not verified this time. An agent
 // that should answer and does not (after a few tries) fails the check.
-func (r *Runtime) Checks() []arena.Check {
-	return []arena.Check{
+func (r *Runtime) Checks() []fault.Check {
+	return []fault.Check{
 		{Name: "tasks", Run: r.checkTasks},
 		{Name: "memory", Run: r.checkMemory},
 	}
@@ -146,10 +147,10 @@ func (r *Runtime) readState(ctx context.Context, a *Agent) (agentapi.State, erro
 			return agentapi.State{}, agentcheck.ErrSkip
 		}
 		var st agentapi.State
-		if st, err = r.client(a).State(ctx); err == nil || errors.Is(err, arena.ErrUnsupported) {
+		if st, err = r.client(a).State(ctx); err == nil || errors.Is(err, fault.ErrUnsupported) {
 			return st, wrap(err)
 		}
-		if !sleepCtx(ctx, 250*time.Millisecond) {
+		if ctxtime.Sleep(ctx, 250*time.Millisecond) != nil {
 			break
 		}
 	}

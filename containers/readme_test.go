@@ -5,11 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/arenatest"
-	"github.com/ares-arena/arena/containers"
 	"github.com/stretchr/testify/require"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestLeaderFailoverInDocker is the README's example of a test against real
@@ -17,11 +19,15 @@ import (
 // added so that TestMain's sweep covers it: keep the two in step. The
 // built-in leader-failover scenario, unchanged, must pass its own gate
 // against five containers in real time.
+//
+// It is not parallel, as in the README: its gate (max_mttr 2s) is a bound
+// on Docker's restart of the killed leader, which the package's parallel
+// tests (conformance, survival, image builds: a dozen clusters on two
+// cores) stretched to 2.6s in CI. Go runs the sequential tests first, alone.
 func TestLeaderFailoverInDocker(t *testing.T) {
-	t.Parallel()
 	rt := containers.ForTest(t, containers.WithProject(testProject), containers.WithReferenceAgents(3)) // skips without a Docker daemon
 	rep := arenatest.Run(t, "leader-failover", arenatest.WithRuntime(rt))
-	require.True(t, rep.Score.Grade.AtLeast(arena.GradeA))
+	require.True(t, rep.Score.Grade.AtLeast(engine.GradeA))
 	t.Logf("%s", rep)
 }
 
@@ -40,8 +46,8 @@ func TestLinkInDocker(t *testing.T) {
 	api := testcontainers.ContainerRequest{FromDockerfile: image, ExposedPorts: []string{"8080/tcp"}}
 	db := testcontainers.ContainerRequest{FromDockerfile: image, ExposedPorts: []string{"8080/tcp"}}
 	rt := containers.ForTest(t, containers.WithProject(testProject), // skips without a Docker daemon
-		containers.WithAgent("api", arena.TypeOrchestrator, api),
-		containers.WithAgent("db", arena.TypeWorker, db),
+		containers.WithAgent("api", fault.TypeOrchestrator, api),
+		containers.WithAgent("db", fault.TypeWorker, db),
 		// The api container dials $ARENA_LINK_DB_URL (or _HOST and _PORT).
 		containers.WithLink("api", "db", containers.LinkPort("8080/tcp")))
 	p, err := containers.NewProxied(rt)
@@ -49,10 +55,10 @@ func TestLinkInDocker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
-	svc := arena.NewService(arena.NewInjectorFor(p, arena.WithDAG(p)), nil, nil, arena.WithProbe(p.Probe))
+	svc := engine.NewService(fault.NewInjectorFor(p, fault.WithDAG(p)), nil, nil, engine.WithProbe(p.Probe))
 
 	before := probeRTT(t, rt, "api", "db")
-	res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkLatency, TargetID: "db",
+	res := svc.Execute(ctx, fault.Action{Type: fault.NetworkLatency, TargetID: "db",
 		Metadata: map[string]any{"latency": "200ms", "peer": "api", "duration": "3s"}})
 	if !res.Success {
 		t.Fatalf("network_latency on db, peer api: %s", res.Error)

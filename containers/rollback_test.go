@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // TestRollbackAfterCancelledRun: a scenario pauses, partitions and slows
@@ -20,11 +23,11 @@ func TestRollbackAfterCancelledRun(t *testing.T) {
 	svc := service(rt)
 	waitHealthy(t, rt, 10*time.Second)
 	hour := map[string]any{"duration": "1h"}
-	sc := &arena.Scenario{Name: "held-for-an-hour", Config: arena.ScenarioConfig{Cooldown: arena.Duration(10 * time.Minute)},
-		Actions: []arena.ScenarioStep{
-			{Action: arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1", Metadata: hour}},
-			{Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: "worker-2", Metadata: hour}},
-			{Action: arena.Action{Type: arena.ActionSlowAgent, TargetID: "worker-3", Metadata: map[string]any{"duration": "1h", "delay": "2s"}}},
+	sc := &scenario.Scenario{Name: "held-for-an-hour", Config: scenario.Config{Cooldown: clock.Duration(10 * time.Minute)},
+		Actions: []scenario.Step{
+			{Action: fault.Action{Type: fault.PauseAgent, TargetID: "worker-1", Metadata: hour}},
+			{Action: fault.Action{Type: fault.NetworkPartition, TargetID: "worker-2", Metadata: hour}},
+			{Action: fault.Action{Type: fault.SlowAgent, TargetID: "worker-3", Metadata: map[string]any{"duration": "1h", "delay": "2s"}}},
 		}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -34,7 +37,7 @@ func TestRollbackAfterCancelledRun(t *testing.T) {
 		}
 		cancel()
 	}()
-	rep, err := arena.RunScenarioReport(ctx, svc, sc)
+	rep, err := scenario.Run(ctx, svc, sc)
 	if !errors.Is(err, context.Canceled) || rep == nil {
 		t.Fatalf("run = %v, want it cancelled", err)
 	}
@@ -45,7 +48,7 @@ func TestRollbackAfterCancelledRun(t *testing.T) {
 		t.Errorf("rollback = %+v, want the three faults", rep.Report.Rollback)
 	}
 	for _, rb := range rep.Report.Rollback {
-		if rb.Outcome != arena.RollbackLifted {
+		if rb.Outcome != engine.RollbackLifted {
 			t.Errorf("rollback of %s %s: %s", rb.Type, rb.TargetID, rb.Detail)
 		}
 	}

@@ -18,9 +18,6 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/agentapi/agentfault"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
@@ -28,33 +25,37 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Compile-time checks: a Runtime is a complete system for the engine.
 var (
-	_ arena.RuntimeProvider = (*Runtime)(nil)
-	_ arena.Refuser         = (*Runtime)(nil)
-	_ arena.HealReporter    = (*Runtime)(nil)
-	_ arena.DAGProvider     = (*Runtime)(nil)
+	_ fault.RuntimeProvider = (*Runtime)(nil)
+	_ fault.Refuser         = (*Runtime)(nil)
+	_ fault.HealReporter    = (*Runtime)(nil)
+	_ fault.DAGProvider     = (*Runtime)(nil)
 )
 
 // ErrNoEdge: the agent has no such outgoing edge (AgentRoutes). The other
 // errors of fault injection are arena's, wrapped with the agent's ID:
-// arena.ErrNoAgent for an unknown agent, arena.ErrCannotLand when the
+// fault.ErrNoAgent for an unknown agent, fault.ErrCannotLand when the
 // agent's state rules the fault out (pause a paused agent, kill a stopped
 // one, partition a partitioned one, reach a partitioned agent's
-// fault-control endpoint), arena.ErrUnsupported when the agent does not
+// fault-control endpoint), fault.ErrUnsupported when the agent does not
 // implement the fault (its fault-control endpoint answered 404 or 501).
 var ErrNoEdge = errors.New("no such edge")
 
 // Runtime is a system of agents running in Docker containers, started with
-// testcontainers-go. It implements arena.RuntimeProvider and
-// arena.DAGProvider (each fault arena lifts hands back its lift), and
+// testcontainers-go. It implements fault.RuntimeProvider and
+// fault.DAGProvider (each fault arena lifts hands back its lift), and
 // offers a Probe and Checks: everything a Service needs to score real
 // containers. It is safe for concurrent use. Close removes everything it
 // created.
 type Runtime struct {
-	agentFaults // tool_timeout, mcp_disconnect, llm_failure, memory_corrupt (landAgentFault)
+	agentFaults // the agent-level faults: agentfault.Types (landAgentFault)
 
 	opts    options
 	docker  *client.Client
@@ -89,7 +90,7 @@ type agentLive struct {
 	healTimer   *time.Timer
 	slowed      *cpuLimits // the limits before slow_agent, to restore
 	supervised  int        // restarts by the supervisor (KillAPI)
-	lifts       []arena.ActionType
+	lifts       []fault.Type
 }
 
 // Agent is one agent of a Runtime.
@@ -231,11 +232,11 @@ func referenceSpecs(image string, workers int, env map[string]string) []agentSpe
 		ws = append(ws, "worker-"+strconv.Itoa(i))
 	}
 	specs := []agentSpec{
-		mk("leader-0", arena.TypeLeader, []string{"orchestrator-0"}),
-		mk("orchestrator-0", arena.TypeOrchestrator, ws),
+		mk("leader-0", fault.TypeLeader, []string{"orchestrator-0"}),
+		mk("orchestrator-0", fault.TypeOrchestrator, ws),
 	}
 	for _, w := range ws {
-		specs = append(specs, mk(w, arena.TypeWorker, nil))
+		specs = append(specs, mk(w, fault.TypeWorker, nil))
 	}
 	return specs
 }
@@ -464,7 +465,7 @@ func (r *Runtime) agent(id string) (*Agent, error) {
 	if a, ok := r.byID[id]; ok {
 		return a, nil
 	}
-	return nil, fmt.Errorf("containers: agent %q: %w", id, arena.ErrNoAgent)
+	return nil, fmt.Errorf("containers: agent %q: %w", id, fault.ErrNoAgent)
 }
 
 // markClosed marks the runtime closed, stops its heal timers and returns
@@ -546,23 +547,23 @@ func (r *Runtime) inspect(ctx context.Context, a *Agent) (container.InspectRespo
 
 // status maps Docker's state to arena's: restarting, exited and dead are
 // stopped (a killed agent is stopped until its restart completes).
-func status(st *container.State) arena.AgentStatus {
+func status(st *container.State) fault.AgentStatus {
 	switch {
 	case st == nil:
-		return arena.StatusStopped
+		return fault.StatusStopped
 	case st.Paused:
-		return arena.StatusPaused
+		return fault.StatusPaused
 	case st.Running && !st.Restarting:
-		return arena.StatusRunning
+		return fault.StatusRunning
 	default:
-		return arena.StatusStopped
+		return fault.StatusStopped
 	}
 }
 
 // ListAgents returns every agent in ID order, with its status and restarts
 // as Docker reports them (plus the supervisor's restarts under KillAPI).
-func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
-	out := make([]arena.AgentInfo, len(r.agents))
+func (r *Runtime) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
+	out := make([]fault.AgentInfo, len(r.agents))
 	errs := make([]error, len(r.agents))
 	var wg sync.WaitGroup
 	for i, a := range r.agents {
@@ -575,7 +576,7 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 			r.mu.Lock()
 			sup := r.live[a.ID].supervised
 			r.mu.Unlock()
-			out[i] = arena.AgentInfo{ID: a.ID, Type: a.Type, Status: status(ins.State), Restarts: ins.RestartCount + sup}
+			out[i] = fault.AgentInfo{ID: a.ID, Type: a.Type, Status: status(ins.State), Restarts: ins.RestartCount + sup}
 		})
 	}
 	wg.Wait()
@@ -593,5 +594,5 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 }
 
 func cannotLand(id, why string) error {
-	return fmt.Errorf("containers: agent %q: %w: %s", id, arena.ErrCannotLand, why)
+	return fmt.Errorf("containers: agent %q: %w: %s", id, fault.ErrCannotLand, why)
 }

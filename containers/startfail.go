@@ -12,7 +12,7 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // startLogLines is how many of a failed container's last log lines a start
@@ -21,7 +21,7 @@ const startLogLines = 50
 
 // ReportDirEnv names the directory where a container that failed to start
 // leaves its whole log, as arenatest leaves its reports (ARENA_REPORT_DIR).
-const ReportDirEnv = arena.ReportDirEnv
+const ReportDirEnv = fault.ReportDirEnv
 
 // startDiagnosis describes a container that failed to start, before it is
 // removed and its logs with it: its state (exit code, restarts, OOM) and

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
 )
 
 // survivalLength is how long TestSurvival runs: two minutes of real time by
@@ -37,12 +37,12 @@ func TestSurvival(t *testing.T) {
 	length := survivalLength(t)
 	ctx, cancel := context.WithTimeout(context.Background(), length+2*time.Minute)
 	defer cancel()
-	rep, err := svc.RunSurvival(ctx, arena.SurvivalConfig{Duration: length, Interval: 4 * time.Second, Seed: 8})
+	rep, err := svc.RunSurvival(ctx, engine.SurvivalConfig{Duration: length, Interval: 4 * time.Second, Seed: 8})
 	if err != nil {
 		t.Fatalf("RunSurvival: %v", err)
 	}
 	t.Logf("%s", rep)
-	if rep.Score.Grade == arena.GradeNone {
+	if rep.Score.Grade == engine.GradeNone {
 		t.Fatal("survival measured nothing")
 	}
 	if rep.Landed < 10 {

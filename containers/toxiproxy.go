@@ -19,16 +19,16 @@ import (
 	"github.com/rs/zerolog"
 	zlog "github.com/rs/zerolog/log"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
 var (
-	_ arena.RuntimeProvider    = (*Proxied)(nil)
-	_ arena.LatencyInjector    = (*Proxied)(nil)
-	_ arena.BandwidthLimiter   = (*Proxied)(nil)
-	_ arena.ConnectionResetter = (*Proxied)(nil)
-	_ arena.Refuser            = (*Proxied)(nil)
+	_ fault.RuntimeProvider    = (*Proxied)(nil)
+	_ fault.LatencyInjector    = (*Proxied)(nil)
+	_ fault.BandwidthLimiter   = (*Proxied)(nil)
+	_ fault.ConnectionResetter = (*Proxied)(nil)
+	_ fault.Refuser            = (*Proxied)(nil)
 )
 
 // ErrPeerNotProxied: no link between the two agents runs through a proxy
@@ -69,7 +69,7 @@ type Proxied struct {
 
 	mu      sync.Mutex
 	proxies map[string]*toxiproxy.Proxy // agent ID → its proxy from this host
-	toxics  map[string]map[arena.ActionType][]placed
+	toxics  map[string]map[fault.Type][]placed
 	closed  bool
 }
 
@@ -83,7 +83,7 @@ type placed struct {
 // probe through them. Call it before rt is probed. Close stops the proxies
 // and closes rt.
 func NewProxied(rt *Runtime) (*Proxied, error) {
-	p := &Proxied{Runtime: rt, proxies: map[string]*toxiproxy.Proxy{}, toxics: map[string]map[arena.ActionType][]placed{}}
+	p := &Proxied{Runtime: rt, proxies: map[string]*toxiproxy.Proxy{}, toxics: map[string]map[fault.Type][]placed{}}
 	via := map[string]string{}
 	for _, a := range rt.Agents() {
 		u, err := url.Parse(a.Endpoint())
@@ -136,7 +136,7 @@ func (p *Proxied) ProxyEndpoint(agentID string) (string, error) {
 	defer p.mu.Unlock()
 	px, ok := p.proxies[agentID]
 	if !ok {
-		return "", fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
+		return "", fmt.Errorf("containers: agent %q: %w", agentID, fault.ErrNoAgent)
 	}
 	return "http://" + px.Listen, nil
 }
@@ -171,11 +171,11 @@ func (p *Proxied) sides(agentID, peer string) ([]side, error) {
 	if peer == "" {
 		px, ok := p.proxies[agentID]
 		if !ok || p.closed {
-			return nil, fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
+			return nil, fmt.Errorf("containers: agent %q: %w", agentID, fault.ErrNoAgent)
 		}
 		out = append(out, side{px, true})
 	} else if _, ok := p.proxies[agentID]; !ok || p.closed {
-		return nil, fmt.Errorf("containers: agent %q: %w", agentID, arena.ErrNoAgent)
+		return nil, fmt.Errorf("containers: agent %q: %w", agentID, fault.ErrNoAgent)
 	}
 	for _, l := range p.links {
 		switch {
@@ -200,7 +200,7 @@ type toxic struct {
 
 // land replaces the agent's toxics of kind with those tox makes for each
 // of its sides (for the peer, if any).
-func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.ActionType, tox func(side) []toxic) (arena.Lift, error) {
+func (p *Proxied) land(ctx context.Context, agentID, peer string, kind fault.Type, tox func(side) []toxic) (fault.Lift, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.Act
 				return nil, fmt.Errorf("containers: agent %s: %s: toxic %s on %s: %w", agentID, kind, t.typ, t.px.Name, err)
 			}
 			if p.toxics[agentID] == nil {
-				p.toxics[agentID] = map[arena.ActionType][]placed{}
+				p.toxics[agentID] = map[fault.Type][]placed{}
 			}
 			p.toxics[agentID][kind] = append(p.toxics[agentID][kind], placed{t.px, name})
 		}
@@ -235,7 +235,7 @@ func (p *Proxied) land(ctx context.Context, agentID, peer string, kind arena.Act
 	}, nil
 }
 
-func (p *Proxied) removeLocked(ctx context.Context, agentID string, kind arena.ActionType) {
+func (p *Proxied) removeLocked(ctx context.Context, agentID string, kind fault.Type) {
 	for _, t := range p.toxics[agentID][kind] {
 		_ = t.px.Toxics.RemoveToxic(context.WithoutCancel(ctx), t.name) // gone already is gone
 	}
@@ -247,12 +247,12 @@ func ms(d time.Duration) int64 { return d.Milliseconds() }
 // InjectLatency adds latency toxics to the agent's proxies (those of its
 // links with l.Peer only, when it is set): inbound is what the agent
 // receives, outbound what it sends.
-func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l fault.Latency) (fault.Lift, error) {
 	lat := func(px *toxiproxy.Proxy, stream string, d, j time.Duration) toxic {
 		return toxic{px, "latency", stream, fmt.Sprintf(`{"latency":%d,"jitter":%d}`, ms(d), ms(j))}
 	}
 	sends, receives := netrules.Split(l) // arena's one rule of directions
-	return p.land(ctx, agentID, l.Peer, arena.ActionNetworkLatency, func(s side) []toxic {
+	return p.land(ctx, agentID, l.Peer, fault.NetworkLatency, func(s side) []toxic {
 		var out []toxic
 		if receives.Latency > 0 || receives.Jitter > 0 {
 			out = append(out, lat(s.px, s.receives(), receives.Latency, receives.Jitter))
@@ -266,7 +266,7 @@ func (p *Proxied) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 
 // LimitBandwidth adds bandwidth toxics on both streams of each of the
 // agent's proxies.
-func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (fault.Lift, error) {
 	return p.LimitLinkBandwidth(ctx, agentID, "", bytesPerSecond)
 }
 
@@ -274,9 +274,9 @@ func (p *Proxied) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 // peer only (every proxy of the agent when peer is ""). network_bandwidth
 // has no peer key: this is for Go tests; its lift removes the agent's
 // network_bandwidth toxics.
-func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) (arena.Lift, error) {
+func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, bytesPerSecond int64) (fault.Lift, error) {
 	kb := max(bytesPerSecond/1000, 1)
-	return p.land(ctx, agentID, peer, arena.ActionNetworkBandwidth, func(s side) []toxic {
+	return p.land(ctx, agentID, peer, fault.NetworkBandwidth, func(s side) []toxic {
 		return []toxic{
 			{s.px, "bandwidth", "upstream", fmt.Sprintf(`{"rate":%d}`, kb)},
 			{s.px, "bandwidth", "downstream", fmt.Sprintf(`{"rate":%d}`, kb)},
@@ -287,7 +287,7 @@ func (p *Proxied) LimitLinkBandwidth(ctx context.Context, agentID, peer string, 
 // ResetConnections adds a reset_peer toxic to each of the agent's proxies:
 // each connection through it is reset once its client has sent something
 // and after has passed.
-func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after time.Duration) (fault.Lift, error) {
 	return p.ResetLinkConnections(ctx, agentID, "", after)
 }
 
@@ -295,19 +295,19 @@ func (p *Proxied) ResetConnections(ctx context.Context, agentID string, after ti
 // and peer only (every proxy of the agent when peer is "").
 // connection_reset has no peer key: this is for Go tests; its lift removes
 // the agent's connection_reset toxics.
-func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) (arena.Lift, error) {
-	return p.land(ctx, agentID, peer, arena.ActionConnectionReset, func(s side) []toxic {
+func (p *Proxied) ResetLinkConnections(ctx context.Context, agentID, peer string, after time.Duration) (fault.Lift, error) {
+	return p.land(ctx, agentID, peer, fault.ConnectionReset, func(s side) []toxic {
 		return []toxic{{s.px, "reset_peer", "upstream", fmt.Sprintf(`{"timeout":%d}`, ms(after))}}
 	})
 }
 
 // Refusals are the Runtime's but for the network faults, which the
 // proxies land.
-func (p *Proxied) Refusals() map[arena.ActionType]string {
+func (p *Proxied) Refusals() map[fault.Type]string {
 	out := p.Runtime.Refusals()
-	delete(out, arena.ActionNetworkLatency)
-	delete(out, arena.ActionNetworkBandwidth)
-	delete(out, arena.ActionConnectionReset)
+	delete(out, fault.NetworkLatency)
+	delete(out, fault.NetworkBandwidth)
+	delete(out, fault.ConnectionReset)
 	return out
 }
 

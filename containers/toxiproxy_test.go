@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 )
 
 // roundTrip is the fastest of n GET /health round trips to base, from the
@@ -95,7 +96,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close(context.Background()) })
-	svc := arena.NewService(arena.NewInjectorFor(p, arena.WithDAG(p)), nil, nil, arena.WithProbe(p.Probe))
+	svc := engine.NewService(fault.NewInjectorFor(p, fault.WithDAG(p)), nil, nil, engine.WithProbe(p.Probe))
 	ctx := context.Background()
 	waitHealthy(t, rt, 10*time.Second)
 	base, err := p.ProxyEndpoint("worker-1")
@@ -108,10 +109,10 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 	before := roundTrip(t, base, 21)
 
 	t.Run("latency 200ms, lifted at its duration", func(t *testing.T) {
-		done := make(chan *arena.Report, 1)
+		done := make(chan *engine.Report, 1)
 		go func() {
-			rep, _ := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 1, Duration: 4 * time.Second},
-				arena.Step{Action: arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "200ms", "duration": "3s"}}})
+			rep, _ := engine.RunSchedule(ctx, svc, engine.RunOptions{Seed: 1, Duration: 4 * time.Second},
+				engine.Step{Action: fault.Action{Type: fault.NetworkLatency, TargetID: "worker-1", Metadata: map[string]any{"latency": "200ms", "duration": "3s"}}})
 			done <- rep
 		}()
 		// Two streams of worker-1's proxy from the host and of the link
@@ -140,7 +141,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 	t.Run("bandwidth 50 kB/s within 10%", func(t *testing.T) {
 		const size = 60_000
 		free := fastestUpload(t, base, size)
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
+		res := svc.Execute(ctx, fault.Action{Type: fault.NetworkBandwidth, TargetID: "worker-1", Metadata: map[string]any{"rate": 50_000}})
 		if !res.Success {
 			t.Fatalf("network_bandwidth did not land: %s", res.Error)
 		}
@@ -158,7 +159,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 	})
 
 	t.Run("connection_reset resets", func(t *testing.T) {
-		res := svc.Execute(ctx, arena.Action{Type: arena.ActionConnectionReset, TargetID: "worker-1"})
+		res := svc.Execute(ctx, fault.Action{Type: fault.ConnectionReset, TargetID: "worker-1"})
 		if !res.Success {
 			t.Fatalf("connection_reset did not land: %s", res.Error)
 		}
@@ -183,7 +184,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 
 	t.Run("injection latency: a toxic vs a docker pause", func(t *testing.T) {
 		// timeIt lands a, then lifts it.
-		timeIt := func(a arena.Action) time.Duration {
+		timeIt := func(a fault.Action) time.Duration {
 			start := time.Now()
 			res := svc.Execute(ctx, a)
 			if !res.Success {
@@ -197,8 +198,8 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 		}
 		var toxic, pause []time.Duration
 		for range 5 {
-			toxic = append(toxic, timeIt(arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1"}))
-			pause = append(pause, timeIt(arena.Action{Type: arena.ActionPauseAgent, TargetID: "worker-1"}))
+			toxic = append(toxic, timeIt(fault.Action{Type: fault.NetworkLatency, TargetID: "worker-1"}))
+			pause = append(pause, timeIt(fault.Action{Type: fault.PauseAgent, TargetID: "worker-1"}))
 		}
 		slices.Sort(toxic)
 		slices.Sort(pause)
@@ -207,7 +208,7 @@ func TestNetworkFaultsThroughToxiproxy(t *testing.T) {
 
 	// Rollback on exit: closing the runtime removes every toxic with the
 	// proxies.
-	res := svc.Execute(ctx, arena.Action{Type: arena.ActionNetworkLatency, TargetID: "worker-1"})
+	res := svc.Execute(ctx, fault.Action{Type: fault.NetworkLatency, TargetID: "worker-1"})
 	if !res.Success {
 		t.Fatal(res.Error)
 	}

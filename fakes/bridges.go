@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // DefaultFlightCapacity is how many timeline events, and how many
@@ -19,14 +19,14 @@ const DefaultFlightCapacity = 10_000
 // service's bridge error path).
 type FlightRecorder struct {
 	mu          sync.Mutex
-	events      boundedRing[arena.FlightEvent]
-	diagnostics boundedRing[arena.Diagnostic]
+	events      boundedRing[engine.FlightEvent]
+	diagnostics boundedRing[engine.Diagnostic]
 	Err         error
 }
 
 var (
-	_ arena.FlightRecorder = (*FlightRecorder)(nil)
-	_ arena.FlightReader   = (*FlightRecorder)(nil)
+	_ engine.FlightRecorder = (*FlightRecorder)(nil)
+	_ engine.FlightReader   = (*FlightRecorder)(nil)
 )
 
 // FlightOption configures a FlightRecorder.
@@ -58,7 +58,7 @@ func NewFlightRecorder(opts ...FlightOption) *FlightRecorder {
 }
 
 // RecordEvent records e.
-func (f *FlightRecorder) RecordEvent(_ context.Context, e arena.FlightEvent) error {
+func (f *FlightRecorder) RecordEvent(_ context.Context, e engine.FlightEvent) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.events.add(e)
@@ -66,7 +66,7 @@ func (f *FlightRecorder) RecordEvent(_ context.Context, e arena.FlightEvent) err
 }
 
 // RecordDiagnostic records d.
-func (f *FlightRecorder) RecordDiagnostic(_ context.Context, d arena.Diagnostic) error {
+func (f *FlightRecorder) RecordDiagnostic(_ context.Context, d engine.Diagnostic) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.diagnostics.add(d)
@@ -74,7 +74,7 @@ func (f *FlightRecorder) RecordDiagnostic(_ context.Context, d arena.Diagnostic)
 }
 
 // Timeline returns the retained events in order.
-func (f *FlightRecorder) Timeline(context.Context) ([]arena.FlightEvent, error) {
+func (f *FlightRecorder) Timeline(context.Context) ([]engine.FlightEvent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	items, _ := f.events.last(0)
@@ -82,7 +82,7 @@ func (f *FlightRecorder) Timeline(context.Context) ([]arena.FlightEvent, error) 
 }
 
 // Diagnostics returns the retained diagnostics in order.
-func (f *FlightRecorder) Diagnostics(context.Context) ([]arena.Diagnostic, error) {
+func (f *FlightRecorder) Diagnostics(context.Context) ([]engine.Diagnostic, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	items, _ := f.diagnostics.last(0)
@@ -94,7 +94,7 @@ func (f *FlightRecorder) Diagnostics(context.Context) ([]arena.Diagnostic, error
 // among all ever recorded, from 1), oldest first; with after == 0 the
 // newest limit. first is the number of the first event returned, dropped
 // how many fell out of the ring. limit <= 0 means no limit.
-func (f *FlightRecorder) TimelinePage(_ context.Context, after uint64, limit int) (items []arena.FlightEvent, first, dropped uint64, err error) {
+func (f *FlightRecorder) TimelinePage(_ context.Context, after uint64, limit int) (items []engine.FlightEvent, first, dropped uint64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	items, first = pageOf(&f.events, after, limit)
@@ -102,7 +102,7 @@ func (f *FlightRecorder) TimelinePage(_ context.Context, after uint64, limit int
 }
 
 // DiagnosticsPage is TimelinePage for the diagnostics.
-func (f *FlightRecorder) DiagnosticsPage(_ context.Context, after uint64, limit int) (items []arena.Diagnostic, first, dropped uint64, err error) {
+func (f *FlightRecorder) DiagnosticsPage(_ context.Context, after uint64, limit int) (items []engine.Diagnostic, first, dropped uint64, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	items, first = pageOf(&f.diagnostics, after, limit)
@@ -120,19 +120,19 @@ func pageOf[T any](r *boundedRing[T], after uint64, limit int) ([]T, uint64) {
 // makes ApplyEmergency block (until ctx ends) to test the service's timeout.
 type EvolutionCoordinator struct {
 	mu             sync.Mutex
-	submitted      []arena.PatchProposal
-	emergencies    []arena.PatchProposal
+	submitted      []engine.PatchProposal
+	emergencies    []engine.PatchProposal
 	EmergencyDelay time.Duration
 	Err            error
 }
 
-var _ arena.EvolutionCoordinator = (*EvolutionCoordinator)(nil)
+var _ engine.EvolutionCoordinator = (*EvolutionCoordinator)(nil)
 
 // NewEvolutionCoordinator returns an empty coordinator.
 func NewEvolutionCoordinator() *EvolutionCoordinator { return &EvolutionCoordinator{} }
 
 // Submit records p.
-func (e *EvolutionCoordinator) Submit(_ context.Context, p arena.PatchProposal) error {
+func (e *EvolutionCoordinator) Submit(_ context.Context, p engine.PatchProposal) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.submitted = append(e.submitted, p)
@@ -140,7 +140,7 @@ func (e *EvolutionCoordinator) Submit(_ context.Context, p arena.PatchProposal) 
 }
 
 // ApplyEmergency records p, after EmergencyDelay or when ctx ends.
-func (e *EvolutionCoordinator) ApplyEmergency(ctx context.Context, p arena.PatchProposal) error {
+func (e *EvolutionCoordinator) ApplyEmergency(ctx context.Context, p engine.PatchProposal) error {
 	if e.EmergencyDelay > 0 {
 		t := time.NewTimer(e.EmergencyDelay)
 		defer t.Stop()
@@ -157,14 +157,14 @@ func (e *EvolutionCoordinator) ApplyEmergency(ctx context.Context, p arena.Patch
 }
 
 // Submitted returns the proposals received through Submit.
-func (e *EvolutionCoordinator) Submitted() []arena.PatchProposal {
+func (e *EvolutionCoordinator) Submitted() []engine.PatchProposal {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.submitted)
 }
 
 // Emergencies returns the proposals applied through ApplyEmergency.
-func (e *EvolutionCoordinator) Emergencies() []arena.PatchProposal {
+func (e *EvolutionCoordinator) Emergencies() []engine.PatchProposal {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.emergencies)
@@ -173,17 +173,17 @@ func (e *EvolutionCoordinator) Emergencies() []arena.PatchProposal {
 // EvidenceStore records the evidence it receives.
 type EvidenceStore struct {
 	mu    sync.Mutex
-	items []arena.Evidence
+	items []engine.Evidence
 	Err   error
 }
 
-var _ arena.EvidenceStore = (*EvidenceStore)(nil)
+var _ engine.EvidenceStore = (*EvidenceStore)(nil)
 
 // NewEvidenceStore returns an empty store.
 func NewEvidenceStore() *EvidenceStore { return &EvidenceStore{} }
 
 // StoreEvidence records ev.
-func (s *EvidenceStore) StoreEvidence(_ context.Context, ev arena.Evidence) error {
+func (s *EvidenceStore) StoreEvidence(_ context.Context, ev engine.Evidence) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.items = append(s.items, ev)
@@ -191,7 +191,7 @@ func (s *EvidenceStore) StoreEvidence(_ context.Context, ev arena.Evidence) erro
 }
 
 // Items returns the evidence received, in order.
-func (s *EvidenceStore) Items() []arena.Evidence {
+func (s *EvidenceStore) Items() []engine.Evidence {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.items)

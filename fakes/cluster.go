@@ -1,7 +1,7 @@
 // Package fakes provides [Cluster], an in-memory agent cluster with real
 // self-healing behaviour: the system under test of a virtual arena run.
-// [NewCluster] returns one. It implements [arena.RuntimeProvider],
-// [arena.DAGProvider] and every other capability of arena's built-in fault
+// [NewCluster] returns one. It implements [fault.RuntimeProvider],
+// [fault.DAGProvider] and every other capability of arena's built-in fault
 // types, and offers a probe
 // ([Cluster.Probe], [Cluster.ProbeFunc]) and consistency checks
 // ([Cluster.Checks]). [Cluster.Agent], [Cluster.Tasks], [Cluster.ErrorRate],
@@ -9,7 +9,7 @@
 // reports. [Cluster.AppendAgents], [Cluster.AppendNodes] and
 // [Cluster.AppendEdges] list into a caller's buffer, and the change feeds
 // [Cluster.AppendAgentChanges], [Cluster.AppendNodeChanges] and
-// [Cluster.AppendEdgeChanges] ([arena.AgentFeed], [arena.DAGFeed]) say what
+// [Cluster.AppendEdgeChanges] ([fault.AgentFeed], [fault.DAGFeed]) say what
 // changed since a cursor: a survival run, which reads the system before
 // every injection, keeps its copy of it in step through them.
 //
@@ -41,7 +41,7 @@
 // (its result cannot be delivered) when it starts or ends, or if one of
 // those lands while it runs. A failed attempt is retried on the same worker
 // after Backoff, 2×Backoff… up to MaxRetries times (never for
-// invalid_response, see [arena.LLMErrorType.Retryable]); then, or as soon as
+// invalid_response, see [fault.LLMErrorType.Retryable]); then, or as soon as
 // the worker is no longer routable, the task is rerouted to another routable
 // worker (at most MaxReroutes times; back to the queue when no orchestrator
 // is available to route it), and only then fails terminally. Without retries
@@ -98,13 +98,15 @@
 //
 // # Faults
 //
-// A fault lands at once or returns an error: [arena.ErrNoAgent], [ErrNoNode]
-// or [ErrNoEdge] for an unknown target, [arena.ErrCannotLand] when the target's state
+// A fault lands at once or returns an error: [fault.ErrNoAgent], [ErrNoNode]
+// or [ErrNoEdge] for an unknown target, [fault.ErrCannotLand] when the target's state
 // rules it out (stop a stopped agent, pause one that is not running, resume
 // one that is not paused, partition a partitioned one, disconnect a
 // disconnected MCP, corrupt a stopped agent's memory, remove a missing node
-// or edge). The kills are StopAgent; every other fault is the method of its
-// name (PauseAgent, …, RemoveEdge). What each does, and what heals it
+// or edge). The kills land through StopAgent; every other type through the
+// method of the capability its spec names ([fault.Spec.Capability]:
+// PauseAgent of fault.Pauser, …, JumpClock of fault.ClockJumper; RemoveNode
+// and RemoveEdge of fault.DAGProvider). What each does, and what heals it
 // ([Healing] knob, default):
 //
 //	fault              effect                                        healed by
@@ -143,12 +145,14 @@
 //	                   ElectionTimeout the others reject its
 //	                   heartbeats as from the future: unavailable
 //
-// The methods of pause_agent, slow_agent, network_partition, tool_timeout,
-// mcp_disconnect, llm_failure and the network faults hand back the fault's
-// [arena.Lift], which ends that fault on the agent; lifting a fault that is
-// no longer active does nothing. Pause, slowness, tool timeouts, LLM
-// failures and the network faults stay until lifted: a healthy cluster
-// heals them by routing around them, which keeps its error rate low.
+// The method of every type arena lifts ([fault.Spec].Lifts; its row
+// says "its lift") hands back the fault's [fault.Lift], which ends that
+// fault on the agent; lifting a fault that is no longer active does
+// nothing. Of those, a partition and an MCP disconnect also end by
+// themselves (PartitionHealing, MCPReconnect), and a pause when
+// resume_agent lands; the others stay until lifted: a healthy cluster heals
+// them by routing around them (retries, reroutes, election), which keeps
+// its error rate low.
 //
 // # Network faults
 //
@@ -178,15 +182,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/heapq"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
 // Errors of fault injection of the DAG, wrapped with the target's ID; an
-// unknown agent is arena.ErrNoAgent, and a fault the target's state rules
+// unknown agent is fault.ErrNoAgent, and a fault the target's state rules
 // out (stop a stopped agent, resume a running one, remove a removed edge,
-// …) arena.ErrCannotLand.
+// …) fault.ErrCannotLand.
 var (
 	// ErrNoNode: the canonical DAG has no such node.
 	ErrNoNode = errors.New("no such node")
@@ -195,8 +200,8 @@ var (
 )
 
 var (
-	_ arena.RuntimeProvider = (*Cluster)(nil)
-	_ arena.DAGProvider     = (*Cluster)(nil)
+	_ fault.RuntimeProvider = (*Cluster)(nil)
+	_ fault.DAGProvider     = (*Cluster)(nil)
 )
 
 // Cluster is an in-memory, clock-driven agent cluster. It is safe for
@@ -204,7 +209,7 @@ var (
 type Cluster struct {
 	mu    sync.Mutex
 	opts  options
-	clock arena.Clock
+	clock clock.Clock
 	start time.Time
 	now   time.Duration // simulated time since start; never decreases
 
@@ -242,15 +247,15 @@ type Cluster struct {
 type AgentState struct {
 	ID              string
 	Type            string
-	Status          arena.AgentStatus
+	Status          fault.AgentStatus
 	Restarts        int
 	SlowDelay       time.Duration
 	Partitioned     bool
 	ToolTimeout     time.Duration // 0: none
 	MCPDisconnected bool
-	LLMFailure      arena.LLMErrorType // "": none
+	LLMFailure      fault.LLMErrorType // "": none
 	MemoryCorrupted bool
-	Latency         arena.Latency // Latency.Latency 0: none
+	Latency         fault.Latency // Latency.Latency 0: none
 	Bandwidth       int64         // bytes per second; 0: no cap
 	Resetting       bool          // connection_reset is active
 	ClockOffset     time.Duration // how far clock_jump put its clock ahead; 0: none
@@ -259,13 +264,13 @@ type AgentState struct {
 type agent struct {
 	id          string
 	typ         string
-	status      arena.AgentStatus
+	status      fault.AgentStatus
 	restarts    int
 	slow        time.Duration
 	partitioned bool
 	toolTimeout time.Duration
 	mcpDown     bool
-	llm         arena.LLMErrorType
+	llm         fault.LLMErrorType
 	net         netrules.Faults // the network faults on its links (not its partition: partitioned)
 	clock       time.Duration   // clock_jump's offset
 
@@ -321,24 +326,24 @@ func NewCluster(opts ...Option) *Cluster {
 	}
 	// IDs sort as strings: worker-10 comes before worker-2.
 	ids := []string{"leader-0", "orchestrator-0"}
-	types := map[string]string{"leader-0": arena.TypeLeader, "orchestrator-0": arena.TypeOrchestrator}
+	types := map[string]string{"leader-0": fault.TypeLeader, "orchestrator-0": fault.TypeOrchestrator}
 	for i := 1; i <= o.workers; i++ {
 		id := fmt.Sprintf("worker-%d", i)
 		ids = append(ids, id)
-		types[id] = arena.TypeWorker
+		types[id] = fault.TypeWorker
 	}
 	slices.Sort(ids)
 	for i, id := range ids {
 		mem := checksum(o.seed + uint64(i) + 1)
 		c.agents = append(c.agents, agent{
-			id: id, typ: types[id], status: arena.StatusRunning,
+			id: id, typ: types[id], status: fault.StatusRunning,
 			mem: mem, ckpt: mem, ckptSum: checksum(mem),
 		})
 		c.index[id] = i
 		c.touch(i)
 	}
-	c.roles[roleLeader] = role{typ: arena.TypeLeader, holder: c.index["leader-0"]}
-	c.roles[roleOrchestrator] = role{typ: arena.TypeOrchestrator, holder: c.index["orchestrator-0"]}
+	c.roles[roleLeader] = role{typ: fault.TypeLeader, holder: c.index["leader-0"]}
+	c.roles[roleOrchestrator] = role{typ: fault.TypeOrchestrator, holder: c.index["orchestrator-0"]}
 	c.dag.init(c)
 	c.work.init()
 	c.scheduleArrival()
@@ -362,23 +367,24 @@ func checksum(x uint64) uint64 {
 func (c *Cluster) lookup(id string) (int, error) {
 	i, ok := c.index[id]
 	if !ok {
-		return 0, fmt.Errorf("fakes: agent %q: %w", id, arena.ErrNoAgent)
+		return 0, fmt.Errorf("fakes: agent %q: %w", id, fault.ErrNoAgent)
 	}
 	return i, nil
 }
 
-// available reports whether agent i can serve: running, reachable and not
-// slowed beyond the election timeout.
+// available reports whether agent i can serve: running, not partitioned,
+// and neither slowed, behind a latency nor with its clock ahead by more
+// than the election timeout.
 func (c *Cluster) available(i int) bool {
 	a := &c.agents[i]
-	return a.status == arena.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
+	return a.status == fault.StatusRunning && !a.partitioned && a.slow <= c.opts.healing.ElectionTimeout &&
 		a.net.Latency.Latency <= c.opts.healing.ElectionTimeout && a.clock <= c.opts.healing.ElectionTimeout
 }
 
 // routable reports whether the orchestrator may send agent i a task.
 func (c *Cluster) routable(i int) bool {
 	a := &c.agents[i]
-	return a.typ == arena.TypeWorker && a.status == arena.StatusRunning && !a.partitioned && c.dag.reachable(i)
+	return a.typ == fault.TypeWorker && a.status == fault.StatusRunning && !a.partitioned && c.dag.reachable(i)
 }
 
 func (c *Cluster) unavailableReason(i int) string {
@@ -402,7 +408,7 @@ func (c *Cluster) unavailableReason(i int) string {
 type unavailable struct {
 	agent  int
 	why    uint8
-	status arena.AgentStatus
+	status fault.AgentStatus
 	d      time.Duration
 }
 
@@ -417,7 +423,7 @@ const (
 func (c *Cluster) unavailableKey(i int) unavailable {
 	a := &c.agents[i]
 	switch {
-	case a.status != arena.StatusRunning:
+	case a.status != fault.StatusRunning:
 		return unavailable{agent: i, why: whyStatus, status: a.status}
 	case a.partitioned:
 		return unavailable{agent: i, why: whyPartitioned}
@@ -431,16 +437,16 @@ func (c *Cluster) unavailableKey(i int) unavailable {
 }
 
 // Clock returns the clock the cluster follows.
-func (c *Cluster) Clock() arena.Clock { return c.clock }
+func (c *Cluster) Clock() clock.Clock { return c.clock }
 
-var _ arena.VirtualSystem = (*Cluster)(nil)
+var _ clock.VirtualSystem = (*Cluster)(nil)
 
 // VirtualClock returns the cluster's clock when it is virtual (nil
 // otherwise): the cluster keeps no goroutines or timers of its own, and
 // every transition it schedules is evaluated against the clock, so arena
-// may run it in virtual time (arena.VirtualSystem).
-func (c *Cluster) VirtualClock() *arena.VirtualClock {
-	vc, _ := c.clock.(*arena.VirtualClock)
+// may run it in virtual time (clock.VirtualSystem).
+func (c *Cluster) VirtualClock() *clock.Virtual {
+	vc, _ := c.clock.(*clock.Virtual)
 	return vc
 }
 
@@ -479,17 +485,17 @@ func (c *Cluster) Agent(id string) (AgentState, bool) {
 }
 
 // ListAgents returns every agent in ID order.
-func (c *Cluster) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (c *Cluster) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return c.AppendAgents(ctx, make([]arena.AgentInfo, 0, len(c.agents)))
+	return c.AppendAgents(ctx, make([]fault.AgentInfo, 0, len(c.agents)))
 }
 
 // AppendAgents appends every agent, in ID order, to dst and returns the
 // extended slice: ListAgents for callers that list often and keep a buffer
 // (a survival run lists before every injection).
-func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]arena.AgentInfo, error) {
+func (c *Cluster) AppendAgents(ctx context.Context, dst []fault.AgentInfo) ([]fault.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
@@ -498,7 +504,7 @@ func (c *Cluster) AppendAgents(ctx context.Context, dst []arena.AgentInfo) ([]ar
 	c.advance()
 	for i := range c.agents {
 		a := &c.agents[i]
-		dst = append(dst, arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
+		dst = append(dst, fault.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts})
 	}
 	return dst, nil
 }
@@ -569,12 +575,13 @@ func (c *Cluster) verdict(v probeVerdict, message func() string) error {
 }
 
 // touch brings agent i's upWorker, and the count of them, up to date. Every
-// change of an agent's type, status, partition, slowness or latency is
-// followed by a touch of the agent.
+// change of what available reads (an agent's type, status, partition,
+// slowness, latency or clock offset) is followed by a touch of the agent:
+// inject touches after every fault and lift.
 func (c *Cluster) touch(i int) {
 	c.agentLog.add(i, len(c.agents))
 	a := &c.agents[i]
-	up := a.typ == arena.TypeWorker && c.available(i)
+	up := a.typ == fault.TypeWorker && c.available(i)
 	if up != a.upWorker {
 		a.upWorker = up
 		if up {
@@ -585,12 +592,12 @@ func (c *Cluster) touch(i int) {
 	}
 }
 
-// ProbeFunc returns Probe as an arena.Probe.
-func (c *Cluster) ProbeFunc() arena.Probe { return c.Probe }
+// ProbeFunc returns Probe as a fault.Probe.
+func (c *Cluster) ProbeFunc() fault.Probe { return c.Probe }
 
 // Checks returns the consistency checks "tasks", "memory" and "dag".
-func (c *Cluster) Checks() []arena.Check {
-	return []arena.Check{
+func (c *Cluster) Checks() []fault.Check {
+	return []fault.Check{
 		{Name: "tasks", Run: c.checkTasks},
 		{Name: "memory", Run: c.checkMemory},
 		{Name: "dag", Run: c.checkDAG},
@@ -623,7 +630,7 @@ func (c *Cluster) checkMemory(ctx context.Context) error {
 	c.advance()
 	var bad []string
 	for i := range c.agents {
-		if a := &c.agents[i]; a.status != arena.StatusStopped && a.corrupted() {
+		if a := &c.agents[i]; a.status != fault.StatusStopped && a.corrupted() {
 			bad = append(bad, a.id)
 		}
 	}

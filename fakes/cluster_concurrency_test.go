@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestConcurrentFaultsAndProbes is for -race: faults, probes, checks and
@@ -37,7 +37,7 @@ func TestConcurrentFaultsAndProbes(t *testing.T) {
 				default:
 				}
 				_ = randomFault(s.c, &book, r, ids)
-				_ = book.lift(bgCtx, arena.ActionPauseAgent, ids[r.IntN(len(ids))])
+				_ = book.lift(bgCtx, fault.PauseAgent, ids[r.IntN(len(ids))])
 			}
 		})
 	}

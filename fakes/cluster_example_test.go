@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -13,16 +13,16 @@ import (
 // election timeout later; the old leader comes back as a worker at 3s.
 func ExampleNewCluster() {
 	ctx := context.Background()
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(fakes.WithClock(clock), fakes.WithFailover(time.Second, 0))
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(fakes.WithClock(clk), fakes.WithFailover(time.Second, 0))
 
-	clock.Advance(time.Second)
+	clk.Advance(time.Second)
 	if err := c.StopAgent(ctx, c.Leader()); err != nil {
 		panic(err)
 	}
 	for range 4 {
 		fmt.Printf("probe: %v\n", c.Probe(ctx))
-		clock.Advance(500 * time.Millisecond)
+		clk.Advance(500 * time.Millisecond)
 	}
 	a, _ := c.Agent("leader-0")
 	fmt.Println("leader:", c.Leader())

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // inject runs a fault against agent id at the current simulated time, then
@@ -35,7 +35,7 @@ func (c *Cluster) inject(ctx context.Context, id string, land func(i int, a *age
 // fault's Lift, which runs undo on the agent (and lets the cluster react).
 // undo ends the fault whatever happened since, so lifting a fault the
 // cluster healed already, or lifting twice, changes nothing.
-func (c *Cluster) injectLift(ctx context.Context, id string, land func(i int, a *agent) error, undo func(a *agent)) (arena.Lift, error) {
+func (c *Cluster) injectLift(ctx context.Context, id string, land func(i int, a *agent) error, undo func(a *agent)) (fault.Lift, error) {
 	if err := c.inject(ctx, id, land); err != nil {
 		return nil, err
 	}
@@ -48,17 +48,17 @@ func (c *Cluster) injectLift(ctx context.Context, id string, land func(i int, a 
 }
 
 func cannotLand(id, why string) error {
-	return fmt.Errorf("fakes: agent %q: %w: %s", id, arena.ErrCannotLand, why)
+	return fmt.Errorf("fakes: agent %q: %w: %s", id, fault.ErrCannotLand, why)
 }
 
 // StopAgent kills an agent. Its tasks are requeued from the ledger (lost
 // without checkpoints); resurrection starts it again after the delay.
 func (c *Cluster) StopAgent(ctx context.Context, agentID string) error {
 	return c.inject(ctx, agentID, func(i int, a *agent) error {
-		if a.status == arena.StatusStopped {
+		if a.status == fault.StatusStopped {
 			return cannotLand(a.id, "already stopped")
 		}
-		a.status = arena.StatusStopped
+		a.status = fault.StatusStopped
 		a.lifeGen++
 		c.evacuate(i)
 		if h := &c.opts.healing; h.Resurrection {
@@ -71,17 +71,17 @@ func (c *Cluster) StopAgent(ctx context.Context, agentID string) error {
 // PauseAgent freezes a running agent until ResumeAgent or its lift (which
 // resumes it if it is still paused). Its tasks are requeued from the ledger
 // (lost without checkpoints).
-func (c *Cluster) PauseAgent(ctx context.Context, agentID string) (arena.Lift, error) {
+func (c *Cluster) PauseAgent(ctx context.Context, agentID string) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
-		if a.status != arena.StatusRunning {
+		if a.status != fault.StatusRunning {
 			return cannotLand(a.id, "agent is "+string(a.status))
 		}
-		a.status = arena.StatusPaused
+		a.status = fault.StatusPaused
 		c.evacuate(i)
 		return nil
 	}, func(a *agent) {
-		if a.status == arena.StatusPaused {
-			a.status = arena.StatusRunning
+		if a.status == fault.StatusPaused {
+			a.status = fault.StatusRunning
 		}
 	})
 }
@@ -89,17 +89,17 @@ func (c *Cluster) PauseAgent(ctx context.Context, agentID string) (arena.Lift, e
 // ResumeAgent resumes a paused agent.
 func (c *Cluster) ResumeAgent(ctx context.Context, agentID string) error {
 	return c.inject(ctx, agentID, func(_ int, a *agent) error {
-		if a.status != arena.StatusPaused {
+		if a.status != fault.StatusPaused {
 			return cannotLand(a.id, "agent is "+string(a.status)+", not paused")
 		}
-		a.status = arena.StatusRunning
+		a.status = fault.StatusRunning
 		return nil
 	})
 }
 
 // SlowAgent adds delay to every attempt the agent starts, until lifted.
 // A delay beyond the election timeout makes the agent unavailable.
-func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (arena.Lift, error) {
+func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if delay <= 0 {
 			return fmt.Errorf("fakes: agent %q: slow delay %s is not positive", a.id, delay)
@@ -112,7 +112,7 @@ func (c *Cluster) SlowAgent(ctx context.Context, agentID string, delay time.Dura
 // PartitionNetwork cuts the agent off the network: it is unavailable, gets
 // no tasks, and its running attempts fail. Partition healing heals it after
 // the delay, the lift at once.
-func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) (arena.Lift, error) {
+func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
 		if a.partitioned {
 			return cannotLand(a.id, "already partitioned")
@@ -134,7 +134,7 @@ func (c *Cluster) PartitionNetwork(ctx context.Context, agentID string) (arena.L
 
 // ToolTimeout makes the agent's tool calls hang for timeout and fail, until
 // lifted.
-func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) (arena.Lift, error) {
+func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if timeout <= 0 {
 			return fmt.Errorf("fakes: agent %q: tool timeout %s is not positive", a.id, timeout)
@@ -145,10 +145,12 @@ func (c *Cluster) ToolTimeout(ctx context.Context, agentID string, timeout time.
 	}, func(a *agent) { a.toolTimeout = 0 })
 }
 
+var _ fault.ClockJumper = (*Cluster)(nil)
+
 // JumpClock puts the agent's clock offset ahead, until lifted: past
 // ElectionTimeout the others reject its heartbeats, as stamped in the
 // future, and it is unavailable (election replaces a role holder).
-func (c *Cluster) JumpClock(ctx context.Context, agentID string, offset time.Duration) (arena.Lift, error) {
+func (c *Cluster) JumpClock(ctx context.Context, agentID string, offset time.Duration) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if offset <= 0 {
 			return fmt.Errorf("fakes: agent %q: clock offset %s is not positive", a.id, offset)
@@ -162,7 +164,7 @@ func (c *Cluster) JumpClock(ctx context.Context, agentID string, offset time.Dur
 // longer matches its checkpoint's checksum.
 func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {
 	return c.inject(ctx, agentID, func(i int, a *agent) error {
-		if a.status == arena.StatusStopped {
+		if a.status == fault.StatusStopped {
 			return cannotLand(a.id, "agent is stopped")
 		}
 		if !a.listed {
@@ -180,7 +182,7 @@ func (c *Cluster) CorruptMemory(ctx context.Context, agentID string) error {
 
 // DisconnectMCP drops the agent's MCP session; MCP reconnect restores it
 // after the delay, the lift at once.
-func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) (arena.Lift, error) {
+func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(i int, a *agent) error {
 		if a.mcpDown {
 			return cannotLand(a.id, "MCP already disconnected")
@@ -202,9 +204,9 @@ func (c *Cluster) DisconnectMCP(ctx context.Context, agentID string) (arena.Lift
 
 // InjectLLMFailure makes the agent's LLM calls fail with errType until
 // lifted.
-func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType arena.LLMErrorType) (arena.Lift, error) {
+func (c *Cluster) InjectLLMFailure(ctx context.Context, agentID string, errType fault.LLMErrorType) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
-		if !slices.Contains(arena.LLMErrorTypes(), errType) {
+		if !slices.Contains(fault.LLMErrorTypes(), errType) {
 			return fmt.Errorf("fakes: agent %q: unknown LLM error type %q", a.id, errType)
 		}
 		a.llm = errType

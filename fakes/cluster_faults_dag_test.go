@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestRemoveNode(t *testing.T) {
@@ -60,7 +61,7 @@ func TestRemoveNode(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.RemoveNode(bgCtx, "worker-2"))
-		if err := s.c.RemoveNode(bgCtx, "worker-2"); !errors.Is(err, arena.ErrCannotLand) {
+		if err := s.c.RemoveNode(bgCtx, "worker-2"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("RemoveNode(removed) = %v, want ErrCannotLand", err)
 		}
 		err := s.c.RemoveNode(bgCtx, "nope")
@@ -95,7 +96,7 @@ func TestRemoveEdge(t *testing.T) {
 		s.must(s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"))
 		s.advance(500 * time.Millisecond)
 		s.must(s.c.RemoveNode(bgCtx, "worker-3"))
-		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"); !errors.Is(err, arena.ErrCannotLand) {
+		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-3"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("RemoveEdge(edge of a removed node) = %v, want ErrCannotLand", err)
 		}
 		// The edge comes back at +0.5s, hidden by its missing node until +1s.
@@ -114,27 +115,27 @@ func TestRemoveEdge(t *testing.T) {
 			t.Errorf("RemoveEdge(non-canonical) = %v, want ErrNoEdge", err)
 		}
 		s.must(s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"))
-		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+		if err := s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("RemoveEdge(removed) = %v, want ErrCannotLand", err)
 		}
 	})
 }
 
 // TestUnknownAgent: every agent fault on an unknown agent is
-// arena.ErrNoAgent, and says which agent.
+// fault.ErrNoAgent, and says which agent.
 func TestUnknownAgent(t *testing.T) {
 	s := newClusterSim(t)
-	in := arena.NewInjectorFor(s.c)
-	for _, spec := range arena.FaultSpecs() {
-		if spec.Target != arena.TargetAgent {
+	in := fault.NewInjectorFor(s.c)
+	for _, spec := range fault.Specs() {
+		if spec.Target != fault.TargetAgent {
 			continue
 		}
-		a, p, err := in.Prepare(bgCtx, arena.Action{Type: spec.Type, TargetID: "x"}, nil)
+		a, p, err := in.Prepare(bgCtx, fault.Action{Type: spec.Type, TargetID: "x"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := in.Inject(bgCtx, a, p); !errors.Is(err, arena.ErrNoAgent) || err.Error() != `fakes: agent "x": no such agent` {
-			t.Errorf("%s on an unknown agent = %v, want arena.ErrNoAgent", spec.Type, err)
+		if _, err := in.Inject(bgCtx, a, p); !errors.Is(err, fault.ErrNoAgent) || err.Error() != `fakes: agent "x": no such agent` {
+			t.Errorf("%s on an unknown agent = %v, want fault.ErrNoAgent", spec.Type, err)
 		}
 	}
 	if _, ok := s.c.Agent("x"); ok {
@@ -145,14 +146,14 @@ func TestUnknownAgent(t *testing.T) {
 // TestLiftTwice: each liftable fault's lift restores the agent, and
 // lifting it again changes nothing.
 func TestLiftTwice(t *testing.T) {
-	for _, spec := range arena.FaultSpecs() {
+	for _, spec := range fault.Specs() {
 		if !spec.Lifts {
 			continue
 		}
 		s := newClusterSim(t)
-		in := arena.NewInjectorFor(s.c)
+		in := fault.NewInjectorFor(s.c)
 		before := s.agent("worker-1")
-		a, p, err := in.Prepare(bgCtx, arena.Action{Type: spec.Type, TargetID: "worker-1"}, nil)
+		a, p, err := in.Prepare(bgCtx, fault.Action{Type: spec.Type, TargetID: "worker-1"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestSlowAgent(t *testing.T) {
@@ -22,7 +23,7 @@ func TestSlowAgent(t *testing.T) {
 			{time.Second, ""},
 		})
 		s.must(lift(bgCtx))
-		if a := s.agent("leader-0"); a.SlowDelay != 0 || a.Type != arena.TypeWorker {
+		if a := s.agent("leader-0"); a.SlowDelay != 0 || a.Type != fault.TypeWorker {
 			t.Errorf("after its lift: %+v, want an un-slowed worker", a)
 		}
 	})
@@ -117,7 +118,7 @@ func TestNetworkPartition(t *testing.T) {
 			{0, "orchestrator unavailable: orchestrator-0 partitioned"},
 			{time.Second, ""},
 		})
-		if a := s.agent("orchestrator-0"); a.Type != arena.TypeWorker || a.Partitioned {
+		if a := s.agent("orchestrator-0"); a.Type != fault.TypeWorker || a.Partitioned {
 			t.Errorf("former orchestrator: %+v, want a healed worker", a)
 		}
 	})
@@ -134,7 +135,7 @@ func TestNetworkPartition(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.land(s.c.PartitionNetwork(bgCtx, "worker-1"))
-		if _, err := s.c.PartitionNetwork(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+		if _, err := s.c.PartitionNetwork(bgCtx, "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("PartitionNetwork(partitioned) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -220,7 +221,7 @@ func TestMCPDisconnect(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.land(s.c.DisconnectMCP(bgCtx, "worker-1"))
-		if _, err := s.c.DisconnectMCP(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+		if _, err := s.c.DisconnectMCP(bgCtx, "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("DisconnectMCP(disconnected) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -230,8 +231,8 @@ func TestLLMFailure(t *testing.T) {
 	t.Run("retries keep the error rate low", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
-		if a := s.agent("worker-1"); a.LLMFailure != arena.LLMRateLimit {
+		lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMRateLimit))
+		if a := s.agent("worker-1"); a.LLMFailure != fault.LLMRateLimit {
 			t.Errorf("LLMFailure = %q, want rate_limit", a.LLMFailure)
 		}
 		for range 300 {
@@ -251,7 +252,7 @@ func TestLLMFailure(t *testing.T) {
 	t.Run("without retries the error rate exceeds the threshold", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMRateLimit))
 		tl := s.timeline(30 * time.Second)
 		if !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
@@ -263,7 +264,7 @@ func TestLLMFailure(t *testing.T) {
 	t.Run("invalid_response is rerouted, not retried", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMInvalidResponse))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMInvalidResponse))
 		wantTimeline(t, s, 30*time.Second, []probeChange{{0, ""}})
 		if st := s.c.Tasks(); st.Failed != 0 || st.Retries != 0 || st.Reroutes == 0 {
 			t.Errorf("Tasks() = %+v, want reroutes only", st)
@@ -273,7 +274,7 @@ func TestLLMFailure(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
 		for _, w := range []string{"worker-1", "worker-2", "worker-3"} {
-			s.land(s.c.InjectLLMFailure(bgCtx, w, arena.LLMServerError))
+			s.land(s.c.InjectLLMFailure(bgCtx, w, fault.LLMServerError))
 		}
 		s.advance(10 * time.Second)
 		if got, want := s.probe(), "error rate 1.00 above 0.20"; got != want {
@@ -336,7 +337,7 @@ func TestMemoryCorrupt(t *testing.T) {
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.StopAgent(bgCtx, "worker-1"))
-		if err := s.c.CorruptMemory(bgCtx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
+		if err := s.c.CorruptMemory(bgCtx, "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
 			t.Errorf("CorruptMemory(stopped) = %v, want ErrCannotLand", err)
 		}
 	})

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 // faultAt is when faults land in these tests: the workload is running and
@@ -36,14 +37,14 @@ func TestKillLeader(t *testing.T) {
 		s := newClusterSim(t, WithoutFailover(), WithResurrection(2*time.Second))
 		s.advance(faultAt)
 		s.must(s.c.StopAgent(bgCtx, "leader-0"))
-		if a := s.agent("leader-0"); a.Status != arena.StatusStopped {
+		if a := s.agent("leader-0"); a.Status != fault.StatusStopped {
 			t.Errorf("after the kill: %+v, want stopped", a)
 		}
 		wantTimeline(t, s, 10*time.Second, []probeChange{
 			{0, "leader unavailable: leader-0 stopped"},
 			{2 * time.Second, ""},
 		})
-		if a := s.agent("leader-0"); a.Status != arena.StatusRunning || a.Restarts != 1 || a.Type != arena.TypeLeader {
+		if a := s.agent("leader-0"); a.Status != fault.StatusRunning || a.Restarts != 1 || a.Type != fault.TypeLeader {
 			t.Errorf("after resurrection: %+v, want a running leader with 1 restart", a)
 		}
 	})
@@ -59,12 +60,12 @@ func TestKillLeader(t *testing.T) {
 			t.Errorf("Leader() = %q, want worker-1", got)
 		}
 		agents, _ := s.c.ListAgents(bgCtx)
-		want := []arena.AgentInfo{
-			{ID: "leader-0", Type: arena.TypeWorker, Status: arena.StatusRunning, Restarts: 1},
-			{ID: "orchestrator-0", Type: arena.TypeOrchestrator, Status: arena.StatusRunning},
-			{ID: "worker-1", Type: arena.TypeLeader, Status: arena.StatusRunning},
-			{ID: "worker-2", Type: arena.TypeWorker, Status: arena.StatusRunning},
-			{ID: "worker-3", Type: arena.TypeWorker, Status: arena.StatusRunning},
+		want := []fault.AgentInfo{
+			{ID: "leader-0", Type: fault.TypeWorker, Status: fault.StatusRunning, Restarts: 1},
+			{ID: "orchestrator-0", Type: fault.TypeOrchestrator, Status: fault.StatusRunning},
+			{ID: "worker-1", Type: fault.TypeLeader, Status: fault.StatusRunning},
+			{ID: "worker-2", Type: fault.TypeWorker, Status: fault.StatusRunning},
+			{ID: "worker-3", Type: fault.TypeWorker, Status: fault.StatusRunning},
 		}
 		if diff := cmp.Diff(want, agents); diff != "" {
 			t.Errorf("ListAgents after failover (-want +got):\n%s", diff)
@@ -132,7 +133,7 @@ func TestKillOrchestrator(t *testing.T) {
 		if st.Queued != 0 || st.Lost != 0 {
 			t.Errorf("Tasks() once the orchestrator is back = %+v, want the queue drained and nothing lost", st)
 		}
-		if a := s.agent("orchestrator-0"); a.Restarts != 1 || a.Type != arena.TypeOrchestrator {
+		if a := s.agent("orchestrator-0"); a.Restarts != 1 || a.Type != fault.TypeOrchestrator {
 			t.Errorf("after resurrection: %+v", a)
 		}
 	})
@@ -156,7 +157,7 @@ func TestKillOrchestrator(t *testing.T) {
 		if got := s.c.Orchestrator(); got != "worker-1" {
 			t.Errorf("Orchestrator() = %q, want worker-1", got)
 		}
-		if a := s.agent("orchestrator-0"); a.Type != arena.TypeWorker || a.Status != arena.StatusStopped {
+		if a := s.agent("orchestrator-0"); a.Type != fault.TypeWorker || a.Status != fault.StatusStopped {
 			t.Errorf("former orchestrator: %+v, want a stopped worker", a)
 		}
 		if st := s.c.Tasks(); st.Queued != 0 || st.Lost != 0 {
@@ -178,7 +179,7 @@ func TestKillAgent(t *testing.T) {
 		}
 		wantTimeline(t, s, 10*time.Second, []probeChange{{0, ""}}) // quorum holds
 		a := s.agent("worker-1")
-		if a.Status != arena.StatusRunning || a.Restarts != 1 {
+		if a.Status != fault.StatusRunning || a.Restarts != 1 {
 			t.Errorf("after resurrection: %+v", a)
 		}
 		if got := s.checks(); len(got) != 0 {
@@ -189,7 +190,7 @@ func TestKillAgent(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
 		s.must(s.c.StopAgent(bgCtx, "worker-1"))
-		at := s.until(10*time.Second, func() bool { return s.agent("worker-1").Status == arena.StatusRunning })
+		at := s.until(10*time.Second, func() bool { return s.agent("worker-1").Status == fault.StatusRunning })
 		if at != 2*time.Second {
 			t.Errorf("worker-1 running again after %v, want 2s", at)
 		}
@@ -230,7 +231,7 @@ func TestKillAgent(t *testing.T) {
 		s := newClusterSim(t)
 		s.must(s.c.StopAgent(bgCtx, "worker-1"))
 		err := s.c.StopAgent(bgCtx, "worker-1")
-		if !errors.Is(err, arena.ErrCannotLand) || err.Error() != `fakes: agent "worker-1": fault cannot land: already stopped` {
+		if !errors.Is(err, fault.ErrCannotLand) || err.Error() != `fakes: agent "worker-1": fault cannot land: already stopped` {
 			t.Errorf("StopAgent(stopped) = %v, want ErrCannotLand", err)
 		}
 	})
@@ -243,7 +244,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 		s.land(s.c.PauseAgent(bgCtx, "worker-1"))
 		lift := s.land(s.c.PauseAgent(bgCtx, "worker-2"))
 		wantTimeline(t, s, time.Minute, []probeChange{{0, "quorum lost: 1 of 3 workers available"}})
-		if a := s.agent("worker-1"); a.Status != arena.StatusPaused {
+		if a := s.agent("worker-1"); a.Status != fault.StatusPaused {
 			t.Errorf("after a minute: %+v, want paused", a)
 		}
 		s.must(s.c.ResumeAgent(bgCtx, "worker-1"))
@@ -251,7 +252,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 			t.Errorf("probe after ResumeAgent = %q, want healthy", p)
 		}
 		s.must(lift(bgCtx))
-		if a := s.agent("worker-2"); a.Status != arena.StatusRunning {
+		if a := s.agent("worker-2"); a.Status != fault.StatusRunning {
 			t.Errorf("after its lift(pause_agent): %+v, want running", a)
 		}
 		if got := s.checks(); len(got) != 0 {
@@ -267,7 +268,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 			{time.Second, ""},
 		})
 		s.must(s.c.ResumeAgent(bgCtx, "orchestrator-0"))
-		if a := s.agent("orchestrator-0"); a.Type != arena.TypeWorker {
+		if a := s.agent("orchestrator-0"); a.Type != fault.TypeWorker {
 			t.Errorf("resumed former orchestrator: %+v, want a worker", a)
 		}
 		s.advance(2 * time.Second)
@@ -321,7 +322,7 @@ func TestPauseAndResumeAgent(t *testing.T) {
 			{"resume running", s.c.ResumeAgent(bgCtx, "worker-3"), `fakes: agent "worker-3": fault cannot land: agent is running, not paused`},
 			{"resume stopped", s.c.ResumeAgent(bgCtx, "worker-2"), `fakes: agent "worker-2": fault cannot land: agent is stopped, not paused`},
 		} {
-			if !errors.Is(tt.err, arena.ErrCannotLand) || tt.err.Error() != tt.want {
+			if !errors.Is(tt.err, fault.ErrCannotLand) || tt.err.Error() != tt.want {
 				t.Errorf("%s = %v, want %s", tt.name, tt.err, tt.want)
 			}
 		}

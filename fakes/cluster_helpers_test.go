@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 )
 
 // probeStep is the probe interval of an arena run.
@@ -19,16 +20,16 @@ const probeStep = 100 * time.Millisecond
 // executor does: advance 100ms, probe.
 type clusterSim struct {
 	t     testing.TB
-	clock *arena.VirtualClock
+	clock *clock.Virtual
 	c     *Cluster
 	start time.Time
 }
 
 func newClusterSim(t testing.TB, opts ...Option) *clusterSim {
 	t.Helper()
-	clock := arena.NewVirtualClock(time.Time{})
-	c := NewCluster(append([]Option{WithClock(clock)}, opts...)...)
-	return &clusterSim{t: t, clock: clock, c: c, start: clock.Now()}
+	clk := clock.NewVirtual(time.Time{})
+	c := NewCluster(append([]Option{WithClock(clk)}, opts...)...)
+	return &clusterSim{t: t, clock: clk, c: c, start: clk.Now()}
 }
 
 // elapsed is the simulated time since the cluster started.
@@ -101,7 +102,7 @@ func (s *clusterSim) must(err error) {
 }
 
 // land fails the test on a fault that did not land, and returns its lift.
-func (s *clusterSim) land(lift arena.Lift, err error) arena.Lift {
+func (s *clusterSim) land(lift fault.Lift, err error) fault.Lift {
 	s.t.Helper()
 	s.must(err)
 	if lift == nil {
@@ -164,31 +165,31 @@ func contextWithCancel() (context.Context, context.CancelFunc) {
 // It is safe for concurrent use.
 type liftBook struct {
 	mu sync.Mutex
-	m  map[liftKey]arena.Lift
+	m  map[liftKey]fault.Lift
 }
 
 type liftKey struct {
-	kind arena.ActionType
+	kind fault.Type
 	id   string
 }
 
 // keep keeps the lift of a fault of kind on id that landed (err nil), and
 // returns err.
-func (b *liftBook) keep(kind arena.ActionType, id string, lift arena.Lift, err error) error {
+func (b *liftBook) keep(kind fault.Type, id string, lift fault.Lift, err error) error {
 	if err != nil || lift == nil {
 		return err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.m == nil {
-		b.m = map[liftKey]arena.Lift{}
+		b.m = map[liftKey]fault.Lift{}
 	}
 	b.m[liftKey{kind, id}] = lift
 	return nil
 }
 
 // lift lifts the fault of kind on id kept last (nil when none is kept).
-func (b *liftBook) lift(ctx context.Context, kind arena.ActionType, id string) error {
+func (b *liftBook) lift(ctx context.Context, kind fault.Type, id string) error {
 	b.mu.Lock()
 	lift := b.m[liftKey{kind, id}]
 	delete(b.m, liftKey{kind, id})
@@ -213,8 +214,8 @@ func (b *liftBook) liftAll(ctx context.Context) error {
 }
 
 // liftable are kinds chaosOp lifts.
-var liftable = []arena.ActionType{arena.ActionPauseAgent, arena.ActionSlowAgent, arena.ActionNetworkPartition,
-	arena.ActionMCPDisconnect, arena.ActionNetworkLatency}
+var liftable = []fault.Type{fault.PauseAgent, fault.SlowAgent, fault.NetworkPartition,
+	fault.MCPDisconnect, fault.NetworkLatency}
 
 // chaosOps is how many faults chaosOp knows; ops from chaosOps on lift.
 const chaosOps = 10
@@ -224,30 +225,30 @@ const chaosOps = 10
 // book holds (op >= chaosOps), for the randomised tests; size (1 to 3)
 // scales a slowdown (seconds) and a latency (700ms steps). Errors are
 // expected (a fault that cannot land now) and ignored.
-func chaosOp(c *Cluster, book *liftBook, op, size int, id, node string, edge arena.Edge, lift arena.ActionType) {
+func chaosOp(c *Cluster, book *liftBook, op, size int, id, node string, edge fault.Edge, lift fault.Type) {
 	ctx := context.Background()
 	switch op {
 	case 0:
 		_ = c.StopAgent(ctx, id)
 	case 1:
 		l, err := c.PauseAgent(ctx, id)
-		_ = book.keep(arena.ActionPauseAgent, id, l, err)
+		_ = book.keep(fault.PauseAgent, id, l, err)
 	case 2:
 		_ = c.ResumeAgent(ctx, id)
 	case 3:
 		l, err := c.SlowAgent(ctx, id, time.Duration(size)*time.Second)
-		_ = book.keep(arena.ActionSlowAgent, id, l, err)
+		_ = book.keep(fault.SlowAgent, id, l, err)
 	case 4:
 		l, err := c.PartitionNetwork(ctx, id)
-		_ = book.keep(arena.ActionNetworkPartition, id, l, err)
+		_ = book.keep(fault.NetworkPartition, id, l, err)
 	case 5:
 		_ = c.CorruptMemory(ctx, id)
 	case 6:
-		l, err := c.InjectLatency(ctx, id, arena.Latency{Latency: time.Duration(size) * 700 * time.Millisecond})
-		_ = book.keep(arena.ActionNetworkLatency, id, l, err)
+		l, err := c.InjectLatency(ctx, id, fault.Latency{Latency: time.Duration(size) * 700 * time.Millisecond})
+		_ = book.keep(fault.NetworkLatency, id, l, err)
 	case 7:
 		l, err := c.DisconnectMCP(ctx, id)
-		_ = book.keep(arena.ActionMCPDisconnect, id, l, err)
+		_ = book.keep(fault.MCPDisconnect, id, l, err)
 	case 8:
 		if node != "" {
 			_ = c.RemoveNode(ctx, node)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestIncrementalState drives clusters with random faults, lifts and time,
@@ -35,7 +35,7 @@ func TestIncrementalState(t *testing.T) {
 			var book liftBook
 			for step := range 3000 {
 				id := ids[rng.IntN(len(ids))]
-				chaosOp(c, &book, rng.IntN(chaosOps+2), 1+rng.IntN(3), id, "", arena.Edge{}, liftable[rng.IntN(len(liftable))])
+				chaosOp(c, &book, rng.IntN(chaosOps+2), 1+rng.IntN(3), id, "", fault.Edge{}, liftable[rng.IntN(len(liftable))])
 				s.clock.Advance(time.Duration(rng.IntN(8)) * probeStep)
 				_ = c.Probe(ctx)
 
@@ -43,7 +43,7 @@ func TestIncrementalState(t *testing.T) {
 				up := 0
 				for i := range c.agents {
 					a := &c.agents[i]
-					if a.typ == arena.TypeWorker && c.available(i) {
+					if a.typ == fault.TypeWorker && c.available(i) {
 						up++
 					}
 					if a.corrupted() && !a.listed {
@@ -84,7 +84,7 @@ func TestAppendMatchesList(t *testing.T) {
 	s.land(c.PauseAgent(ctx, "worker-1"))
 
 	agents, _ := c.ListAgents(ctx)
-	gotAgents, err := c.AppendAgents(ctx, []arena.AgentInfo{{ID: "x"}})
+	gotAgents, err := c.AppendAgents(ctx, []fault.AgentInfo{{ID: "x"}})
 	if err != nil || len(gotAgents) != len(agents)+1 || gotAgents[0].ID != "x" || !slices.Equal(gotAgents[1:], agents) {
 		t.Errorf("AppendAgents = %v, %v; want x then %v", gotAgents, err, agents)
 	}
@@ -94,14 +94,14 @@ func TestAppendMatchesList(t *testing.T) {
 		t.Errorf("AppendNodes = %v, %v; ListNodes %v", gotNodes, err, nodes)
 	}
 	edges, _ := c.ListEdges(ctx)
-	gotEdges, err := c.AppendEdges(ctx, []arena.Edge{{Source: "x"}})
-	if err != nil || !slices.Equal(gotEdges, append([]arena.Edge{{Source: "x"}}, edges...)) || len(edges) != 3 {
+	gotEdges, err := c.AppendEdges(ctx, []fault.Edge{{Source: "x"}})
+	if err != nil || !slices.Equal(gotEdges, append([]fault.Edge{{Source: "x"}}, edges...)) || len(edges) != 3 {
 		t.Errorf("AppendEdges = %v, %v; ListEdges %v (want 3 of the 5 canonical edges: a removed node hides its edge)", gotEdges, err, edges)
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if got, err := c.AppendAgents(cctx, []arena.AgentInfo{{ID: "x"}}); err == nil || len(got) != 1 {
+	if got, err := c.AppendAgents(cctx, []fault.AgentInfo{{ID: "x"}}); err == nil || len(got) != 1 {
 		t.Errorf("AppendAgents on a cancelled context = %v, %v; want dst and the error", got, err)
 	}
 }

@@ -3,9 +3,10 @@ package fakes
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 )
 
 // Option configures a Cluster. Options are small comparable values, so tests
@@ -15,7 +16,7 @@ type Option interface{ apply(*options) }
 type options struct {
 	workers        int
 	seed           uint64
-	clock          arena.Clock
+	clock          clock.Clock
 	taskInterval   time.Duration
 	taskDuration   time.Duration
 	taskTimeout    time.Duration
@@ -39,7 +40,7 @@ func defaultOptions() options {
 	return options{
 		workers:        DefaultWorkers,
 		seed:           DefaultSeed,
-		clock:          arena.RealClock{},
+		clock:          clock.Real{},
 		taskInterval:   DefaultTaskInterval,
 		taskDuration:   DefaultTaskDuration,
 		taskTimeout:    DefaultTaskTimeout,
@@ -111,27 +112,20 @@ func DefaultHealing() Healing {
 	}
 }
 
-// problem returns what is wrong with h, or "".
+// problem returns what is wrong with h, or "": a negative knob (the
+// durations first, then the counts, each in field order, read off the
+// struct so that a new knob is checked too), or Checkpoints or Failover on
+// with a zero interval or timeout.
 func (h Healing) problem() string {
-	durations := []struct {
-		name string
-		d    time.Duration
-	}{
-		{"ResurrectionDelay", h.ResurrectionDelay}, {"ElectionTimeout", h.ElectionTimeout},
-		{"ElectionJitter", h.ElectionJitter}, {"CheckpointInterval", h.CheckpointInterval},
-		{"DAGRepairDelay", h.DAGRepairDelay}, {"Backoff", h.Backoff},
-		{"PartitionHealDelay", h.PartitionHealDelay}, {"MCPReconnectDelay", h.MCPReconnectDelay},
-	}
-	for _, f := range durations {
-		if f.d < 0 {
-			return fmt.Sprintf("%s is negative (%s)", f.name, f.d)
+	v := reflect.ValueOf(h)
+	for _, kind := range []reflect.Type{reflect.TypeFor[time.Duration](), reflect.TypeFor[int]()} {
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Type() == kind && f.Int() < 0 {
+				return fmt.Sprintf("%s is negative (%v)", v.Type().Field(i).Name, f)
+			}
 		}
 	}
 	switch {
-	case h.MaxRetries < 0:
-		return fmt.Sprintf("MaxRetries is negative (%d)", h.MaxRetries)
-	case h.MaxReroutes < 0:
-		return fmt.Sprintf("MaxReroutes is negative (%d)", h.MaxReroutes)
 	case h.Checkpoints && h.CheckpointInterval == 0:
 		return "CheckpointInterval must be positive when Checkpoints is on"
 	case h.Failover && h.ElectionTimeout == 0:
@@ -173,7 +167,7 @@ func (o seedOption) apply(opts *options) { opts.seed = uint64(o) }
 // arrivals and durations, election jitter, memory corruption.
 func WithSeed(seed uint64) Option { return seedOption(seed) }
 
-type clockOption struct{ clock arena.Clock }
+type clockOption struct{ clock clock.Clock }
 
 func (o clockOption) apply(opts *options) {
 	if o.clock == nil {
@@ -182,9 +176,9 @@ func (o clockOption) apply(opts *options) {
 	opts.clock = o.clock
 }
 
-// WithClock sets the clock the simulation follows (default arena.RealClock{}).
+// WithClock sets the clock the simulation follows (default clock.Real{}).
 // Its reading at NewCluster is the simulation's time zero.
-func WithClock(c arena.Clock) Option { return clockOption{c} }
+func WithClock(c clock.Clock) Option { return clockOption{c} }
 
 type taskIntervalOption time.Duration
 
@@ -257,155 +251,176 @@ func WithHealing(h Healing) Option { return healingOption(h) }
 type withoutHealingOption struct{}
 
 func (withoutHealingOption) apply(opts *options) {
-	h := &opts.healing
-	h.Resurrection, h.Failover, h.Checkpoints, h.DAGRepair = false, false, false, false
-	h.Retries, h.PartitionHealing, h.MCPReconnect = false, false, false
+	for _, m := range mechanisms {
+		*m.on(&opts.healing) = false
+	}
 }
 
 // WithoutHealing switches every mechanism off (knobs keep their values).
 func WithoutHealing() Option { return withoutHealingOption{} }
 
-type resurrectionOption struct {
-	on    bool
-	delay time.Duration
+// mechanism names one self-healing mechanism of Healing: an index into
+// mechanisms.
+type mechanism uint8
+
+const (
+	mechResurrection mechanism = iota
+	mechFailover
+	mechCheckpoints
+	mechDAGRepair
+	mechRetries
+	mechPartitionHealing
+	mechMCPReconnect
+)
+
+// knobs are the values a WithX option gives its mechanism, in the order of
+// its parameters; a mechanism reads the ones it has.
+type knobs struct {
+	d1, d2 time.Duration
+	n      int
 }
 
-func (o resurrectionOption) apply(opts *options) {
-	mustNonNegative("WithResurrection", o.delay)
-	opts.healing.Resurrection = o.on
-	if o.on {
-		opts.healing.ResurrectionDelay = o.delay
-	}
+// mechanisms says, for each mechanism, where its switch is in Healing and
+// how its WithX option checks and stores its knobs (panicking, in the
+// option's name, on an invalid one). Adding a mechanism is one entry here,
+// its Healing fields and its WithX/WithoutX pair; WithoutHealing and
+// TestMechanismsCoverHealing follow the table.
+var mechanisms = [...]struct {
+	on  func(*Healing) *bool
+	set func(*Healing, knobs)
+}{
+	mechResurrection: {
+		func(h *Healing) *bool { return &h.Resurrection },
+		func(h *Healing, k knobs) {
+			mustNonNegative("WithResurrection", k.d1)
+			h.ResurrectionDelay = k.d1
+		},
+	},
+	mechFailover: {
+		func(h *Healing) *bool { return &h.Failover },
+		func(h *Healing, k knobs) {
+			mustPositive("WithFailover", k.d1)
+			mustNonNegative("WithFailover", k.d2)
+			h.ElectionTimeout, h.ElectionJitter = k.d1, k.d2
+		},
+	},
+	mechCheckpoints: {
+		func(h *Healing) *bool { return &h.Checkpoints },
+		func(h *Healing, k knobs) {
+			mustPositive("WithCheckpoints", k.d1)
+			h.CheckpointInterval = k.d1
+		},
+	},
+	mechDAGRepair: {
+		func(h *Healing) *bool { return &h.DAGRepair },
+		func(h *Healing, k knobs) {
+			mustNonNegative("WithDAGRepair", k.d1)
+			h.DAGRepairDelay = k.d1
+		},
+	},
+	mechRetries: {
+		func(h *Healing) *bool { return &h.Retries },
+		func(h *Healing, k knobs) {
+			if k.n < 0 {
+				panic(fmt.Sprintf("fakes: WithRetries(%d, %s): negative retry count", k.n, k.d1))
+			}
+			mustNonNegative("WithRetries", k.d1)
+			h.MaxRetries, h.Backoff = k.n, k.d1
+		},
+	},
+	mechPartitionHealing: {
+		func(h *Healing) *bool { return &h.PartitionHealing },
+		func(h *Healing, k knobs) {
+			mustNonNegative("WithPartitionHealing", k.d1)
+			h.PartitionHealDelay = k.d1
+		},
+	},
+	mechMCPReconnect: {
+		func(h *Healing) *bool { return &h.MCPReconnect },
+		func(h *Healing, k knobs) {
+			mustNonNegative("WithMCPReconnect", k.d1)
+			h.MCPReconnectDelay = k.d1
+		},
+	},
 }
+
+// mechanismOption is every WithX and WithoutX of one mechanism: on with its
+// knobs, or off (knobs zero, and the mechanism's knobs in Healing kept).
+// A comparable value, like every Option.
+type mechanismOption struct {
+	m  mechanism
+	on bool
+	k  knobs
+}
+
+func (o mechanismOption) apply(opts *options) {
+	m := &mechanisms[o.m]
+	if o.on {
+		m.set(&opts.healing, o.k)
+	}
+	*m.on(&opts.healing) = o.on
+}
+
+func turnOn(m mechanism, k knobs) Option { return mechanismOption{m: m, on: true, k: k} }
+func turnOff(m mechanism) Option         { return mechanismOption{m: m} }
 
 // WithResurrection turns resurrection on with the given delay.
-func WithResurrection(delay time.Duration) Option { return resurrectionOption{true, delay} }
+func WithResurrection(delay time.Duration) Option {
+	return turnOn(mechResurrection, knobs{d1: delay})
+}
 
 // WithoutResurrection turns resurrection off: a stopped agent stays stopped.
-func WithoutResurrection() Option { return resurrectionOption{} }
-
-type failoverOption struct {
-	on              bool
-	timeout, jitter time.Duration
-}
-
-func (o failoverOption) apply(opts *options) {
-	if o.on {
-		mustPositive("WithFailover", o.timeout)
-		mustNonNegative("WithFailover", o.jitter)
-		opts.healing.ElectionTimeout, opts.healing.ElectionJitter = o.timeout, o.jitter
-	}
-	opts.healing.Failover = o.on
-}
+func WithoutResurrection() Option { return turnOff(mechResurrection) }
 
 // WithFailover turns failover on with the given election timeout and jitter.
 func WithFailover(timeout, jitter time.Duration) Option {
-	return failoverOption{true, timeout, jitter}
+	return turnOn(mechFailover, knobs{d1: timeout, d2: jitter})
 }
 
 // WithoutFailover turns failover off: roles stay with their holders.
-func WithoutFailover() Option { return failoverOption{} }
-
-type checkpointsOption struct {
-	on       bool
-	interval time.Duration
-}
-
-func (o checkpointsOption) apply(opts *options) {
-	if o.on {
-		mustPositive("WithCheckpoints", o.interval)
-		opts.healing.CheckpointInterval = o.interval
-	}
-	opts.healing.Checkpoints = o.on
-}
+func WithoutFailover() Option { return turnOff(mechFailover) }
 
 // WithCheckpoints turns checkpoints on with the given interval.
-func WithCheckpoints(interval time.Duration) Option { return checkpointsOption{true, interval} }
+func WithCheckpoints(interval time.Duration) Option {
+	return turnOn(mechCheckpoints, knobs{d1: interval})
+}
 
 // WithoutCheckpoints turns checkpoints off: corrupted memory stays corrupted
 // (until a resurrection) and a killed worker's tasks are lost.
-func WithoutCheckpoints() Option { return checkpointsOption{} }
-
-type dagRepairOption struct {
-	on    bool
-	delay time.Duration
-}
-
-func (o dagRepairOption) apply(opts *options) {
-	mustNonNegative("WithDAGRepair", o.delay)
-	opts.healing.DAGRepair = o.on
-	if o.on {
-		opts.healing.DAGRepairDelay = o.delay
-	}
-}
+func WithoutCheckpoints() Option { return turnOff(mechCheckpoints) }
 
 // WithDAGRepair turns DAG repair on with the given delay.
-func WithDAGRepair(delay time.Duration) Option { return dagRepairOption{true, delay} }
+func WithDAGRepair(delay time.Duration) Option { return turnOn(mechDAGRepair, knobs{d1: delay}) }
 
 // WithoutDAGRepair turns DAG repair off: removed nodes and edges stay removed.
-func WithoutDAGRepair() Option { return dagRepairOption{} }
-
-type retriesOption struct {
-	on      bool
-	max     int
-	backoff time.Duration
-}
-
-func (o retriesOption) apply(opts *options) {
-	if o.on {
-		if o.max < 0 {
-			panic(fmt.Sprintf("fakes: WithRetries(%d, %s): negative retry count", o.max, o.backoff))
-		}
-		mustNonNegative("WithRetries", o.backoff)
-		opts.healing.MaxRetries, opts.healing.Backoff = o.max, o.backoff
-	}
-	opts.healing.Retries = o.on
-}
+func WithoutDAGRepair() Option { return turnOff(mechDAGRepair) }
 
 // WithRetries turns retries (and reroutes) on with the given retry count and
 // initial backoff.
-func WithRetries(max int, backoff time.Duration) Option { return retriesOption{true, max, backoff} }
+func WithRetries(max int, backoff time.Duration) Option {
+	return turnOn(mechRetries, knobs{d1: backoff, n: max})
+}
 
 // WithoutRetries turns retries and reroutes off: a task's first failure is
 // terminal.
-func WithoutRetries() Option { return retriesOption{} }
-
-type partitionHealingOption struct {
-	on    bool
-	delay time.Duration
-}
-
-func (o partitionHealingOption) apply(opts *options) {
-	mustNonNegative("WithPartitionHealing", o.delay)
-	opts.healing.PartitionHealing = o.on
-	if o.on {
-		opts.healing.PartitionHealDelay = o.delay
-	}
-}
+func WithoutRetries() Option { return turnOff(mechRetries) }
 
 // WithPartitionHealing turns partition healing on with the given delay.
-func WithPartitionHealing(delay time.Duration) Option { return partitionHealingOption{true, delay} }
+func WithPartitionHealing(delay time.Duration) Option {
+	return turnOn(mechPartitionHealing, knobs{d1: delay})
+}
 
 // WithoutPartitionHealing turns partition healing off: a partition lasts
-// until LiftFault.
-func WithoutPartitionHealing() Option { return partitionHealingOption{} }
-
-type mcpReconnectOption struct {
-	on    bool
-	delay time.Duration
-}
-
-func (o mcpReconnectOption) apply(opts *options) {
-	mustNonNegative("WithMCPReconnect", o.delay)
-	opts.healing.MCPReconnect = o.on
-	if o.on {
-		opts.healing.MCPReconnectDelay = o.delay
-	}
-}
+// until lifted, by the fault.Lift that PartitionNetwork handed back (arena
+// calls it at the fault's duration, on request, or when the run ends).
+func WithoutPartitionHealing() Option { return turnOff(mechPartitionHealing) }
 
 // WithMCPReconnect turns MCP reconnection on with the given delay.
-func WithMCPReconnect(delay time.Duration) Option { return mcpReconnectOption{true, delay} }
+func WithMCPReconnect(delay time.Duration) Option {
+	return turnOn(mechMCPReconnect, knobs{d1: delay})
+}
 
 // WithoutMCPReconnect turns MCP reconnection off: a disconnect lasts until
-// LiftFault.
-func WithoutMCPReconnect() Option { return mcpReconnectOption{} }
+// lifted, by the fault.Lift that DisconnectMCP handed back (arena calls it
+// at the fault's duration, on request, or when the run ends).
+func WithoutMCPReconnect() Option { return turnOff(mechMCPReconnect) }

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestDroppingStaleDeadlinesChangesNothing drives two clusters with the same
@@ -64,7 +65,7 @@ type view struct {
 	Agents         []AgentState
 	Tasks          TaskStats
 	Nodes          []string
-	Edges          []arena.Edge
+	Edges          []fault.Edge
 	Leader, Orch   string
 	Probe          string
 	QueuedLiveOnly int // deadlines that are not stale

@@ -2,12 +2,15 @@ package fakes
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestNewClusterStartsHealthy(t *testing.T) {
@@ -16,12 +19,12 @@ func TestNewClusterStartsHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []arena.AgentInfo{
-		{ID: "leader-0", Type: arena.TypeLeader, Status: arena.StatusRunning},
-		{ID: "orchestrator-0", Type: arena.TypeOrchestrator, Status: arena.StatusRunning},
-		{ID: "worker-1", Type: arena.TypeWorker, Status: arena.StatusRunning},
-		{ID: "worker-2", Type: arena.TypeWorker, Status: arena.StatusRunning},
-		{ID: "worker-3", Type: arena.TypeWorker, Status: arena.StatusRunning},
+	want := []fault.AgentInfo{
+		{ID: "leader-0", Type: fault.TypeLeader, Status: fault.StatusRunning},
+		{ID: "orchestrator-0", Type: fault.TypeOrchestrator, Status: fault.StatusRunning},
+		{ID: "worker-1", Type: fault.TypeWorker, Status: fault.StatusRunning},
+		{ID: "worker-2", Type: fault.TypeWorker, Status: fault.StatusRunning},
+		{ID: "worker-3", Type: fault.TypeWorker, Status: fault.StatusRunning},
 	}
 	if diff := cmp.Diff(want, agents); diff != "" {
 		t.Errorf("ListAgents (-want +got):\n%s", diff)
@@ -37,7 +40,7 @@ func TestNewClusterStartsHealthy(t *testing.T) {
 		t.Errorf("ListNodes (-want +got):\n%s", diff)
 	}
 	edges, _ := s.c.ListEdges(bgCtx)
-	wantEdges := []arena.Edge{
+	wantEdges := []fault.Edge{
 		{Source: "leader-0", Target: "orchestrator-0"},
 		{Source: "orchestrator-0", Target: "worker-1"},
 		{Source: "orchestrator-0", Target: "worker-2"},
@@ -57,7 +60,7 @@ func TestNewClusterStartsHealthy(t *testing.T) {
 	if st.Created < 200 || st.Completed < st.Created-5 || st.Failed != 0 || st.Lost != 0 || st.Retries != 0 {
 		t.Errorf("Tasks() after 60s without faults = %+v, want ~240 created, all completed", st)
 	}
-	if got := s.c.Clock(); got != arena.Clock(s.clock) {
+	if got := s.c.Clock(); got != clock.Clock(s.clock) {
 		t.Errorf("Clock() = %v, want the virtual clock", got)
 	}
 }
@@ -120,7 +123,7 @@ func TestOptionsPanic(t *testing.T) {
 					t.Errorf("NewCluster(%#v) panicked with %q, want prefix %q", tt.opt, r, tt.want)
 				}
 			}()
-			NewCluster(WithClock(arena.NewVirtualClock(time.Time{})), tt.opt)
+			NewCluster(WithClock(clock.NewVirtual(time.Time{})), tt.opt)
 		})
 	}
 }
@@ -135,9 +138,66 @@ func TestOptionsAreComparable(t *testing.T) {
 	if WithoutHealing() != WithoutHealing() || WithRetries(3, time.Second) != WithRetries(3, time.Second) {
 		t.Error("option values differ")
 	}
-	clock := arena.NewVirtualClock(time.Time{})
-	if WithClock(clock) != WithClock(clock) {
+	clk := clock.NewVirtual(time.Time{})
+	if WithClock(clk) != WithClock(clk) {
 		t.Error("WithClock values differ")
+	}
+	if WithResurrection(time.Second) == WithDAGRepair(time.Second) || WithoutResurrection() == WithoutDAGRepair() {
+		t.Error("options of two mechanisms compare equal")
+	}
+	if WithRetries(3, time.Second) == WithRetries(4, time.Second) || WithFailover(time.Second, 0) == WithFailover(time.Second, 1) {
+		t.Error("options with different knobs compare equal")
+	}
+	if WithoutRetries() != WithoutRetries() || WithRetries(0, 0) == WithoutRetries() {
+		t.Error("WithoutRetries() values differ, or equal WithRetries(0, 0)")
+	}
+}
+
+// TestHealingRejectsEveryNegativeKnob: WithHealing panics on each knob of
+// Healing made negative, naming it, new knobs included.
+func TestHealingRejectsEveryNegativeKnob(t *testing.T) {
+	typ := reflect.TypeFor[Healing]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Type.Kind() != reflect.Int64 && f.Type.Kind() != reflect.Int {
+			continue
+		}
+		h := DefaultHealing()
+		reflect.ValueOf(&h).Elem().Field(i).SetInt(-1)
+		want := "fakes: WithHealing: " + f.Name + " is negative (-1)"
+		if f.Type == reflect.TypeFor[time.Duration]() {
+			want = "fakes: WithHealing: " + f.Name + " is negative (-1ns)"
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != want {
+					t.Errorf("NewCluster(WithHealing(%s: -1)) panicked with %v, want %q", f.Name, r, want)
+				}
+			}()
+			NewCluster(WithClock(clock.NewVirtual(time.Time{})), WithHealing(h))
+		}()
+	}
+}
+
+// TestMechanismsCoverHealing: every switch of Healing belongs to one entry
+// of mechanisms, so WithoutHealing, which follows the table, turns it off.
+func TestMechanismsCoverHealing(t *testing.T) {
+	var h Healing
+	owner := map[*bool]int{}
+	for m := range mechanisms {
+		p := mechanisms[m].on(&h)
+		if prev, ok := owner[p]; ok {
+			t.Errorf("mechanisms %d and %d share a switch", prev, m)
+		}
+		owner[p] = m
+	}
+	v := reflect.ValueOf(&h).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Bool {
+			if _, ok := owner[f.Addr().Interface().(*bool)]; !ok {
+				t.Errorf("Healing.%s: no entry in mechanisms, so WithoutHealing leaves it on", v.Type().Field(i).Name)
+			}
+		}
 	}
 }
 
@@ -174,7 +234,7 @@ func TestHealingOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewCluster(append([]Option{WithClock(arena.NewVirtualClock(time.Time{}))}, tt.opts...)...)
+			c := NewCluster(append([]Option{WithClock(clock.NewVirtual(time.Time{}))}, tt.opts...)...)
 			if diff := cmp.Diff(tt.want, c.opts.healing); diff != "" {
 				t.Errorf("healing (-want +got):\n%s", diff)
 			}
@@ -206,7 +266,7 @@ func TestProbeHonoursContext(t *testing.T) {
 	if err := s.c.StopAgent(ctx, "worker-1"); err == nil {
 		t.Error("StopAgent(cancelled ctx) = nil, want the context's error")
 	}
-	if a := s.agent("worker-1"); a.Status != arena.StatusRunning {
+	if a := s.agent("worker-1"); a.Status != fault.StatusRunning {
 		t.Errorf("StopAgent with a cancelled context stopped the agent: %+v", a)
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ares-arena/arena/fault"
 )
 
 // chaosSample is what a run looks like at one probe.
@@ -21,27 +22,27 @@ type chaosSample struct {
 func runChaos(t testing.TB, d time.Duration, opts ...Option) []chaosSample {
 	s := newClusterSim(t, opts...)
 	var book liftBook
-	keep := func(kind arena.ActionType, id string) func(arena.Lift, error) {
-		return func(lift arena.Lift, err error) { book.keep(kind, id, lift, err) }
+	keep := func(kind fault.Type, id string) func(fault.Lift, error) {
+		return func(lift fault.Lift, err error) { book.keep(kind, id, lift, err) }
 	}
 	script := map[time.Duration]func(){
 		2 * time.Second: func() { s.c.StopAgent(bgCtx, s.c.Leader()) },
 		3 * time.Second: func() {
-			keep(arena.ActionLLMFailure, "worker-2")(s.c.InjectLLMFailure(bgCtx, "worker-2", arena.LLMOverloaded))
+			keep(fault.LLMFailure, "worker-2")(s.c.InjectLLMFailure(bgCtx, "worker-2", fault.LLMOverloaded))
 		},
 		5 * time.Second:  func() { s.c.PartitionNetwork(bgCtx, "worker-3") },
 		6 * time.Second:  func() { s.c.CorruptMemory(bgCtx, "worker-1") },
 		7 * time.Second:  func() { s.c.RemoveEdge(bgCtx, "orchestrator-0", "worker-1") },
 		9 * time.Second:  func() { s.c.StopAgent(bgCtx, s.c.Orchestrator()) },
-		10 * time.Second: func() { book.lift(bgCtx, arena.ActionLLMFailure, "worker-2") },
+		10 * time.Second: func() { book.lift(bgCtx, fault.LLMFailure, "worker-2") },
 		12 * time.Second: func() { s.c.PauseAgent(bgCtx, "worker-2") },
 		14 * time.Second: func() { s.c.ResumeAgent(bgCtx, "worker-2") },
-		15 * time.Second: func() { keep(arena.ActionToolTimeout, "worker-3")(s.c.ToolTimeout(bgCtx, "worker-3", 5*time.Second)) },
-		16 * time.Second: func() { keep(arena.ActionSlowAgent, "worker-1")(s.c.SlowAgent(bgCtx, "worker-1", 2*time.Second)) },
+		15 * time.Second: func() { keep(fault.ToolTimeout, "worker-3")(s.c.ToolTimeout(bgCtx, "worker-3", 5*time.Second)) },
+		16 * time.Second: func() { keep(fault.SlowAgent, "worker-1")(s.c.SlowAgent(bgCtx, "worker-1", 2*time.Second)) },
 		17 * time.Second: func() { s.c.DisconnectMCP(bgCtx, "worker-2") },
 		20 * time.Second: func() { s.c.RemoveNode(bgCtx, "worker-2") },
-		25 * time.Second: func() { book.lift(bgCtx, arena.ActionToolTimeout, "worker-3") },
-		26 * time.Second: func() { book.lift(bgCtx, arena.ActionSlowAgent, "worker-1") },
+		25 * time.Second: func() { book.lift(bgCtx, fault.ToolTimeout, "worker-3") },
+		26 * time.Second: func() { book.lift(bgCtx, fault.SlowAgent, "worker-1") },
 	}
 	var out []chaosSample
 	for s.elapsed() < d {
@@ -95,7 +96,7 @@ func TestIndependentOfProbeRate(t *testing.T) {
 			switch s.elapsed() {
 			case 3 * time.Second:
 				s.must(s.c.StopAgent(bgCtx, "leader-0"))
-				s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
+				s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMTimeout))
 			case 6 * time.Second:
 				s.must(s.c.StopAgent(bgCtx, "worker-2"))
 			}
@@ -117,7 +118,7 @@ func TestIndependentOfProbeRate(t *testing.T) {
 func availability(t testing.TB, d time.Duration, opts ...Option) float64 {
 	s := newClusterSim(t, opts...)
 	s.advance(faultAt)
-	s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+	s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMRateLimit))
 	healthy, n := 0, 0
 	for range int(d / probeStep) {
 		s.clock.Advance(probeStep)
@@ -146,9 +147,9 @@ func TestErrorWindowAndThreshold(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
 		workers := []string{"worker-1", "worker-2", "worker-3"}
-		var lifts []arena.Lift
+		var lifts []fault.Lift
 		for _, w := range workers {
-			lifts = append(lifts, s.land(s.c.InjectLLMFailure(bgCtx, w, arena.LLMRateLimit)))
+			lifts = append(lifts, s.land(s.c.InjectLLMFailure(bgCtx, w, fault.LLMRateLimit)))
 		}
 		s.advance(5 * time.Second)
 		if r := s.c.ErrorRate(); r != 1 {
@@ -174,7 +175,7 @@ func TestErrorWindowAndThreshold(t *testing.T) {
 	t.Run("threshold", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries(), WithErrorThreshold(0.5), WithErrorWindow(10*time.Second))
 		s.advance(faultAt)
-		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMRateLimit))
+		s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMRateLimit))
 		wantTimeline(t, s, time.Minute, []probeChange{{0, ""}})
 		if r := s.c.ErrorRate(); r < 0.2 || r > 0.5 {
 			t.Errorf("ErrorRate() = %.2f, want about a third", r)
@@ -244,27 +245,27 @@ func randomFault(c *Cluster, book *liftBook, r *rand.Rand, ids []string) error {
 		return c.StopAgent(bgCtx, id)
 	case 3:
 		lift, err := c.PauseAgent(bgCtx, id)
-		return book.keep(arena.ActionPauseAgent, id, lift, err)
+		return book.keep(fault.PauseAgent, id, lift, err)
 	case 4:
 		return c.ResumeAgent(bgCtx, id)
 	case 5:
 		lift, err := c.SlowAgent(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
-		return book.keep(arena.ActionSlowAgent, id, lift, err)
+		return book.keep(fault.SlowAgent, id, lift, err)
 	case 6:
 		lift, err := c.PartitionNetwork(bgCtx, id)
-		return book.keep(arena.ActionNetworkPartition, id, lift, err)
+		return book.keep(fault.NetworkPartition, id, lift, err)
 	case 7:
 		lift, err := c.ToolTimeout(bgCtx, id, time.Duration(r.IntN(5000)+1)*time.Millisecond)
-		return book.keep(arena.ActionToolTimeout, id, lift, err)
+		return book.keep(fault.ToolTimeout, id, lift, err)
 	case 8:
 		return c.CorruptMemory(bgCtx, id)
 	case 9:
 		lift, err := c.DisconnectMCP(bgCtx, id)
-		return book.keep(arena.ActionMCPDisconnect, id, lift, err)
+		return book.keep(fault.MCPDisconnect, id, lift, err)
 	case 10:
-		types := arena.LLMErrorTypes()
+		types := fault.LLMErrorTypes()
 		lift, err := c.InjectLLMFailure(bgCtx, id, types[r.IntN(len(types))])
-		return book.keep(arena.ActionLLMFailure, id, lift, err)
+		return book.keep(fault.LLMFailure, id, lift, err)
 	case 11:
 		return c.RemoveNode(bgCtx, id)
 	default:
@@ -317,7 +318,7 @@ func TestRealClock(t *testing.T) {
 	if err := c.StopAgent(bgCtx, "worker-1"); err != nil {
 		t.Fatal(err)
 	}
-	if a, _ := c.Agent("worker-1"); a.Status != arena.StatusStopped {
+	if a, _ := c.Agent("worker-1"); a.Status != fault.StatusStopped {
 		t.Errorf("Agent(worker-1) = %+v, want stopped", a)
 	}
 }
@@ -329,7 +330,7 @@ func TestFaultDuringAttempt(t *testing.T) {
 	if s.until(time.Minute, func() bool { return s.c.Tasks().InFlight == 1 }) < 0 {
 		t.Fatal("no task started")
 	}
-	lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", arena.LLMTimeout))
+	lift := s.land(s.c.InjectLLMFailure(bgCtx, "worker-1", fault.LLMTimeout))
 	s.must(lift(bgCtx))
 	s.until(5*time.Second, func() bool { return s.c.Tasks().InFlight == 0 })
 	if st := s.c.Tasks(); st.Failed != 1 || st.Completed != 0 {
@@ -363,7 +364,7 @@ func TestVirtualDay(t *testing.T) {
 		}
 		if i%3000 == 0 { // lift what only lifting heals, now and then
 			for _, id := range ids {
-				for _, kind := range []arena.ActionType{arena.ActionSlowAgent, arena.ActionToolTimeout, arena.ActionLLMFailure, arena.ActionPauseAgent} {
+				for _, kind := range []fault.Type{fault.SlowAgent, fault.ToolTimeout, fault.LLMFailure, fault.PauseAgent} {
 					_ = book.lift(bgCtx, kind, id)
 				}
 			}

@@ -5,12 +5,14 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 // effects shows each built-in fault type on the fake cluster: what the
@@ -18,44 +20,44 @@ import (
 // conformance test lands every type and checks its effect with these;
 // TestEveryTypeHasAnEffect keeps the table whole, so a new type asks for
 // its effect here.
-var effects = map[arena.ActionType]func(c *fakes.Cluster, st fakes.AgentState, a arena.Action) bool{
-	arena.ActionKillLeader:       killed,
-	arena.ActionKillOrchestrator: killed,
-	arena.ActionKillAgent:        killed,
-	arena.ActionPauseAgent: func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool {
-		return st.Status == arena.StatusPaused
+var effects = map[fault.Type]func(c *fakes.Cluster, st fakes.AgentState, a fault.Action) bool{
+	fault.KillLeader:       killed,
+	fault.KillOrchestrator: killed,
+	fault.KillAgent:        killed,
+	fault.PauseAgent: func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool {
+		return st.Status == fault.StatusPaused
 	},
-	arena.ActionResumeAgent: func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool {
-		return st.Status == arena.StatusRunning
+	fault.ResumeAgent: func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool {
+		return st.Status == fault.StatusRunning
 	},
-	arena.ActionSlowAgent:        func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.SlowDelay > 0 },
-	arena.ActionNetworkPartition: func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Partitioned },
-	arena.ActionToolTimeout:      func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.ToolTimeout > 0 },
-	arena.ActionMemoryCorrupt:    func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.MemoryCorrupted },
-	arena.ActionMCPDisconnect:    func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.MCPDisconnected },
-	arena.ActionLLMFailure:       func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.LLMFailure != "" },
-	arena.ActionRemoveNode: func(c *fakes.Cluster, _ fakes.AgentState, a arena.Action) bool {
+	fault.SlowAgent:        func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.SlowDelay > 0 },
+	fault.NetworkPartition: func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.Partitioned },
+	fault.ToolTimeout:      func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.ToolTimeout > 0 },
+	fault.MemoryCorrupt:    func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.MemoryCorrupted },
+	fault.MCPDisconnect:    func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.MCPDisconnected },
+	fault.LLMFailure:       func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.LLMFailure != "" },
+	fault.RemoveNode: func(c *fakes.Cluster, _ fakes.AgentState, a fault.Action) bool {
 		nodes, _ := c.ListNodes(context.Background())
 		return !slices.Contains(nodes, a.TargetID)
 	},
-	arena.ActionRemoveEdge: func(c *fakes.Cluster, _ fakes.AgentState, a arena.Action) bool {
+	fault.RemoveEdge: func(c *fakes.Cluster, _ fakes.AgentState, a fault.Action) bool {
 		edges, _ := c.ListEdges(context.Background())
-		return !slices.Contains(edges, arena.Edge{Source: a.SourceID, Target: a.TargetID})
+		return !slices.Contains(edges, fault.Edge{Source: a.SourceID, Target: a.TargetID})
 	},
-	arena.ActionNetworkLatency:   func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Latency.Latency > 0 },
-	arena.ActionNetworkBandwidth: func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Bandwidth > 0 },
-	arena.ActionConnectionReset:  func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.Resetting },
-	arena.ActionClockJump:        func(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool { return st.ClockOffset > 0 },
+	fault.NetworkLatency:   func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.Latency.Latency > 0 },
+	fault.NetworkBandwidth: func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.Bandwidth > 0 },
+	fault.ConnectionReset:  func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.Resetting },
+	fault.ClockJump:        func(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool { return st.ClockOffset > 0 },
 }
 
-func killed(_ *fakes.Cluster, st fakes.AgentState, _ arena.Action) bool {
-	return st.Status == arena.StatusStopped || st.Restarts > 0
+func killed(_ *fakes.Cluster, st fakes.AgentState, _ fault.Action) bool {
+	return st.Status == fault.StatusStopped || st.Restarts > 0
 }
 
 // TestEveryTypeHasAnEffect: the fake cluster lands every built-in type, so
 // each needs its effect in the table above.
 func TestEveryTypeHasAnEffect(t *testing.T) {
-	for _, s := range arena.FaultSpecs() {
+	for _, s := range fault.Specs() {
 		if effects[s.Type] == nil {
 			t.Errorf("%s: no effect in fakes' effects: land it in the fake cluster, and say there what it changes", s.Type)
 		}
@@ -69,13 +71,13 @@ func TestEveryTypeHasAnEffect(t *testing.T) {
 func TestConformance(t *testing.T) {
 	var observe []arenatest.Effect[*fakes.Cluster]
 	for typ, seen := range effects {
-		observe = append(observe, arenatest.Observe(typ, func(_ context.Context, c *fakes.Cluster, a arena.Action) (bool, error) {
+		observe = append(observe, arenatest.Observe(typ, func(_ context.Context, c *fakes.Cluster, a fault.Action) (bool, error) {
 			st, _ := c.Agent(a.TargetID)
 			return seen(c, st, a), nil
 		}))
 	}
 	arenatest.TestRuntime(t, func(t *testing.T) *fakes.Cluster {
-		return fakes.NewCluster(fakes.WithClock(arena.NewVirtualClock(time.Time{})))
+		return fakes.NewCluster(fakes.WithClock(clock.NewVirtual(time.Time{})))
 	}, observe...)
 }
 
@@ -92,9 +94,38 @@ func TestDocumentsEveryType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range arena.FaultSpecs() {
+	for _, s := range fault.Specs() {
 		if !regexp.MustCompile(`(?m)^//\t` + string(s.Type) + ` `).Match(src) {
 			t.Errorf("%s: no row in the fault table of the package documentation (cluster.go)", s.Type)
+		}
+	}
+}
+
+// TestDocumentsEveryLift: the fault table's row of a type says "its lift"
+// exactly when arena lifts the type, as the package documentation tells
+// the reader to look there.
+func TestDocumentsEveryLift(t *testing.T) {
+	src, err := os.ReadFile("cluster.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[fault.Type]string{} // type → its row's lines
+	var row fault.Type
+	for line := range strings.Lines(string(src)) {
+		cell, ok := strings.CutPrefix(line, "//\t")
+		switch {
+		case !ok:
+			row = ""
+		case cell != "" && cell[0] != ' ':
+			row = fault.Type(strings.Fields(cell)[0])
+		}
+		if row != "" {
+			rows[row] += cell
+		}
+	}
+	for _, s := range fault.Specs() {
+		if got := strings.Contains(rows[s.Type], "its lift"); got != s.Lifts {
+			t.Errorf("%s: row says \"its lift\" = %v, want %v (FaultSpec.Lifts): %q", s.Type, got, s.Lifts, rows[s.Type])
 		}
 	}
 }

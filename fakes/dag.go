@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // dagState is the task DAG: the canonical nodes (one per agent, same index)
@@ -40,7 +40,7 @@ func (d *dagState) init(c *Cluster) {
 	leader, orch := c.index["leader-0"], c.index["orchestrator-0"]
 	d.add(leader, orch)
 	for i := range c.agents {
-		if c.agents[i].typ == arena.TypeWorker {
+		if c.agents[i].typ == fault.TypeWorker {
 			d.add(orch, i)
 		}
 	}
@@ -153,16 +153,16 @@ func (c *Cluster) AppendNodes(ctx context.Context, dst []string) ([]string, erro
 }
 
 // ListEdges returns the present edges, by source then target.
-func (c *Cluster) ListEdges(ctx context.Context) ([]arena.Edge, error) {
+func (c *Cluster) ListEdges(ctx context.Context) ([]fault.Edge, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return c.AppendEdges(ctx, make([]arena.Edge, 0, len(c.dag.edges)))
+	return c.AppendEdges(ctx, make([]fault.Edge, 0, len(c.dag.edges)))
 }
 
 // AppendEdges appends the present edges, by source then target, to dst:
 // ListEdges into a caller's buffer.
-func (c *Cluster) AppendEdges(ctx context.Context, dst []arena.Edge) ([]arena.Edge, error) {
+func (c *Cluster) AppendEdges(ctx context.Context, dst []fault.Edge) ([]fault.Edge, error) {
 	if err := ctx.Err(); err != nil {
 		return dst, err
 	}
@@ -171,7 +171,7 @@ func (c *Cluster) AppendEdges(ctx context.Context, dst []arena.Edge) ([]arena.Ed
 	c.advance()
 	for e, x := range c.dag.edges {
 		if c.dag.edgePresent(e) {
-			dst = append(dst, arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
+			dst = append(dst, fault.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id})
 		}
 	}
 	return dst, nil
@@ -192,7 +192,7 @@ func (c *Cluster) RemoveNode(ctx context.Context, nodeID string) error {
 	}
 	n := &c.dag.nodes[i]
 	if n.removed {
-		return fmt.Errorf("fakes: node %q: %w: already removed", nodeID, arena.ErrCannotLand)
+		return fmt.Errorf("fakes: node %q: %w: already removed", nodeID, fault.ErrCannotLand)
 	}
 	n.removed = true
 	n.gen++
@@ -228,7 +228,7 @@ func (c *Cluster) RemoveEdge(ctx context.Context, sourceID, targetID string) err
 		return fmt.Errorf("fakes: edge %q->%q: %w", sourceID, targetID, ErrNoEdge)
 	}
 	if !c.dag.edgePresent(e) {
-		return fmt.Errorf("fakes: edge %q->%q: %w: already missing", sourceID, targetID, arena.ErrCannotLand)
+		return fmt.Errorf("fakes: edge %q->%q: %w: already missing", sourceID, targetID, fault.ErrCannotLand)
 	}
 	x := &c.dag.edges[e]
 	x.removed = true

@@ -3,12 +3,12 @@ package fakes
 import (
 	"context"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 var (
-	_ arena.AgentFeed = (*Cluster)(nil)
-	_ arena.DAGFeed   = (*Cluster)(nil)
+	_ fault.AgentFeed = (*Cluster)(nil)
+	_ fault.DAGFeed   = (*Cluster)(nil)
 )
 
 // changeLog numbers the changes of one of the cluster's fixed lists
@@ -48,30 +48,30 @@ func (l *changeLog) since(cursor uint64) ([]int32, bool) {
 
 // AppendAgentChanges appends to dst each agent whose listing (AppendAgents)
 // may have changed since cursor, and returns the cursor for the next call
-// (arena.AgentFeed): a survival run keeps its copy of the agents in step at
+// (fault.AgentFeed): a survival run keeps its copy of the agents in step at
 // each tick in the time of the changes. Cursor 0 gets every agent.
-func (c *Cluster) AppendAgentChanges(ctx context.Context, cursor uint64, dst []arena.AgentChange) ([]arena.AgentChange, uint64, error) {
-	return appendChanges(ctx, c, cursor, dst, &c.agentLog, len(c.agents), func(i int) arena.AgentChange {
+func (c *Cluster) AppendAgentChanges(ctx context.Context, cursor uint64, dst []fault.AgentChange) ([]fault.AgentChange, uint64, error) {
+	return appendChanges(ctx, c, cursor, dst, &c.agentLog, len(c.agents), func(i int) fault.AgentChange {
 		a := &c.agents[i]
-		return arena.AgentChange{Index: i, Agent: arena.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}}
+		return fault.AgentChange{Index: i, Agent: fault.AgentInfo{ID: a.id, Type: a.typ, Status: a.status, Restarts: a.restarts}}
 	})
 }
 
 // AppendNodeChanges is AppendAgentChanges for the DAG's canonical nodes
-// (arena.DAGFeed).
-func (c *Cluster) AppendNodeChanges(ctx context.Context, cursor uint64, dst []arena.NodeChange) ([]arena.NodeChange, uint64, error) {
-	return appendChanges(ctx, c, cursor, dst, &c.dag.nodeLog, len(c.dag.nodes), func(i int) arena.NodeChange {
-		return arena.NodeChange{Index: i, ID: c.agents[i].id, Present: !c.dag.nodes[i].removed}
+// (fault.DAGFeed).
+func (c *Cluster) AppendNodeChanges(ctx context.Context, cursor uint64, dst []fault.NodeChange) ([]fault.NodeChange, uint64, error) {
+	return appendChanges(ctx, c, cursor, dst, &c.dag.nodeLog, len(c.dag.nodes), func(i int) fault.NodeChange {
+		return fault.NodeChange{Index: i, ID: c.agents[i].id, Present: !c.dag.nodes[i].removed}
 	})
 }
 
 // AppendEdgeChanges is AppendAgentChanges for the DAG's canonical edges, by
 // source then target; an edge is present when it and both its nodes are
-// (arena.DAGFeed).
-func (c *Cluster) AppendEdgeChanges(ctx context.Context, cursor uint64, dst []arena.EdgeChange) ([]arena.EdgeChange, uint64, error) {
-	return appendChanges(ctx, c, cursor, dst, &c.dag.edgeLog, len(c.dag.edges), func(e int) arena.EdgeChange {
+// (fault.DAGFeed).
+func (c *Cluster) AppendEdgeChanges(ctx context.Context, cursor uint64, dst []fault.EdgeChange) ([]fault.EdgeChange, uint64, error) {
+	return appendChanges(ctx, c, cursor, dst, &c.dag.edgeLog, len(c.dag.edges), func(e int) fault.EdgeChange {
 		x := &c.dag.edges[e]
-		return arena.EdgeChange{Index: e, Edge: arena.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id}, Present: c.dag.edgePresent(e)}
+		return fault.EdgeChange{Index: e, Edge: fault.Edge{Source: c.agents[x.src].id, Target: c.agents[x.dst].id}, Present: c.dag.edgePresent(e)}
 	})
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestFeedsFollowLists drives a cluster with random faults, lifts and time
@@ -20,9 +20,9 @@ func TestFeedsFollowLists(t *testing.T) {
 	c, ctx := s.c, context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	var (
-		agents                  []arena.AgentInfo
-		nodes                   []arena.NodeChange
-		edges                   []arena.EdgeChange
+		agents                  []fault.AgentInfo
+		nodes                   []fault.NodeChange
+		edges                   []fault.EdgeChange
 		agentCur, nodeCur, eCur uint64
 		book                    liftBook
 		fulls, partials         int
@@ -46,7 +46,7 @@ func TestFeedsFollowLists(t *testing.T) {
 			t.Fatal(err)
 		}
 		if agents == nil {
-			agents = make([]arena.AgentInfo, len(all))
+			agents = make([]fault.AgentInfo, len(all))
 		}
 		if len(ac) == len(all) {
 			fulls++
@@ -63,7 +63,7 @@ func TestFeedsFollowLists(t *testing.T) {
 			t.Fatal(err)
 		}
 		if nodes == nil {
-			nodes = make([]arena.NodeChange, len(all))
+			nodes = make([]fault.NodeChange, len(all))
 		}
 		for _, ch := range nc {
 			put(len(nodes), ch.Index)
@@ -75,7 +75,7 @@ func TestFeedsFollowLists(t *testing.T) {
 			t.Fatal(err)
 		}
 		if edges == nil {
-			edges = make([]arena.EdgeChange, len(canon))
+			edges = make([]fault.EdgeChange, len(canon))
 		}
 		for _, ch := range ec {
 			put(len(edges), ch.Index)
@@ -95,7 +95,7 @@ func TestFeedsFollowLists(t *testing.T) {
 		if want, _ := c.ListNodes(ctx); !slices.Equal(present, want) {
 			t.Fatalf("step %d: nodes through the feed %v, listed %v", step, present, want)
 		}
-		var pe []arena.Edge
+		var pe []fault.Edge
 		for _, e := range edges {
 			if e.Present {
 				pe = append(pe, e.Edge)
@@ -125,7 +125,7 @@ func TestFeedCursors(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	dst := []arena.AgentChange{{Index: 7}}
+	dst := []fault.AgentChange{{Index: 7}}
 	if got, _, err := c.AppendAgentChanges(cctx, 0, dst); err == nil || len(got) != 1 {
 		t.Errorf("cancelled: %v, %v; want dst and the error", got, err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
 )
 
@@ -15,10 +15,10 @@ func TestFlightRecorderIsABoundedRing(t *testing.T) {
 	ctx := context.Background()
 	f := fakes.NewFlightRecorder(fakes.WithFlightCapacity(3))
 	for i := 1; i <= 5; i++ {
-		_ = f.RecordEvent(ctx, arena.FlightEvent{ActionID: fmt.Sprint(i)})
-		_ = f.RecordDiagnostic(ctx, arena.Diagnostic{ActionID: fmt.Sprint(i)})
+		_ = f.RecordEvent(ctx, engine.FlightEvent{ActionID: fmt.Sprint(i)})
+		_ = f.RecordDiagnostic(ctx, engine.Diagnostic{ActionID: fmt.Sprint(i)})
 	}
-	ids := func(es []arena.FlightEvent) (out []string) {
+	ids := func(es []engine.FlightEvent) (out []string) {
 		for _, e := range es {
 			out = append(out, e.ActionID)
 		}

@@ -3,7 +3,7 @@ package fakes
 import (
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 type eventKind uint8
@@ -148,7 +148,7 @@ func (c *Cluster) checkpoint() {
 	keep := c.corrupt[:0]
 	for _, i := range c.corrupt {
 		a := &c.agents[i]
-		if a.status == arena.StatusRunning && a.corrupted() {
+		if a.status == fault.StatusRunning && a.corrupted() {
 			a.mem = a.ckpt
 		}
 		if a.listed = a.corrupted(); a.listed {
@@ -161,10 +161,10 @@ func (c *Cluster) checkpoint() {
 
 func (c *Cluster) resurrect(i int, gen uint32) {
 	a := &c.agents[i]
-	if a.lifeGen != gen || a.status != arena.StatusStopped {
+	if a.lifeGen != gen || a.status != fault.StatusStopped {
 		return
 	}
-	a.status = arena.StatusRunning
+	a.status = fault.StatusRunning
 	a.restarts++
 	a.mem = a.ckpt
 	c.touch(i)
@@ -205,8 +205,8 @@ func (c *Cluster) elect(r int, gen uint32) {
 		return
 	}
 	for i := range c.agents {
-		if c.agents[i].typ == arena.TypeWorker && c.available(i) {
-			c.agents[ro.holder].typ = arena.TypeWorker
+		if c.agents[i].typ == fault.TypeWorker && c.available(i) {
+			c.agents[ro.holder].typ = fault.TypeWorker
 			c.agents[i].typ = ro.typ
 			c.touch(ro.holder)
 			c.touch(i)

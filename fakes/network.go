@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/internal/netrules"
 )
 
@@ -14,16 +14,16 @@ import (
 const taskPayload = 32_000
 
 var (
-	_ arena.LatencyInjector    = (*Cluster)(nil)
-	_ arena.BandwidthLimiter   = (*Cluster)(nil)
-	_ arena.ConnectionResetter = (*Cluster)(nil)
+	_ fault.LatencyInjector    = (*Cluster)(nil)
+	_ fault.BandwidthLimiter   = (*Cluster)(nil)
+	_ fault.ConnectionResetter = (*Cluster)(nil)
 )
 
 // InjectLatency slows the agent's links: every attempt over them takes
 // l.Latency ± l.Jitter longer (one round trip, whatever the direction), and
 // an agent whose latency exceeds ElectionTimeout is unavailable (its
 // heartbeats are late), until lifted.
-func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Latency) (arena.Lift, error) {
+func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l fault.Latency) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if l.Latency <= 0 || l.Jitter < 0 {
 			return fmt.Errorf("fakes: agent %q: latency %s ± %s: want a positive latency and a jitter not below 0", a.id, l.Latency, l.Jitter)
@@ -35,12 +35,12 @@ func (c *Cluster) InjectLatency(ctx context.Context, agentID string, l arena.Lat
 		}
 		a.net.Latency = l
 		return nil
-	}, func(a *agent) { a.net.Latency = arena.Latency{} })
+	}, func(a *agent) { a.net.Latency = fault.Latency{} })
 }
 
 // LimitBandwidth caps the agent's links at bytesPerSecond: every attempt
 // over them takes taskPayload (32 kB) / rate longer, until lifted.
-func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (arena.Lift, error) {
+func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSecond int64) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if bytesPerSecond <= 0 {
 			return fmt.Errorf("fakes: agent %q: rate %d bytes/s is not positive", a.id, bytesPerSecond)
@@ -54,7 +54,7 @@ func (c *Cluster) LimitBandwidth(ctx context.Context, agentID string, bytesPerSe
 // attempt over its links fails at once (after 0), or when it has run for
 // after; with after 0, the attempts running on the agent when it lands fail
 // too.
-func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) (arena.Lift, error) {
+func (c *Cluster) ResetConnections(ctx context.Context, agentID string, after time.Duration) (fault.Lift, error) {
 	return c.injectLift(ctx, agentID, func(_ int, a *agent) error {
 		if after < 0 {
 			return fmt.Errorf("fakes: agent %q: reset after %s is negative", a.id, after)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 )
 
 // linkOf returns what the network faults add to, and when they reset, an
@@ -22,7 +22,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("below the election timeout: attempts slower, cluster healthy", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 800 * time.Millisecond}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: 800 * time.Millisecond}))
 		if extra, reset := linkOf(s, "worker-1"); extra != 800*time.Millisecond || reset >= 0 {
 			t.Errorf("link(worker-1) = %v, %v, want 800ms, no reset", extra, reset)
 		}
@@ -37,7 +37,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("past the task deadline: attempts time out, retries and reroutes help", func(t *testing.T) {
 		s := newClusterSim(t)
 		s.advance(faultAt)
-		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: 4 * time.Second}))
 		if a := s.agent("worker-1"); a.Latency.Latency != 4*time.Second {
 			t.Errorf("Agent(worker-1).Latency = %+v, want 4s", a.Latency)
 		}
@@ -53,7 +53,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("past the task deadline without retries", func(t *testing.T) {
 		s := newClusterSim(t, WithoutRetries())
 		s.advance(faultAt)
-		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: 4 * time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: 4 * time.Second}))
 		if tl := s.timeline(30 * time.Second); !hasProbe(tl, "error rate ") {
 			t.Errorf("timeline %v, want the error rate above the threshold", tl)
 		}
@@ -61,20 +61,20 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("a slow leader is replaced by election", func(t *testing.T) {
 		s := newClusterSim(t, WithFailover(time.Second, 0))
 		s.advance(faultAt)
-		lift := s.land(s.c.InjectLatency(bgCtx, "leader-0", arena.Latency{Latency: 2 * time.Second}))
+		lift := s.land(s.c.InjectLatency(bgCtx, "leader-0", fault.Latency{Latency: 2 * time.Second}))
 		wantTimeline(t, s, 5*time.Second, []probeChange{
 			{0, "leader unavailable: leader-0 behind a latency of 2s"},
 			{time.Second, ""},
 		})
 		s.must(lift(bgCtx))
-		if a := s.agent("leader-0"); a.Latency != (arena.Latency{}) {
+		if a := s.agent("leader-0"); a.Latency != (fault.Latency{}) {
 			t.Errorf("after its lift: Latency = %+v, want none", a.Latency)
 		}
 	})
 	t.Run("a slow orchestrator slows every attempt", func(t *testing.T) {
 		s := newClusterSim(t, WithoutHealing())
 		s.advance(faultAt)
-		s.land(s.c.InjectLatency(bgCtx, "orchestrator-0", arena.Latency{Latency: 500 * time.Millisecond}))
+		s.land(s.c.InjectLatency(bgCtx, "orchestrator-0", fault.Latency{Latency: 500 * time.Millisecond}))
 		for _, w := range []string{"worker-1", "worker-2", "worker-3"} {
 			if extra, _ := linkOf(s, w); extra != 500*time.Millisecond {
 				t.Errorf("link(%s) = %v, want 500ms", w, extra)
@@ -83,11 +83,11 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("peer: only the link to the peer", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "leader-0"}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: time.Second, Peer: "leader-0"}))
 		if extra, _ := linkOf(s, "worker-1"); extra != 0 {
 			t.Errorf("link(worker-1) = %v, want 0: the attempt goes to the orchestrator, not the peer", extra)
 		}
-		s.land(s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "orchestrator-0"}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: time.Second, Peer: "orchestrator-0"}))
 		if extra, _ := linkOf(s, "worker-1"); extra != time.Second {
 			t.Errorf("link(worker-1) = %v, want 1s", extra)
 		}
@@ -95,7 +95,7 @@ func TestNetworkLatency(t *testing.T) {
 	t.Run("jitter: seeded draws within latency ± jitter", func(t *testing.T) {
 		draws := func() []time.Duration {
 			s := newClusterSim(t, WithSeed(9))
-			s.land(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}))
+			s.land(s.c.InjectLatency(bgCtx, "worker-2", fault.Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond}))
 			var out []time.Duration
 			for range 200 {
 				d, _ := linkOf(s, "worker-2")
@@ -117,7 +117,7 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("jitter above the latency never goes below zero", func(t *testing.T) {
 		s := newClusterSim(t)
-		s.land(s.c.InjectLatency(bgCtx, "worker-2", arena.Latency{Latency: time.Millisecond, Jitter: time.Second}))
+		s.land(s.c.InjectLatency(bgCtx, "worker-2", fault.Latency{Latency: time.Millisecond, Jitter: time.Second}))
 		for range 100 {
 			if d, _ := linkOf(s, "worker-2"); d < 0 {
 				t.Fatalf("link = %v, want ≥ 0", d)
@@ -126,13 +126,13 @@ func TestNetworkLatency(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		s := newClusterSim(t)
-		if _, err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{}); err == nil {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{}); err == nil {
 			t.Error("InjectLatency(0) = nil, want an error")
 		}
-		if _, err := s.c.InjectLatency(bgCtx, "worker-1", arena.Latency{Latency: time.Second, Peer: "worker-9"}); !errors.Is(err, arena.ErrNoAgent) {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-1", fault.Latency{Latency: time.Second, Peer: "worker-9"}); !errors.Is(err, fault.ErrNoAgent) {
 			t.Errorf("InjectLatency(peer worker-9) = %v, want ErrNoAgent", err)
 		}
-		if _, err := s.c.InjectLatency(bgCtx, "worker-9", arena.Latency{Latency: time.Second}); !errors.Is(err, arena.ErrNoAgent) {
+		if _, err := s.c.InjectLatency(bgCtx, "worker-9", fault.Latency{Latency: time.Second}); !errors.Is(err, fault.ErrNoAgent) {
 			t.Errorf("InjectLatency(worker-9) = %v, want ErrNoAgent", err)
 		}
 	})

@@ -13,13 +13,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/agentapi/agentfault"
-	"github.com/ares-arena/arena/containers/agentcheck"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
+	"github.com/ares-arena/arena/containers/agentcheck"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // The agent-level faults, pause, the DAG faults, the probe's GET /health and
@@ -27,7 +29,7 @@ import (
 // agentapi) through the API server's pod proxy:
 // /api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy/{path}. An agent that
 // answers 404 or 501 does not implement the fault: it fails with
-// arena.ErrUnsupported, naming the pod and the kind.
+// fault.ErrUnsupported, naming the pod and the kind.
 
 // client is the agent's fault-control endpoint through the API server's pod
 // proxy; an answer that is the API server's own (the pod is gone, or its
@@ -56,7 +58,7 @@ func apiStatus(code int, data []byte) (string, bool) {
 // agents serve no contract (WithoutAgentAPI), nil otherwise.
 func (r *Runtime) withAPI(id, what string) error {
 	if r.opts.controlPort == 0 {
-		return fmt.Errorf("kube: agent %s: %s %w (WithoutAgentAPI)", id, what, arena.ErrUnsupported)
+		return fmt.Errorf("kube: agent %s: %s %w (WithoutAgentAPI)", id, what, fault.ErrUnsupported)
 	}
 	return nil
 }
@@ -80,7 +82,7 @@ func (r *Runtime) reachable(id, what string) (*corev1.Pod, error) {
 		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil || !podReady(p) {
-		return nil, fmt.Errorf("kube: %s %s: %w: the pod is not running", what, id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: %s %s: %w: the pod is not running", what, id, fault.ErrCannotLand)
 	}
 	return p, nil
 }
@@ -95,9 +97,9 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 	if err != nil {
 		return err
 	}
-	track := arena.ActionType(f.Kind).Liftable() || f.Kind == agentapi.KindPause
+	track := fault.Type(f.Kind).Liftable() || f.Kind == agentapi.KindPause
 	if !r.claim(id, f.Kind, p) {
-		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, arena.ErrCannotLand)
+		return fmt.Errorf("kube: %s %s: %w: the agent is paused", f.Kind, id, fault.ErrCannotLand)
 	}
 	err = r.withAPI(id, f.Kind)
 	if err == nil {
@@ -105,7 +107,7 @@ func (r *Runtime) agentFault(ctx context.Context, id string, f agentapi.Fault) e
 	}
 	if err != nil {
 		var reach *agentapi.ReachError
-		lost := !errors.Is(err, arena.ErrUnsupported) && !errors.Is(err, arena.ErrCannotLand) && !(errors.As(err, &reach) && reach.Foreign)
+		lost := !errors.Is(err, fault.ErrUnsupported) && !errors.Is(err, fault.ErrCannotLand) && !(errors.As(err, &reach) && reach.Foreign)
 		if track && lost {
 			// The answer was lost (the caller gave up, the connection
 			// broke): the fault may have landed all the same, and no
@@ -186,7 +188,7 @@ func (r *Runtime) liftAgentFault(ctx context.Context, id, kind string) error {
 		return nil
 	}
 	if kind != agentapi.KindPause && r.deferIfPaused(id, kind, p) {
-		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, arena.ErrCannotLand)
+		return fmt.Errorf("kube: lift %s of %s: %w: the agent is paused; lifting it when resumed", kind, id, fault.ErrCannotLand)
 	}
 	if err := r.withAPI(id, "lifting "+kind); err != nil {
 		return err
@@ -239,20 +241,20 @@ func (r *Runtime) wasKilled(p *corev1.Pod) bool {
 }
 
 // agentFaults are the agent-level faults of every runtime of agentapi
-// agents: ToolTimeout, DisconnectMCP, InjectLLMFailure and CorruptMemory
-// (agentfault.Faults), landed by landAgentFault.
+// agents: the capabilities of agentfault.Faults (agentfault.Types), landed
+// by landAgentFault.
 type agentFaults = agentfault.Faults
 
 // PauseAgent pauses the agent through its fault-control endpoint (the
 // agentapi kind pause: Kubernetes cannot freeze a pod): it stops working
 // and answering until ResumeAgent or its lift. ListAgents lists it paused.
-func (r *Runtime) PauseAgent(ctx context.Context, id string) (arena.Lift, error) {
+func (r *Runtime) PauseAgent(ctx context.Context, id string) (fault.Lift, error) {
 	p, err := r.reachable(id, "pause")
 	if err != nil {
 		return nil, err
 	}
 	if r.isPaused(p) {
-		return nil, fmt.Errorf("kube: pause %s: %w: paused already", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: pause %s: %w: paused already", id, fault.ErrCannotLand)
 	}
 	return r.landAgentFault(ctx, id, agentapi.Fault{Kind: agentapi.KindPause})
 }
@@ -260,7 +262,7 @@ func (r *Runtime) PauseAgent(ctx context.Context, id string) (arena.Lift, error)
 // landAgentFault lands an agent-level fault (agentFault), and hands back
 // its lift: DELETE /faults/{kind}, if the fault is still on the pod it
 // landed on.
-func (r *Runtime) landAgentFault(ctx context.Context, id string, f agentapi.Fault) (arena.Lift, error) {
+func (r *Runtime) landAgentFault(ctx context.Context, id string, f agentapi.Fault) (fault.Lift, error) {
 	if err := r.agentFault(ctx, id, f); err != nil {
 		return nil, err
 	}
@@ -275,7 +277,7 @@ func (r *Runtime) ResumeAgent(ctx context.Context, id string) error {
 		return err
 	}
 	if p == nil || !r.isPaused(p) {
-		return fmt.Errorf("kube: resume %s: %w: not paused", id, arena.ErrCannotLand)
+		return fmt.Errorf("kube: resume %s: %w: not paused", id, fault.ErrCannotLand)
 	}
 	return r.liftAgentFault(ctx, id, agentapi.KindPause)
 }
@@ -299,12 +301,12 @@ func (r *Runtime) ListNodes(ctx context.Context) ([]string, error) {
 
 // ListEdges returns the present edges of the task DAG, as the agents
 // report them in GET /state (dag.routes), by source then target.
-func (r *Runtime) ListEdges(ctx context.Context) ([]arena.Edge, error) {
+func (r *Runtime) ListEdges(ctx context.Context) ([]fault.Edge, error) {
 	sts, err := r.states(ctx)
-	if err != nil && !errors.Is(err, arena.ErrNotApplicable) {
+	if err != nil && !errors.Is(err, fault.ErrNotApplicable) {
 		return nil, err
 	}
-	var out []arena.Edge
+	var out []fault.Edge
 	for _, id := range slices.Sorted(maps.Keys(sts)) {
 		st := sts[id]
 		if st.DAG.Removed {
@@ -314,7 +316,7 @@ func (r *Runtime) ListEdges(ctx context.Context) ([]arena.Edge, error) {
 			if sts[to].DAG.Removed {
 				continue
 			}
-			out = append(out, arena.Edge{Source: id, Target: to})
+			out = append(out, fault.Edge{Source: id, Target: to})
 		}
 	}
 	return out, nil
@@ -342,7 +344,7 @@ func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has
 	h, err = r.client(id).Health(ctx, "")
 	var reach *agentapi.ReachError
 	switch {
-	case errors.Is(err, arena.ErrUnsupported):
+	case errors.Is(err, fault.ErrUnsupported):
 		return h, false, nil
 	case errors.As(err, &reach) && ctx.Err() != nil:
 		return h, true, fmt.Errorf("no answer within %v", r.opts.probeTimeout)
@@ -363,12 +365,12 @@ func (r *Runtime) health(ctx context.Context, id string) (h agentapi.Health, has
 // Agents that cannot answer by design (not Ready, paused, killed) are
 // skipped;
 // agents that answer 404 are left out; when no agent's state could be read
-// a check fails with arena.ErrNotApplicable (not measured).
-func (r *Runtime) Checks() []arena.Check {
+// a check fails with fault.ErrNotApplicable (not measured).
+func (r *Runtime) Checks() []fault.Check {
 	if r.opts.controlPort == 0 {
 		return nil
 	}
-	return []arena.Check{
+	return []fault.Check{
 		{Name: "tasks", Run: func(ctx context.Context) error {
 			sts, err := r.states(ctx)
 			if err != nil {
@@ -387,7 +389,7 @@ func (r *Runtime) Checks() []arena.Check {
 }
 
 // State reads the agent's GET /state through the pod proxy
-// (arena.ErrUnsupported when it has none).
+// (fault.ErrUnsupported when it has none).
 func (r *Runtime) State(ctx context.Context, id string) (agentapi.State, error) {
 	if err := r.withAPI(id, "GET "+agentapi.PathState); err != nil {
 		return agentapi.State{}, err
@@ -412,15 +414,11 @@ func (r *Runtime) readState(ctx context.Context, id string) (agentapi.State, err
 			return agentapi.State{}, agentcheck.ErrSkip
 		}
 		var st agentapi.State
-		if st, err = r.State(ctx, id); err == nil || errors.Is(err, arena.ErrUnsupported) {
+		if st, err = r.State(ctx, id); err == nil || errors.Is(err, fault.ErrUnsupported) {
 			return st, err
 		}
-		t := time.NewTimer(250 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if ctxtime.Sleep(ctx, 250*time.Millisecond) != nil {
 			return agentapi.State{}, fmt.Errorf("state unreadable: %w", err)
-		case <-t.C:
 		}
 	}
 	return agentapi.State{}, fmt.Errorf("state unreadable: %w", err)

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/kube"
 )
 
@@ -26,23 +26,23 @@ func TestPauseThroughThePodProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := agent(t, rt, "leader-0"); a.Status != arena.StatusPaused {
+	if a := agent(t, rt, "leader-0"); a.Status != fault.StatusPaused {
 		t.Errorf("leader-0 after PauseAgent: %s, want paused", a.Status)
 	}
 	if err := rt.Probe(ctx); err == nil || !strings.Contains(err.Error(), "leader-0") {
 		t.Errorf("probe with the leader paused: %v, want leader-0 unavailable", err)
 	}
-	if _, err := rt.ToolTimeout(ctx, "leader-0", time.Second); !errors.Is(err, arena.ErrCannotLand) {
-		t.Errorf("ToolTimeout on a paused agent: %v, want arena.ErrCannotLand", err)
+	if _, err := rt.ToolTimeout(ctx, "leader-0", time.Second); !errors.Is(err, fault.ErrCannotLand) {
+		t.Errorf("ToolTimeout on a paused agent: %v, want fault.ErrCannotLand", err)
 	}
-	if _, err := rt.PauseAgent(ctx, "leader-0"); !errors.Is(err, arena.ErrCannotLand) {
-		t.Errorf("PauseAgent on a paused agent: %v, want arena.ErrCannotLand", err)
+	if _, err := rt.PauseAgent(ctx, "leader-0"); !errors.Is(err, fault.ErrCannotLand) {
+		t.Errorf("PauseAgent on a paused agent: %v, want fault.ErrCannotLand", err)
 	}
 	if err := rt.ResumeAgent(ctx, "leader-0"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.ResumeAgent(ctx, "leader-0"); !errors.Is(err, arena.ErrCannotLand) {
-		t.Errorf("ResumeAgent on a running agent: %v, want arena.ErrCannotLand", err)
+	if err := rt.ResumeAgent(ctx, "leader-0"); !errors.Is(err, fault.ErrCannotLand) {
+		t.Errorf("ResumeAgent on a running agent: %v, want fault.ErrCannotLand", err)
 	}
 	if err := lift(ctx); err != nil {
 		t.Errorf("lifting the pause after the resume: %v, want nil", err)
@@ -65,7 +65,7 @@ func TestAgentFaultsLandAndLift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	liftLLM, err := rt.InjectLLMFailure(ctx, "worker-2", arena.LLMOverloaded)
+	liftLLM, err := rt.InjectLLMFailure(ctx, "worker-2", fault.LLMOverloaded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestAgentFaultsLandAndLift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(edges, arena.Edge{Source: "orchestrator-0", Target: "worker-2"}) || !slices.Contains(edges, arena.Edge{Source: "orchestrator-0", Target: "worker-1"}) {
+	if slices.Contains(edges, fault.Edge{Source: "orchestrator-0", Target: "worker-2"}) || !slices.Contains(edges, fault.Edge{Source: "orchestrator-0", Target: "worker-1"}) {
 		t.Errorf("edges after removing orchestrator-0->worker-2: %v", edges)
 	}
 	if err := liftTool(ctx); err != nil {
@@ -116,7 +116,7 @@ func TestAgentFaultsLandAndLift(t *testing.T) {
 }
 
 // An agent that answers 404 to the contract: its faults fail with
-// arena.ErrUnsupported naming the pod and the kind, nothing counts as
+// fault.ErrUnsupported naming the pod and the kind, nothing counts as
 // landed, the checks are not applicable, and readiness alone makes the
 // probe.
 func TestAgentWithoutTheContract(t *testing.T) {
@@ -124,7 +124,7 @@ func TestAgentWithoutTheContract(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "noapi-0", Labels: map[string]string{kube.DefaultTypeLabel: arena.TypeWorker, "app": "noapi"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "noapi-0", Labels: map[string]string{kube.DefaultTypeLabel: fault.TypeWorker, "app": "noapi"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "noapi", Image: noAPIImage, Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
 		}}},
@@ -139,15 +139,15 @@ func TestAgentWithoutTheContract(t *testing.T) {
 	t.Cleanup(func() { rt.Close(context.Background()) })
 	eventually(t, "noapi-0 running", func() bool {
 		agents, _ := rt.ListAgents(ctx)
-		return len(agents) == 1 && agents[0].Status == arena.StatusRunning
+		return len(agents) == 1 && agents[0].Status == fault.StatusRunning
 	})
 	var last error
 	eventually(t, "noapi-0 listening", func() bool {
 		_, last = rt.State(ctx, "noapi-0")
-		if !errors.Is(last, arena.ErrUnsupported) {
+		if !errors.Is(last, fault.ErrUnsupported) {
 			t.Logf("%v", last)
 		}
-		return errors.Is(last, arena.ErrUnsupported)
+		return errors.Is(last, fault.ErrUnsupported)
 	})
 	for kind, call := range map[string]func() error{
 		"tool_timeout":   func() error { _, err := rt.ToolTimeout(ctx, "noapi-0", time.Second); return err },
@@ -156,19 +156,19 @@ func TestAgentWithoutTheContract(t *testing.T) {
 		"remove_node":    func() error { return rt.RemoveNode(ctx, "noapi-0") },
 	} {
 		err := call()
-		if !errors.Is(err, arena.ErrUnsupported) || !strings.Contains(err.Error(), "noapi-0") || !strings.Contains(err.Error(), kind) {
-			t.Errorf("%s: %v, want arena.ErrUnsupported naming noapi-0 and %s", kind, err, kind)
+		if !errors.Is(err, fault.ErrUnsupported) || !strings.Contains(err.Error(), "noapi-0") || !strings.Contains(err.Error(), kind) {
+			t.Errorf("%s: %v, want fault.ErrUnsupported naming noapi-0 and %s", kind, err, kind)
 		}
 	}
 	if a := rt.Active(); len(a) != 0 {
 		t.Errorf("active after unsupported faults: %v", a)
 	}
-	if a := agent(t, rt, "noapi-0"); a.Status != arena.StatusRunning {
+	if a := agent(t, rt, "noapi-0"); a.Status != fault.StatusRunning {
 		t.Errorf("noapi-0: %s after an unsupported pause, want running", a.Status)
 	}
 	for _, c := range rt.Checks() {
-		if err := c.Run(ctx); !errors.Is(err, arena.ErrNotApplicable) {
-			t.Errorf("check %s: %v, want arena.ErrNotApplicable", c.Name, err)
+		if err := c.Run(ctx); !errors.Is(err, fault.ErrNotApplicable) {
+			t.Errorf("check %s: %v, want fault.ErrNotApplicable", c.Name, err)
 		}
 	}
 	if err := rt.Probe(ctx); err != nil {

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/kube"
 )
 
@@ -22,13 +22,13 @@ import (
 // holds active (a partition's policy, a slowdown's resized limits) and in
 // the faults an agent reports in GET /state. The network types are refused.
 func TestConformance(t *testing.T) {
-	active := func(typ arena.ActionType) arenatest.Effect[*kube.Runtime] {
-		return arenatest.Observe(typ, func(_ context.Context, rt *kube.Runtime, a arena.Action) (bool, error) {
+	active := func(typ fault.Type) arenatest.Effect[*kube.Runtime] {
+		return arenatest.Observe(typ, func(_ context.Context, rt *kube.Runtime, a fault.Action) (bool, error) {
 			return slices.Contains(rt.Active(), string(typ)+" "+a.TargetID), nil
 		})
 	}
 	reports := func(kind string) arenatest.Effect[*kube.Runtime] {
-		return arenatest.Observe(arena.ActionType(kind), func(ctx context.Context, rt *kube.Runtime, a arena.Action) (bool, error) {
+		return arenatest.Observe(fault.Type(kind), func(ctx context.Context, rt *kube.Runtime, a fault.Action) (bool, error) {
 			st, err := rt.State(ctx, a.TargetID)
 			return slices.ContainsFunc(st.Faults, func(f agentapi.ActiveFault) bool { return f.Kind == kind }), err
 		})
@@ -36,8 +36,8 @@ func TestConformance(t *testing.T) {
 	arenatest.TestRuntime(t, func(t *testing.T) *kube.Runtime {
 		return newRuntime(t, kube.WithReferenceAgents(2), kube.WithEnforcement(kube.EnforcementAssumed))
 	},
-		active(arena.ActionNetworkPartition),
-		active(arena.ActionSlowAgent),
+		active(fault.NetworkPartition),
+		active(fault.SlowAgent),
 		reports(agentapi.KindToolTimeout),
 		reports(agentapi.KindMCPDisconnect),
 		reports(agentapi.KindLLMFailure),

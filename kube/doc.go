@@ -9,7 +9,7 @@
 //	func TestLeaderFailover(t *testing.T) {
 //		rt := kube.ForTest(t, kube.WithReferenceAgents(3)) // a kubetest plane; skips without it
 //		rep := arenatest.Run(t, "leader-failover", arenatest.WithRuntime(rt))
-//		require.True(t, rep.Score.Grade.AtLeast(arena.GradeA))
+//		require.True(t, rep.Score.Grade.AtLeast(engine.GradeA))
 //	}
 //
 // Against a cluster of yours, from a kubeconfig:
@@ -61,10 +61,10 @@
 // /api/v1/namespaces/{ns}/pods/{pod}:{port}/proxy/...: Kubernetes cannot
 // freeze a pod, so pause is a kind of the contract that the agent lands
 // itself. An agent that answers 404 or 501 does not support the kind: the
-// fault fails with arena.ErrUnsupported naming the pod and the kind, and
+// fault fails with fault.ErrUnsupported naming the pod and the kind, and
 // is never counted as landed. Nothing lands on a paused agent but its
 // resume; its other lifts wait for it. With WithoutAgentAPI these faults
-// fail with arena.ErrUnsupported.
+// fail with fault.ErrUnsupported.
 //
 // What landed means: a kill, that the API server deleted the pod; a
 // slowdown, that it accepted the resize (the kubelet applies it); a
@@ -77,8 +77,8 @@
 //
 // The network degradation faults (network_latency, network_bandwidth,
 // connection_reset) are refused (Refusals): Kubernetes has no API for them.
-// The other errors of fault injection are arena's: arena.ErrNoAgent for an
-// unknown pod, arena.ErrCannotLand when the pod's state rules the fault
+// The other errors of fault injection are arena's: fault.ErrNoAgent for an
+// unknown pod, fault.ErrCannotLand when the pod's state rules the fault
 // out. The calls to the agents go through agentapi.Client, which the
 // containers runtime uses too, so an agent's answer means the same on both;
 // ToolTimeout, DisconnectMCP, InjectLLMFailure, CorruptMemory and JumpClock

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
+	"github.com/ares-arena/arena/fault"
 )
 
 // StopAgent deletes the agent's pod with grace period 0, as a crash would
@@ -29,7 +31,7 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 		return err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return fmt.Errorf("kube: kill %s: %w: the pod is already going", id, arena.ErrCannotLand)
+		return fmt.Errorf("kube: kill %s: %w: the pod is already going", id, fault.ErrCannotLand)
 	}
 	r.calls.Add(1)
 	err = r.cs.CoreV1().Pods(r.opts.namespace).Delete(ctx, id, metav1.DeleteOptions{
@@ -37,7 +39,7 @@ func (r *Runtime) StopAgent(ctx context.Context, id string) error {
 		Preconditions:      &metav1.Preconditions{UID: &p.UID},
 	})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return fmt.Errorf("kube: kill %s: %w: the pod is already gone", id, arena.ErrCannotLand)
+		return fmt.Errorf("kube: kill %s: %w: the pod is already gone", id, fault.ErrCannotLand)
 	}
 	if err != nil {
 		return fmt.Errorf("kube: kill %s: %w", id, err)
@@ -63,13 +65,13 @@ func (r *Runtime) noteKill(p *corev1.Pod) {
 // in force where something enforces it: on a kwok node nothing does, so
 // (unless WithEnforcement(EnforcementAssumed)) the partition fails with
 // ErrNotEnforced and nothing is created.
-func (r *Runtime) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
+func (r *Runtime) PartitionNetwork(ctx context.Context, id string) (fault.Lift, error) {
 	p, err := r.pod(id)
 	if err != nil {
 		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return nil, fmt.Errorf("kube: partition %s: %w: the pod is not running", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: partition %s: %w: the pod is not running", id, fault.ErrCannotLand)
 	}
 	if r.opts.enforcement == EnforcementDetect {
 		sim, err := r.onSimulatedNode(ctx, p)
@@ -87,7 +89,7 @@ func (r *Runtime) PartitionNetwork(ctx context.Context, id string) (arena.Lift, 
 	}
 	if _, ok := r.partitions[id]; ok {
 		r.mu.Unlock()
-		return nil, fmt.Errorf("kube: partition %s: %w: partitioned already", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: partition %s: %w: partitioned already", id, fault.ErrCannotLand)
 	}
 	part := &partition{policy: "arena-partition-" + r.runID + "-" + id}
 	if len(part.policy) > 253 {
@@ -140,7 +142,7 @@ func (r *Runtime) healAfter(d time.Duration, id string, part *partition) {
 // onSimulatedNode reports whether the pod runs on a kwok node.
 func (r *Runtime) onSimulatedNode(ctx context.Context, p *corev1.Pod) (bool, error) {
 	if p.Spec.NodeName == "" {
-		return false, fmt.Errorf("%w: the pod is not scheduled", arena.ErrCannotLand)
+		return false, fmt.Errorf("%w: the pod is not scheduled", fault.ErrCannotLand)
 	}
 	r.mu.Lock()
 	sim, ok := r.simulated[p.Spec.NodeName]
@@ -250,7 +252,7 @@ func unlabelPods(ctx context.Context, cs kubernetes.Interface, ns, policy string
 // request, in place, through the pods/resize subresource; its lift and
 // Close restore the limits it had. Landed means the API server accepted
 // the resize: the kubelet applies it (a kwok node only records it).
-func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration) (arena.Lift, error) {
+func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration) (fault.Lift, error) {
 	if delay <= 0 {
 		return nil, fmt.Errorf("kube: slow %s: delay %v, want > 0", id, delay)
 	}
@@ -259,10 +261,10 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 		return nil, err
 	}
 	if p == nil || p.DeletionTimestamp != nil {
-		return nil, fmt.Errorf("kube: slow %s: %w: the pod is not running", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: the pod is not running", id, fault.ErrCannotLand)
 	}
 	if r.isSlowed(id) {
-		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, fault.ErrCannotLand)
 	}
 	var orig, slow []cpuLimit
 	ratio := float64(r.opts.slowRef) / float64(r.opts.slowRef+delay)
@@ -280,10 +282,10 @@ func (r *Runtime) SlowAgent(ctx context.Context, id string, delay time.Duration)
 		slow = append(slow, cpuLimit{c.Name, resource.NewMilliQuantity(m, resource.DecimalSI).String()})
 	}
 	if len(orig) == 0 {
-		return nil, fmt.Errorf("kube: slow %s: %w: no container has a CPU limit", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: no container has a CPU limit", id, fault.ErrCannotLand)
 	}
 	if !r.claimSlow(id, orig) {
-		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, arena.ErrCannotLand)
+		return nil, fmt.Errorf("kube: slow %s: %w: slowed already", id, fault.ErrCannotLand)
 	}
 	if err := r.resize(ctx, id, slow); err != nil {
 		r.mu.Lock()
@@ -353,14 +355,21 @@ func (r *Runtime) resize(ctx context.Context, id string, limits []cpuLimit) erro
 	return err
 }
 
+// RefusedScopes says why the runtime refuses a fault inside an agent that
+// the agents' fault-control contract has no kind for (fault.ScopeRefuser):
+// the agent-level faults it lands go through that contract (agentfault).
+func (r *Runtime) RefusedScopes() map[fault.Scope]string {
+	return map[fault.Scope]string{fault.ScopeAgent: agentfault.Uncontracted}
+}
+
 // Refusals says why the runtime refuses the built-in types it does not
-// land (arena.Refuser).
-func (r *Runtime) Refusals() map[arena.ActionType]string {
+// land (fault.Refuser).
+func (r *Runtime) Refusals() map[fault.Type]string {
 	const network = "Kubernetes has no API to degrade the links between pods (latency, bandwidth, resets): put the agents behind proxies of your own, or use a service mesh's fault injection"
-	return map[arena.ActionType]string{
-		arena.ActionNetworkLatency:   network,
-		arena.ActionNetworkBandwidth: network,
-		arena.ActionConnectionReset:  network,
+	return map[fault.Type]string{
+		fault.NetworkLatency:   network,
+		fault.NetworkBandwidth: network,
+		fault.ConnectionReset:  network,
 	}
 }
 
@@ -370,15 +379,15 @@ func (r *Runtime) Active() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for id := range r.partitions {
-		out = append(out, string(arena.ActionNetworkPartition)+" "+id)
+		out = append(out, string(fault.NetworkPartition)+" "+id)
 	}
 	for id := range r.slowed {
-		out = append(out, string(arena.ActionSlowAgent)+" "+id)
+		out = append(out, string(fault.SlowAgent)+" "+id)
 	}
 	for id, kinds := range r.lifts {
 		for kind := range kinds {
 			if kind == agentapi.KindPause {
-				kind = string(arena.ActionPauseAgent)
+				kind = string(fault.PauseAgent)
 			}
 			out = append(out, kind+" "+id)
 		}

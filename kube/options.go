@@ -200,7 +200,7 @@ func WithControlPort(port int) Option {
 
 // WithoutAgentAPI says the agents' pods serve no agentapi contract: Probe
 // reads readiness only, the runtime has no checks, and the agent-level,
-// pause and DAG faults fail with arena.ErrUnsupported.
+// pause and DAG faults fail with fault.ErrUnsupported.
 func WithoutAgentAPI() Option { return controlPort(0) }
 
 type probeTimeout time.Duration

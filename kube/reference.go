@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ares-arena/arena"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/kube/kubetest"
 )
 
@@ -49,9 +49,9 @@ func (r *Runtime) deployReference(ctx context.Context) error {
 		start     int32
 		routes    []string
 	}{
-		{"leader", arena.TypeLeader, 1, 0, []string{"orchestrator-0"}},
-		{"orchestrator", arena.TypeOrchestrator, 1, 0, workers},
-		{"worker", arena.TypeWorker, int32(r.opts.refWorkers), 1, nil},
+		{"leader", fault.TypeLeader, 1, 0, []string{"orchestrator-0"}},
+		{"orchestrator", fault.TypeOrchestrator, 1, 0, workers},
+		{"worker", fault.TypeWorker, int32(r.opts.refWorkers), 1, nil},
 	}
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: referenceService, Labels: r.runLabels()},

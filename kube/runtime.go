@@ -14,9 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/agentapi"
-	"github.com/ares-arena/arena/agentapi/agentfault"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,24 +26,28 @@ import (
 	coordlisters "k8s.io/client-go/listers/coordination/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/agentapi/agentfault"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Compile-time checks: the capabilities the runtime has. Pause and the
 // agent-level and DAG faults need agents that serve the agentapi contract
 // (see the package documentation).
 var (
-	_ arena.RuntimeProvider = (*Runtime)(nil)
-	_ arena.DAGProvider     = (*Runtime)(nil)
-	_ arena.Refuser         = (*Runtime)(nil)
+	_ fault.RuntimeProvider = (*Runtime)(nil)
+	_ fault.DAGProvider     = (*Runtime)(nil)
+	_ fault.Refuser         = (*Runtime)(nil)
 )
 
 // ErrNotEnforced: the cluster would accept the NetworkPolicy, but nothing
 // enforces it where the pod runs (a kwok node has no network): the
 // partition did not land, and no policy was left behind. The other errors
 // of fault injection are arena's, wrapped with the agent's ID:
-// arena.ErrNoAgent for an unknown agent pod, arena.ErrCannotLand when the
+// fault.ErrNoAgent for an unknown agent pod, fault.ErrCannotLand when the
 // pod's state rules the fault out (slow a pod without a CPU limit,
-// partition a partitioned pod), arena.ErrUnsupported when the agent does
+// partition a partitioned pod), fault.ErrUnsupported when the agent does
 // not serve the fault (its endpoint answered 404 or 501, or
 // WithoutAgentAPI).
 var ErrNotEnforced = errors.New("NetworkPolicy not enforced where the pod runs")
@@ -59,7 +60,7 @@ const kwokAnnotation = "kwok.x-k8s.io/node"
 // server (see the package documentation). It is safe for concurrent use.
 // Close lifts the faults still active and deletes what it created.
 type Runtime struct {
-	agentFaults // tool_timeout, mcp_disconnect, llm_failure, memory_corrupt (landAgentFault)
+	agentFaults // the agent-level faults: agentfault.Types (landAgentFault)
 
 	cs     kubernetes.Interface
 	proxyC *http.Client // the clientset's transport, counted, for the pod proxy
@@ -215,7 +216,7 @@ func (r *Runtime) baselineOf(pods []*corev1.Pod) {
 	for _, p := range pods {
 		k := r.remember(p)
 		r.baseline[k.owner]++
-		if k.typ == arena.TypeWorker {
+		if k.typ == fault.TypeWorker {
 			r.workers[k.owner] = true
 		}
 	}
@@ -278,7 +279,7 @@ func (r *Runtime) runLabels() map[string]string {
 // Lease holder when WithLeaderLease is set. Restarts counts this runtime's
 // kills of the pod's name (StatefulSet pods and bare pods) or of its owner
 // (a ReplicaSet's pods, whose names change), plus container restarts.
-func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
+func (r *Runtime) ListAgents(ctx context.Context) ([]fault.AgentInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -290,17 +291,17 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := map[string]bool{}
-	out := make([]arena.AgentInfo, 0, len(pods))
+	out := make([]fault.AgentInfo, 0, len(pods))
 	for _, p := range pods {
 		k := r.remember(p)
 		seen[p.Name] = true
-		info := arena.AgentInfo{ID: p.Name, Type: k.typ, Status: arena.StatusStopped, Restarts: r.restarts[k.restarts]}
+		info := fault.AgentInfo{ID: p.Name, Type: k.typ, Status: fault.StatusStopped, Restarts: r.restarts[k.restarts]}
 		switch {
 		case !podReady(p) || r.killed[p.UID]:
 		case r.paused(p):
-			info.Status = arena.StatusPaused
+			info.Status = fault.StatusPaused
 		default:
-			info.Status = arena.StatusRunning
+			info.Status = fault.StatusRunning
 		}
 		for _, c := range p.Status.ContainerStatuses {
 			info.Restarts += int(c.RestartCount)
@@ -318,15 +319,15 @@ func (r *Runtime) ListAgents(ctx context.Context) ([]arena.AgentInfo, error) {
 	}
 	for name, k := range r.known {
 		if !seen[name] && k.stable {
-			out = append(out, arena.AgentInfo{ID: name, Type: k.typ, Status: arena.StatusStopped, Restarts: r.restarts[k.restarts]})
+			out = append(out, fault.AgentInfo{ID: name, Type: k.typ, Status: fault.StatusStopped, Restarts: r.restarts[k.restarts]})
 		}
 	}
 	for i := range out {
 		if holder != "" && out[i].ID == holder {
-			out[i].Type = arena.TypeLeader
+			out[i].Type = fault.TypeLeader
 		}
 	}
-	slices.SortFunc(out, func(a, b arena.AgentInfo) int {
+	slices.SortFunc(out, func(a, b fault.AgentInfo) int {
 		switch {
 		case a.ID < b.ID:
 			return -1
@@ -373,7 +374,7 @@ func (r *Runtime) pod(id string) (*corev1.Pod, error) {
 		if ok && k.stable {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("kube: agent %q: %w", id, arena.ErrNoAgent)
+		return nil, fmt.Errorf("kube: agent %q: %w", id, fault.ErrNoAgent)
 	}
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/kube"
 )
 
@@ -110,13 +110,13 @@ func assertNoAgentProcess(t *testing.T, ns string) {
 	}
 }
 
-func agent(t *testing.T, rt arena.AgentLister, id string) arena.AgentInfo {
+func agent(t *testing.T, rt fault.AgentLister, id string) fault.AgentInfo {
 	t.Helper()
 	agents, err := rt.ListAgents(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(agents, func(a arena.AgentInfo) bool { return a.ID == id })
+	i := slices.IndexFunc(agents, func(a fault.AgentInfo) bool { return a.ID == id })
 	if i < 0 {
 		t.Fatalf("no agent %s in %v", id, agents)
 	}
@@ -176,8 +176,8 @@ func TestKillIsResurrected(t *testing.T) {
 	var outage error
 	eventually(t, "the probe sees the outage", func() bool { outage = rt.Probe(ctx); return outage != nil })
 	t.Logf("probe during the outage: %v", outage)
-	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, arena.ErrNoAgent) {
-		t.Errorf("StopAgent(no-such-pod) = %v, want arena.ErrNoAgent", err)
+	if err := rt.StopAgent(ctx, "no-such-pod"); !errors.Is(err, fault.ErrNoAgent) {
+		t.Errorf("StopAgent(no-such-pod) = %v, want fault.ErrNoAgent", err)
 	}
 	eventually(t, "worker-1 replaced by a new pod", func() bool {
 		after, err := rt.Clientset().CoreV1().Pods(rt.Namespace()).Get(ctx, "worker-1", metav1.GetOptions{})
@@ -185,7 +185,7 @@ func TestKillIsResurrected(t *testing.T) {
 	})
 	eventually(t, "worker-1 back and running", func() bool {
 		a := agent(t, rt, "worker-1")
-		return a.Status == arena.StatusRunning && a.Restarts == 1
+		return a.Status == fault.StatusRunning && a.Restarts == 1
 	})
 	eventually(t, "probe healthy again", func() bool { return rt.Probe(ctx) == nil })
 	if now := plane.AgentPIDs()[key]; now == 0 || now == pid {
@@ -221,13 +221,13 @@ func TestLeaseHolderIsLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	eventually(t, "worker-2 leads", func() bool { return agent(t, rt, "worker-2").Type == arena.TypeLeader })
-	if typ := agent(t, rt, "worker-1").Type; typ != arena.TypeWorker {
+	eventually(t, "worker-2 leads", func() bool { return agent(t, rt, "worker-2").Type == fault.TypeLeader })
+	if typ := agent(t, rt, "worker-1").Type; typ != fault.TypeWorker {
 		t.Errorf("worker-1 is %s, want worker", typ)
 	}
 	moveLease(t, cs, ref.Namespace(), "worker-3")
-	eventually(t, "worker-3 leads", func() bool { return agent(t, rt, "worker-3").Type == arena.TypeLeader })
-	if typ := agent(t, rt, "worker-2").Type; typ != arena.TypeWorker {
+	eventually(t, "worker-3 leads", func() bool { return agent(t, rt, "worker-3").Type == fault.TypeLeader })
+	if typ := agent(t, rt, "worker-2").Type; typ != fault.TypeWorker {
 		t.Errorf("after the move worker-2 is %s, want worker", typ)
 	}
 	if err := rt.Probe(ctx); err != nil {
@@ -270,8 +270,8 @@ func TestSlowResizesInPlace(t *testing.T) {
 	if got := limit(); got != "250m" {
 		t.Errorf("slowed limit %s, want 250m (1 CPU · 100ms/(100ms+300ms))", got)
 	}
-	if _, err := rt.SlowAgent(ctx, "worker-1", time.Second); !errors.Is(err, arena.ErrCannotLand) {
-		t.Errorf("slowing a slowed agent: %v, want arena.ErrCannotLand", err)
+	if _, err := rt.SlowAgent(ctx, "worker-1", time.Second); !errors.Is(err, fault.ErrCannotLand) {
+		t.Errorf("slowing a slowed agent: %v, want fault.ErrCannotLand", err)
 	}
 	if err := lift(ctx); err != nil {
 		t.Fatal(err)
@@ -332,8 +332,8 @@ func TestPartitionPolicyLifecycle(t *testing.T) {
 	if err != nil || len(pods.Items) != 1 || pods.Items[0].Name != "worker-1" {
 		t.Fatalf("policy selects %v (%v), want worker-1 alone", pods, err)
 	}
-	if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, arena.ErrCannotLand) {
-		t.Errorf("partitioning twice: %v, want arena.ErrCannotLand", err)
+	if _, err := rt.PartitionNetwork(ctx, "worker-1"); !errors.Is(err, fault.ErrCannotLand) {
+		t.Errorf("partitioning twice: %v, want fault.ErrCannotLand", err)
 	}
 	if err := lift(ctx); err != nil {
 		t.Fatal(err)

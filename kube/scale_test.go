@@ -12,8 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/kube"
 	"github.com/ares-arena/arena/kube/kubetest"
 )
@@ -49,13 +50,13 @@ func TestScaleSurvival(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	t.Logf("heap with the runtime's informer over 1000 pods: +%.1f MiB", float64(after.HeapAlloc-before.HeapAlloc)/(1<<20))
 
-	timed := &timedRuntime{Runtime: rt, lat: map[arena.ActionType][]time.Duration{}}
-	rep := arenatest.Survive(t, arena.SurvivalConfig{
+	timed := &timedRuntime{Runtime: rt, lat: map[fault.Type][]time.Duration{}}
+	rep := arenatest.Survive(t, engine.SurvivalConfig{
 		Duration: d, Interval: 500 * time.Millisecond, Seed: 7, MaxActiveFaults: 20,
-		Mix: map[arena.ActionType]float64{
-			arena.ActionKillAgent: 1, arena.ActionNetworkPartition: 1, arena.ActionSlowAgent: 1,
+		Mix: map[fault.Type]float64{
+			fault.KillAgent: 1, fault.NetworkPartition: 1, fault.SlowAgent: 1,
 		},
-		Targets: arena.TargetFilter{Types: []string{arena.TypeWorker}},
+		Targets: engine.TargetFilter{Types: []string{fault.TypeWorker}},
 	}, arenatest.WithRuntime(timed))
 	landed := 0
 	for typ, o := range rep.ByType {
@@ -106,10 +107,10 @@ func TestScaleSurvival(t *testing.T) {
 type timedRuntime struct {
 	*kube.Runtime
 	mu  sync.Mutex
-	lat map[arena.ActionType][]time.Duration
+	lat map[fault.Type][]time.Duration
 }
 
-func (r *timedRuntime) time(kind arena.ActionType, f func() (arena.Lift, error)) (arena.Lift, error) {
+func (r *timedRuntime) time(kind fault.Type, f func() (fault.Lift, error)) (fault.Lift, error) {
 	start := time.Now()
 	lift, err := f()
 	if err == nil {
@@ -121,14 +122,14 @@ func (r *timedRuntime) time(kind arena.ActionType, f func() (arena.Lift, error))
 }
 
 func (r *timedRuntime) StopAgent(ctx context.Context, id string) error {
-	_, err := r.time(arena.ActionKillAgent, func() (arena.Lift, error) { return nil, r.Runtime.StopAgent(ctx, id) })
+	_, err := r.time(fault.KillAgent, func() (fault.Lift, error) { return nil, r.Runtime.StopAgent(ctx, id) })
 	return err
 }
 
-func (r *timedRuntime) PartitionNetwork(ctx context.Context, id string) (arena.Lift, error) {
-	return r.time(arena.ActionNetworkPartition, func() (arena.Lift, error) { return r.Runtime.PartitionNetwork(ctx, id) })
+func (r *timedRuntime) PartitionNetwork(ctx context.Context, id string) (fault.Lift, error) {
+	return r.time(fault.NetworkPartition, func() (fault.Lift, error) { return r.Runtime.PartitionNetwork(ctx, id) })
 }
 
-func (r *timedRuntime) SlowAgent(ctx context.Context, id string, d time.Duration) (arena.Lift, error) {
-	return r.time(arena.ActionSlowAgent, func() (arena.Lift, error) { return r.Runtime.SlowAgent(ctx, id, d) })
+func (r *timedRuntime) SlowAgent(ctx context.Context, id string, d time.Duration) (fault.Lift, error) {
+	return r.time(fault.SlowAgent, func() (fault.Lift, error) { return r.Runtime.SlowAgent(ctx, id, d) })
 }

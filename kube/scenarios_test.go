@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/kube"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
@@ -73,7 +73,7 @@ func TestNetworkSplitOnKwokIsReportedNotLanded(t *testing.T) {
 		t.Errorf("%d partitions counted as landed on kwok, want 0", rep.Report.Landed)
 	}
 	for _, st := range rep.Steps {
-		if st.Status != arena.StepFailed || !strings.Contains(st.Reason, kube.ErrNotEnforced.Error()) {
+		if st.Status != scenario.StepFailed || !strings.Contains(st.Reason, kube.ErrNotEnforced.Error()) {
 			t.Errorf("step %s: %s (%s), want failed: %v", st.Label, st.Status, st.Reason, kube.ErrNotEnforced)
 		}
 	}

@@ -19,7 +19,7 @@ func (m *HaveScoreAtLeastMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	if !m.run.rep.Score.Measured {
-		return false, fmt.Errorf("HaveScoreAtLeast: %s has no score: nothing was measured", m.run.name)
+		return false, fmt.Errorf("HaveScoreAtLeast: %s has no score: %s", m.run.name, m.run.rep.Score.UngradedReason())
 	}
 	return m.run.rep.Score.Total >= m.MinScore, nil
 }

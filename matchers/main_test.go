@@ -7,31 +7,34 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/scenarios"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // service is a fresh fake cluster in virtual time, seeded.
-func service(seed uint64, opts ...fakes.Option) *arena.Service {
-	clock := arena.NewVirtualClock(time.Time{})
-	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clock), fakes.WithSeed(seed)}, opts...)...)
-	return arena.NewService(arena.NewInjector(c, c), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithSeed(seed), arena.WithProbe(c.Probe), arena.WithChecks(c.Checks()...))
+func service(seed uint64, opts ...fakes.Option) *engine.Service {
+	clk := clock.NewVirtual(time.Time{})
+	c := fakes.NewCluster(append([]fakes.Option{fakes.WithClock(clk), fakes.WithSeed(seed)}, opts...)...)
+	return engine.NewService(fault.NewInjector(c, c), events.NewMemoryStore(), nil,
+		engine.WithClock(clk), engine.WithSeed(seed), engine.WithProbe(c.Probe), engine.WithChecks(c.Checks()...))
 }
 
-// scenario runs a built-in scenario with seed on a fresh fake cluster.
-func scenario(t *testing.T, name string, seed uint64, opts ...fakes.Option) *arena.ScenarioReport {
+// builtin runs a built-in scenario with seed on a fresh fake cluster.
+func builtin(t *testing.T, name string, seed uint64, opts ...fakes.Option) *scenario.Report {
 	t.Helper()
 	sc, err := scenarios.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Config.Seed = seed
-	rep, err := arena.RunScenarioReport(context.Background(), service(seed, opts...), sc)
+	rep, err := scenario.Run(context.Background(), service(seed, opts...), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +42,9 @@ func scenario(t *testing.T, name string, seed uint64, opts ...fakes.Option) *are
 }
 
 // survival makes a 10-minute survival run with seed on a fresh fake cluster.
-func survival(t *testing.T, seed uint64, opts ...fakes.Option) *arena.SurvivalReport {
+func survival(t *testing.T, seed uint64, opts ...fakes.Option) *engine.SurvivalReport {
 	t.Helper()
-	rep, err := service(seed, opts...).RunSurvival(context.Background(), arena.SurvivalConfig{Duration: 10 * time.Minute, Seed: seed, Mix: pinnedMix})
+	rep, err := service(seed, opts...).RunSurvival(context.Background(), engine.SurvivalConfig{Duration: 10 * time.Minute, Seed: seed, Mix: pinnedMix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +55,6 @@ func survival(t *testing.T, seed uint64, opts ...fakes.Option) *arena.SurvivalRe
 // sixteen fault types there were when they were written. A type added
 // since, which the fake cluster lands and a default mix would draw, leaves
 // these runs as they are.
-var pinnedMix, _ = arena.ParseMix("kill_leader,kill_orchestrator,kill_agent,pause_agent,resume_agent,slow_agent," +
+var pinnedMix, _ = engine.ParseMix("kill_leader,kill_orchestrator,kill_agent,pause_agent,resume_agent,slow_agent," +
 	"network_partition,tool_timeout,memory_corrupt,mcp_disconnect,llm_failure,remove_node,remove_edge," +
 	"network_latency,network_bandwidth,connection_reset")

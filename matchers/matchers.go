@@ -3,15 +3,15 @@
 // A/B tests of strategies.
 //
 //	It("survives a day of chaos", func() {
-//		rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},
+//		rep := arenatest.Survive(GinkgoT(), engine.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},
 //			arenatest.Virtual())
 //		Expect(rep).To(matchers.SurviveWithGrade("B"))
 //	})
 //
 //	Expect(retryWithBackoff).To(matchers.SignificantlyBetterThan(noRetry))
 //
-// The report matchers take an *arena.ScenarioReport, *arena.SurvivalReport
-// or *arena.Report (MeetExpectations: a scenario report). Any other value
+// The report matchers take a *scenario.Report, *engine.SurvivalReport
+// or *engine.Report (MeetExpectations: a scenario report). Any other value
 // is an error from Match, which fails the assertion either way, as is a run
 // that measured nothing the matcher could judge: a run without a grade has
 // no grade at least B, and none below it either.
@@ -22,7 +22,7 @@
 //	Expected
 //	    <string>: survival run (seed 7): grade F, score 33.6
 //	to survive with grade at least
-//	    <arena.Grade>: B
+//	    <engine.Grade>: B
 //
 // # Index
 //
@@ -39,10 +39,10 @@ import (
 )
 
 // SurviveWithGrade succeeds when the run's grade is min or better. min is
-// a grade letter ("B", "A+", case-insensitive) or an arena.Grade:
+// a grade letter ("B", "A+", case-insensitive) or an engine.Grade:
 //
 //	Expect(rep).To(matchers.SurviveWithGrade("B"))
-//	Expect(rep).To(matchers.SurviveWithGrade(arena.GradeA))
+//	Expect(rep).To(matchers.SurviveWithGrade(engine.GradeA))
 //
 // An unknown letter, or a run with no grade (nothing measured), is an error.
 func SurviveWithGrade[G ~string](min G) types.GomegaMatcher {
@@ -60,7 +60,7 @@ func HaveScoreAtLeast(min float64) types.GomegaMatcher {
 }
 
 // RecoverWithin succeeds when every fault that landed recovered, each
-// within d (its time to recover, see arena.FaultOutcome):
+// within d (its time to recover, see engine.FaultOutcome):
 //
 //	Expect(rep).To(matchers.RecoverWithin(2 * time.Second))
 //
@@ -77,14 +77,14 @@ func RecoverWithin(d time.Duration) types.GomegaMatcher {
 //	rep := arenatest.Run(GinkgoT(), "leader-failover")
 //	Expect(rep).To(matchers.MeetExpectations())
 //
-// Its actual value must be an *arena.ScenarioReport.
+// Its actual value must be a *scenario.Report.
 func MeetExpectations() types.GomegaMatcher {
 	return &MeetExpectationsMatcher{}
 }
 
 // BeConsistent succeeds when every consistency check of the run passed
 // (no task lost, memory matches its checkpoint, DAG restored, or your own
-// arena.Check):
+// fault.Check):
 //
 //	Expect(rep).To(matchers.BeConsistent())
 //
@@ -95,20 +95,22 @@ func BeConsistent() types.GomegaMatcher {
 
 // SignificantlyBetterThan succeeds when an A/B test finds actual
 // significantly better (higher scoring) than baseline: verdict
-// arena.VerdictBetter. Both are either score samples ([]float64, compared with
-// Welch's one-sided t-test, arena.CompareScores) or strategies, which the
+// regression.VerdictBetter. Both are either score samples ([]float64, compared with
+// Welch's one-sided t-test, regression.CompareScores) or strategies, which the
 // matcher runs in pairs, sequentially, until the anytime-valid test has a
-// verdict or reaches its cap (arena.ModeSequential):
+// verdict or reaches its cap (regression.ModeSequential):
 //
 //	retryWithBackoff := fakes.Strategy{Name: "retries", Options: []fakes.Option{fakes.WithRetries(3, 100*time.Millisecond)}}
 //	noRetry := fakes.Strategy{Name: "no retries", Options: []fakes.Option{fakes.WithoutRetries()}}
 //	Expect(retryWithBackoff).To(matchers.SignificantlyBetterThan(noRetry))
 //	Expect([]float64{78, 74, 80, 72, 79}).To(matchers.SignificantlyBetterThan([]float64{71, 64, 69, 75, 62}))
 //
-// fakes.Strategy values are scored by fakes.StrategyScorer over the
+// Strategies that build their own system (regression.System, such as
+// fakes.Strategy) are scored by regression.ExperimentScorer over the
 // experiment (WithExperiment; default arenatest.DefaultExperiment, the
-// built-in scenario everything-at-once), each run a fresh fake cluster in
-// virtual time; strategies of any other kind need WithScorer. WithAlpha,
+// built-in scenario everything-at-once), each run a fresh system (for
+// fakes.Strategy a fake cluster in virtual time); strategies of any other
+// kind need WithScorer. WithAlpha,
 // WithMaxRuns and WithSeed tune the test; the seed is -arena.seed or
 // ARENA_SEED when set (see arenatest), and is shown on failure. SaveResult
 // keeps the test's result, to report it.

@@ -6,22 +6,22 @@ import (
 
 	"github.com/onsi/gomega/format"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // MeetExpectationsMatcher is the matcher of MeetExpectations.
 type MeetExpectationsMatcher struct {
-	rep *arena.ScenarioReport
+	rep *scenario.Report
 }
 
 // Match reports whether the scenario's gate passed.
 func (m *MeetExpectationsMatcher) Match(actual any) (bool, error) {
-	rep, ok := actual.(*arena.ScenarioReport)
+	rep, ok := actual.(*scenario.Report)
 	switch {
 	case !ok:
-		return false, fmt.Errorf("MeetExpectations matcher expects an *arena.ScenarioReport.  Got:\n%s", got(actual))
+		return false, fmt.Errorf("MeetExpectations matcher expects a *scenario.Report.  Got:\n%s", got(actual))
 	case rep == nil:
-		return false, fmt.Errorf("MeetExpectations matcher expects a report.  Got a nil *arena.ScenarioReport")
+		return false, fmt.Errorf("MeetExpectations matcher expects a report.  Got a nil *scenario.Report")
 	}
 	m.rep = rep
 	return rep.OK(), nil

@@ -8,7 +8,7 @@ import (
 )
 
 func TestMeetExpectations(t *testing.T) {
-	good, bad := scenario(t, "leader-failover", 7), scenario(t, "leader-failover", 7, fakes.WithoutHealing())
+	good, bad := builtin(t, "leader-failover", 7), builtin(t, "leader-failover", 7, fakes.WithoutHealing())
 	check(t, matchers.MeetExpectations(), good, outcome{match: true,
 		positive: "Expected\n    <string>: scenario leader-failover (seed 7): gate passed, 2 of 2 steps passed\nto meet its expectations",
 		negated:  "Expected\n    <string>: scenario leader-failover (seed 7): gate passed, 2 of 2 steps passed\nnot to meet its expectations",
@@ -22,7 +22,7 @@ func TestMeetExpectations(t *testing.T) {
 		negated:  failed + "not to meet its expectations",
 	})
 	check(t, matchers.MeetExpectations(), survival(t, 1), outcome{
-		err: "MeetExpectations matcher expects an *arena.ScenarioReport.  Got:\n    <*arena.SurvivalReport>"})
+		err: "MeetExpectations matcher expects a *scenario.Report.  Got:\n    <*engine.SurvivalReport>"})
 	check(t, matchers.MeetExpectations(), nil, outcome{
-		err: "MeetExpectations matcher expects an *arena.ScenarioReport.  Got:\n    <nil>: nil"})
+		err: "MeetExpectations matcher expects a *scenario.Report.  Got:\n    <nil>: nil"})
 }

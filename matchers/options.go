@@ -1,8 +1,7 @@
 package matchers
 
 import (
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/regression"
 )
 
 // Option tunes SignificantlyBetterThan's A/B test.
@@ -10,21 +9,21 @@ type Option interface {
 	apply(*SignificantlyBetterThanMatcher)
 }
 
-type experimentOption struct{ exp fakes.Experiment }
+type experimentOption struct{ exp regression.Experiment }
 
 func (o experimentOption) apply(m *SignificantlyBetterThanMatcher) { m.Experiment = o.exp }
 
 // WithExperiment sets what each run of a fakes.Strategy does (default
 // arenatest.DefaultExperiment: the built-in scenario everything-at-once).
-func WithExperiment(exp fakes.Experiment) Option { return experimentOption{exp} }
+func WithExperiment(exp regression.Experiment) Option { return experimentOption{exp} }
 
-type scorerOption struct{ s arena.Scorer }
+type scorerOption struct{ s regression.Scorer }
 
 func (o scorerOption) apply(m *SignificantlyBetterThanMatcher) { m.Scorer = o.s }
 
-// WithScorer scores the strategies' runs: each gets an arena.Trial with
+// WithScorer scores the strategies' runs: each gets a regression.Trial with
 // the strategy and the run's seed. With it, strategies may be of any kind.
-func WithScorer(s arena.Scorer) Option { return scorerOption{s} }
+func WithScorer(s regression.Scorer) Option { return scorerOption{s} }
 
 type alphaOption float64
 
@@ -50,10 +49,10 @@ func (o seedOption) apply(m *SignificantlyBetterThanMatcher) { m.Seed = uint64(o
 // failure). -arena.seed and ARENA_SEED override it, as in arenatest.
 func WithSeed(seed uint64) Option { return seedOption(seed) }
 
-type saveOption struct{ p **arena.RegressionResult }
+type saveOption struct{ p **regression.Result }
 
 func (o saveOption) apply(m *SignificantlyBetterThanMatcher) { m.save = o.p }
 
 // SaveResult stores the A/B test's result in *p when Match has one, to
 // report it (arenaginkgo.AddReportEntries, a log line).
-func SaveResult(p **arena.RegressionResult) Option { return saveOption{p} }
+func SaveResult(p **regression.Result) Option { return saveOption{p} }

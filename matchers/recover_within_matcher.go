@@ -9,7 +9,7 @@ import (
 
 	"github.com/onsi/gomega/format"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // RecoverWithinMatcher is the matcher of RecoverWithin.
@@ -38,13 +38,13 @@ func (m *RecoverWithinMatcher) actual() string {
 	r := m.run.rep
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d of %d faults unrecovered, max TTR %s", m.run.name, r.Unrecovered, r.Landed, short(r.MaxTTR.D()))
-	var late []arena.FaultOutcome
+	var late []engine.FaultOutcome
 	for _, f := range r.Faults {
 		if !f.Recovered || f.TTR.D() > m.Within {
 			late = append(late, f)
 		}
 	}
-	slices.SortStableFunc(late, func(a, b arena.FaultOutcome) int {
+	slices.SortStableFunc(late, func(a, b engine.FaultOutcome) int {
 		if a.Recovered != b.Recovered {
 			if !a.Recovered {
 				return -1

@@ -7,44 +7,49 @@ import (
 
 	"github.com/onsi/gomega/format"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // run is what the report matchers read of their actual value.
 type run struct {
-	rep      *arena.Report
-	scenario *arena.ScenarioReport // nil unless actual is one
-	name     string                // "survival run (seed 7)"
+	rep      *engine.Report
+	scenario *scenario.Report // nil unless actual is one
+	name     string           // "survival run (seed 7)"
 }
 
 // runOf reads actual as a run, or says why it cannot.
 func runOf(matcher string, actual any) (run, error) {
 	switch v := actual.(type) {
-	case *arena.ScenarioReport:
+	case *scenario.Report:
 		if v != nil && v.Report != nil {
 			return run{rep: v.Report, scenario: v, name: fmt.Sprintf("scenario %s (seed %d)", v.Scenario, v.Seed)}, nil
 		}
-	case *arena.SurvivalReport:
+	case *engine.SurvivalReport:
 		if v != nil && v.Report != nil {
 			return run{rep: v.Report, name: fmt.Sprintf("survival run (seed %d)", v.Config.Seed)}, nil
 		}
-	case *arena.Report:
+	case *engine.Report:
 		if v != nil {
 			return run{rep: v, name: fmt.Sprintf("run (seed %d)", v.Seed)}, nil
 		}
-	case arena.Report:
+	case engine.Report:
 		return run{rep: &v, name: fmt.Sprintf("run (seed %d)", v.Seed)}, nil
 	default:
-		return run{}, fmt.Errorf("%s matcher expects an *arena.ScenarioReport, *arena.SurvivalReport or *arena.Report.  Got:\n%s",
+		return run{}, fmt.Errorf("%s matcher expects a *scenario.Report, *engine.SurvivalReport or *engine.Report.  Got:\n%s",
 			matcher, got(actual))
 	}
 	return run{}, fmt.Errorf("%s matcher expects a report.  Got a nil %T (or one without its run's report)", matcher, actual)
 }
 
-// score: "grade B, score 84.2", or "no grade (nothing measured)".
+// score: "grade B, score 84.2", "no grade (nothing measured)", or "no
+// grade (none of the 3 planned faults landed (first: …))".
 func (r run) score() string {
 	s := r.rep.Score
-	if !s.Measured {
+	switch {
+	case s.NoneLanded:
+		return "no grade (" + s.Ungraded + ")"
+	case !s.Measured:
 		return "no grade (nothing measured)"
 	}
 	return fmt.Sprintf("grade %s, score %.1f", s.Grade, s.Total)

@@ -6,38 +6,38 @@ import (
 
 	"github.com/onsi/gomega/format"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/regression"
 )
 
 // SignificantlyBetterThanMatcher is the matcher of SignificantlyBetterThan.
 // Zero fields mean arena's defaults.
 type SignificantlyBetterThanMatcher struct {
 	Baseline   any
-	Experiment fakes.Experiment
-	Scorer     arena.Scorer
+	Experiment regression.Experiment
+	Scorer     regression.Scorer
 	Alpha      float64
 	MaxRuns    int
 	Seed       uint64
 
-	save    **arena.RegressionResult
-	res     *arena.RegressionResult
+	save    **regression.Result
+	res     *regression.Result
 	samples bool
 	actual  any
 }
 
-// Match runs the A/B test and reports whether its verdict is arena.VerdictBetter.
+// Match runs the A/B test and reports whether its verdict is regression.VerdictBetter.
 func (m *SignificantlyBetterThanMatcher) Match(actual any) (bool, error) {
 	m.actual, m.res = actual, nil
-	var res *arena.RegressionResult
+	var res *regression.Result
 	var err error
 	cand, candOK := actual.([]float64)
 	base, baseOK := m.Baseline.([]float64)
 	switch {
 	case candOK && baseOK:
 		m.samples = true
-		if res, err = arena.CompareScores(arena.RegressionConfig{Alpha: m.Alpha}, base, cand); err != nil {
+		if res, err = regression.CompareScores(regression.Config{Alpha: m.Alpha}, base, cand); err != nil {
 			err = fmt.Errorf("SignificantlyBetterThan: %w", err)
 		}
 	case candOK || baseOK:
@@ -53,15 +53,15 @@ func (m *SignificantlyBetterThanMatcher) Match(actual any) (bool, error) {
 	if m.save != nil {
 		*m.save = res
 	}
-	return res.Verdict == arena.VerdictBetter, nil
+	return res.Verdict == regression.VerdictBetter, nil
 }
 
-func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*arena.RegressionResult, error) {
+func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*regression.Result, error) {
 	scorer := m.Scorer
 	if scorer == nil {
 		for _, v := range []any{actual, m.Baseline} {
 			if !isStrategy(v) {
-				return nil, fmt.Errorf("SignificantlyBetterThan matcher expects []float64 scores or fakes.Strategy values (strategies of another kind need WithScorer).  Got:\n%s",
+				return nil, fmt.Errorf("SignificantlyBetterThan matcher expects []float64 scores or regression.System values such as fakes.Strategy (strategies of another kind need WithScorer).  Got:\n%s",
 					got(v))
 			}
 		}
@@ -69,7 +69,7 @@ func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*arena.Regre
 		if exp == nil {
 			exp = arenatest.DefaultExperiment()
 		}
-		scorer = fakes.NewStrategyScorer(exp)
+		scorer = regression.NewExperimentScorer(exp)
 	}
 	seed, forced, err := arenatest.SeedOverride()
 	switch {
@@ -78,8 +78,8 @@ func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*arena.Regre
 	case !forced:
 		seed = m.Seed
 	}
-	res, err := arena.NewRegressionTester(nil, scorer).Run(context.Background(), arena.RegressionConfig{
-		Baseline: m.Baseline, Candidate: actual, Mode: arena.ModeSequential,
+	res, err := regression.NewTester(nil, scorer).Run(context.Background(), regression.Config{
+		Baseline: m.Baseline, Candidate: actual, Mode: regression.ModeSequential,
 		Alpha: m.Alpha, MaxRuns: m.MaxRuns, Seed: seed,
 	})
 	if err != nil {
@@ -88,14 +88,11 @@ func (m *SignificantlyBetterThanMatcher) runStrategies(actual any) (*arena.Regre
 	return res, nil
 }
 
+// isStrategy reports whether v is a system the matcher can score by
+// experiment: a regression.System such as fakes.Strategy.
 func isStrategy(v any) bool {
-	switch s := v.(type) {
-	case fakes.Strategy:
-		return true
-	case *fakes.Strategy:
-		return s != nil
-	}
-	return false
+	_, ok := regression.AsSystem(v)
+	return ok
 }
 
 // FailureMessage shows both arms and the test's answer.
@@ -111,10 +108,10 @@ func (m *SignificantlyBetterThanMatcher) NegatedFailureMessage(any) string {
 // message:
 //
 //	Expected
-//	    <string>: "no retries": mean 93.1, sd 0.2 over 4 runs
+//	    <string>: "no retries": mean 92.3, sd 0.7 over 4 runs
 //	to be significantly better than
 //	    <string>: "retries": mean 97.9, sd 0.1 over 4 runs
-//	but the A/B test says worse: p=0.013 n=4+4 Δ=-4.8 g=-22.56 [-33.69, -11.42] (seed 1: replay it with -arena.seed=1)
+//	but the A/B test says worse: p=0.015 n=4+4 Δ=-5.7 g=-10.16 [-15.33, -4.99] (seed 1: replay it with -arena.seed=1)
 func (m *SignificantlyBetterThanMatcher) message(what string) string {
 	r := m.res
 	msg := format.Message(arm(m.actual, r.Candidate, m.samples), what, arm(m.Baseline, r.Baseline, m.samples))
@@ -127,7 +124,7 @@ func (m *SignificantlyBetterThanMatcher) message(what string) string {
 
 // arm: `"retries": mean 97.9, sd 0.1 over 4 runs`, or for samples
 // `scores: mean 77.5, sd 3.3 over 10 runs`.
-func arm(v any, s arena.ArmSummary, samples bool) string {
+func arm(v any, s regression.ArmSummary, samples bool) string {
 	name := "scores"
 	if !samples {
 		name = strategyName(v)

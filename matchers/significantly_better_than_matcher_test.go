@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/matchers"
+	"github.com/ares-arena/arena/regression"
 )
 
 var (
@@ -35,14 +37,14 @@ func TestSignificantlyBetterThanScores(t *testing.T) {
 }
 
 func TestSignificantlyBetterThanStrategies(t *testing.T) {
-	var res *arena.RegressionResult
+	var res *regression.Result
 	check(t, matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(1), matchers.SaveResult(&res)), retries, outcome{match: true,
-		positive: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nto be significantly better than\n    <string>: \"no retries\": mean 93.1, sd 0.2 over 4 runs\n" +
-			"but the A/B test says better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1: replay it with -arena.seed=1)",
-		negated: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nnot to be significantly better than\n    <string>: \"no retries\": mean 93.1, sd 0.2 over 4 runs\n" +
-			"but the A/B test says better: p=0.013 n=4+4 Δ=+4.8 g=22.56 [11.42, 33.69] (seed 1: replay it with -arena.seed=1)",
+		positive: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nto be significantly better than\n    <string>: \"no retries\": mean 92.3, sd 0.7 over 4 runs\n" +
+			"but the A/B test says better: p=0.015 n=4+4 Δ=+5.7 g=10.16 [4.99, 15.33] (seed 1: replay it with -arena.seed=1)",
+		negated: "Expected\n    <string>: \"retries\": mean 97.9, sd 0.1 over 4 runs\nnot to be significantly better than\n    <string>: \"no retries\": mean 92.3, sd 0.7 over 4 runs\n" +
+			"but the A/B test says better: p=0.015 n=4+4 Δ=+5.7 g=10.16 [4.99, 15.33] (seed 1: replay it with -arena.seed=1)",
 	})
-	if res == nil || res.Verdict != arena.VerdictBetter || res.Seed != 1 {
+	if res == nil || res.Verdict != regression.VerdictBetter || res.Seed != 1 {
 		t.Errorf("SaveResult: %v", res)
 	}
 	// Identical strategies run to the cap: inconclusive is not better.
@@ -53,8 +55,8 @@ func TestSignificantlyBetterThanStrategies(t *testing.T) {
 		negated:  sprintf(same, "not to be significantly better than"),
 	})
 	// Any strategies, with a scorer.
-	scorer := arena.ScorerFunc(func(input any) (float64, error) {
-		tr := input.(arena.Trial)
+	scorer := regression.ScorerFunc(func(input any) (float64, error) {
+		tr := input.(regression.Trial)
 		return float64(tr.Strategy.(int)) + rand.New(rand.NewPCG(tr.Seed, 0)).NormFloat64(), nil
 	})
 	check(t, matchers.SignificantlyBetterThan(70, matchers.WithScorer(scorer), matchers.WithSeed(3)), 75, outcome{match: true,
@@ -64,7 +66,7 @@ func TestSignificantlyBetterThanStrategies(t *testing.T) {
 			"but the A/B test says better: p=0.039 n=4+4 Δ=+5 g=4.25 [1.75, 6.75] (seed 3: replay it with -arena.seed=3)",
 	})
 	// A custom experiment.
-	exp := fakes.SurvivalExperiment(arena.SurvivalConfig{Duration: 2 * time.Minute, Mix: map[arena.ActionType]float64{arena.ActionLLMFailure: 1}})
+	exp := regression.SurvivalExperiment(engine.SurvivalConfig{Duration: 2 * time.Minute, Mix: map[fault.Type]float64{fault.LLMFailure: 1}})
 	if ok, err := matchers.SignificantlyBetterThan(noRetries, matchers.WithExperiment(exp), matchers.WithSeed(4)).Match(retries); !ok || err != nil {
 		t.Errorf("retries on an LLM brownout survival run: %v, %v; want better", ok, err)
 	}
@@ -74,16 +76,16 @@ func TestSignificantlyBetterThanErrors(t *testing.T) {
 	check(t, matchers.SignificantlyBetterThan([]float64{1, 2}), retries, outcome{
 		err: "SignificantlyBetterThan matcher compares scores with scores or strategies with strategies.  Got:\n    <fakes.Strategy>\nand baseline\n    <[]float64 | len:2, cap:2>: [1, 2]"})
 	check(t, matchers.SignificantlyBetterThan(3), 4, outcome{
-		err: "SignificantlyBetterThan matcher expects []float64 scores or fakes.Strategy values (strategies of another kind need WithScorer).  Got:\n    <int>: 4"})
+		err: "SignificantlyBetterThan matcher expects []float64 scores or regression.System values such as fakes.Strategy (strategies of another kind need WithScorer).  Got:\n    <int>: 4"})
 	check(t, matchers.SignificantlyBetterThan((*fakes.Strategy)(nil)), retries, outcome{
-		err: "SignificantlyBetterThan matcher expects []float64 scores or fakes.Strategy values (strategies of another kind need WithScorer).  Got:\n    <*fakes.Strategy>"})
+		err: "SignificantlyBetterThan matcher expects []float64 scores or regression.System values such as fakes.Strategy (strategies of another kind need WithScorer).  Got:\n    <*fakes.Strategy>"})
 	check(t, matchers.SignificantlyBetterThan(noRetries, matchers.WithAlpha(0.7)), retries, outcome{
 		err: "SignificantlyBetterThan: regression: alpha: want a level in (0, 0.5), got 0.7"})
 	t.Setenv("ARENA_SEED", "x")
 	check(t, matchers.SignificantlyBetterThan(noRetries), retries, outcome{
 		err: `SignificantlyBetterThan: ARENA_SEED: "x" is not a seed (want a non-negative integer)`})
 	t.Setenv("ARENA_SEED", "1")
-	var res *arena.RegressionResult
+	var res *regression.Result
 	if ok, err := matchers.SignificantlyBetterThan(noRetries, matchers.WithSeed(99), matchers.SaveResult(&res)).Match(retries); !ok || err != nil || res.Seed != 1 {
 		t.Errorf("ARENA_SEED=1 over WithSeed(99): %v, %v, seed %d", ok, err, res.Seed)
 	}

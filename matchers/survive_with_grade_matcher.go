@@ -5,19 +5,19 @@ import (
 
 	"github.com/onsi/gomega/format"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // SurviveWithGradeMatcher is the matcher of SurviveWithGrade.
 type SurviveWithGradeMatcher struct {
-	MinGrade string // "B", or any letter arena.ParseGrade reads
-	grade    arena.Grade
+	MinGrade string // "B", or any letter engine.ParseGrade reads
+	grade    engine.Grade
 	run      run
 }
 
 // Match reports whether the run's grade is at least MinGrade.
 func (m *SurviveWithGradeMatcher) Match(actual any) (bool, error) {
-	g, err := arena.ParseGrade(m.MinGrade)
+	g, err := engine.ParseGrade(m.MinGrade)
 	if err != nil {
 		return false, fmt.Errorf("SurviveWithGrade: %w", err)
 	}
@@ -26,7 +26,7 @@ func (m *SurviveWithGradeMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	if !m.run.rep.Score.Measured {
-		return false, fmt.Errorf("SurviveWithGrade: %s has no grade: nothing was measured", m.run.name)
+		return false, fmt.Errorf("SurviveWithGrade: %s has no grade: %s", m.run.name, m.run.rep.Score.UngradedReason())
 	}
 	return m.run.rep.Score.Grade.AtLeast(g), nil
 }

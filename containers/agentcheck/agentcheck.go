@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
+	"github.com/ares-arena/arena/fault"
 )
 
 // ErrSkip is what a runtime's read of an agent's state returns for an
@@ -24,9 +24,9 @@ var ErrSkip = errors.New("agent out of reach by design")
 
 // States reads the state of every agent of ids that can answer, in
 // parallel, with read. Agents read skips (ErrSkip) or that do not serve
-// GET /state (arena.ErrUnsupported) are left out; other errors are
+// GET /state (fault.ErrUnsupported) are left out; other errors are
 // joined. When none could be read and none failed, the error wraps
-// arena.ErrNotApplicable: the checks had nothing to look at.
+// fault.ErrNotApplicable: the checks had nothing to look at.
 func States(ctx context.Context, ids []string, read func(ctx context.Context, id string) (agentapi.State, error)) (map[string]agentapi.State, error) {
 	out := map[string]agentapi.State{}
 	var mu sync.Mutex
@@ -41,7 +41,7 @@ func States(ctx context.Context, ids []string, read func(ctx context.Context, id
 			switch {
 			case errors.Is(err, ErrSkip):
 				skipped++
-			case errors.Is(err, arena.ErrUnsupported):
+			case errors.Is(err, fault.ErrUnsupported):
 				unsupported++
 			case err != nil:
 				errs = append(errs, err)
@@ -53,7 +53,7 @@ func States(ctx context.Context, ids []string, read func(ctx context.Context, id
 	wg.Wait()
 	if len(errs) == 0 && len(out) == 0 {
 		return nil, fmt.Errorf("%w: no agent's state was read (%d of %d agents do not serve GET %s, %d out of reach)",
-			arena.ErrNotApplicable, unsupported, len(ids), agentapi.PathState, skipped)
+			fault.ErrNotApplicable, unsupported, len(ids), agentapi.PathState, skipped)
 	}
 	return out, errors.Join(errs...)
 }

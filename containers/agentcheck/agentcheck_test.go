@@ -10,9 +10,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/agentapi"
 	"github.com/ares-arena/arena/containers/agentcheck"
+	"github.com/ares-arena/arena/fault"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -62,7 +62,7 @@ func TestStates(t *testing.T) {
 		case "paused":
 			return agentapi.State{}, fmt.Errorf("paused: %w", agentcheck.ErrSkip)
 		case "noapi":
-			return agentapi.State{}, fmt.Errorf("noapi: %w", arena.ErrUnsupported)
+			return agentapi.State{}, fmt.Errorf("noapi: %w", fault.ErrUnsupported)
 		case "broken":
 			return agentapi.State{}, errors.New("broken: state unreadable")
 		}
@@ -73,7 +73,7 @@ func TestStates(t *testing.T) {
 		t.Errorf("States = %v, %v; want a and b, and the broken agent's error", sts, err)
 	}
 	_, err = agentcheck.States(context.Background(), []string{"paused", "noapi"}, read)
-	if want := "not applicable: no agent's state was read (1 of 2 agents do not serve GET /state, 1 out of reach)"; !errors.Is(err, arena.ErrNotApplicable) || err.Error() != want {
+	if want := "not applicable: no agent's state was read (1 of 2 agents do not serve GET /state, 1 out of reach)"; !errors.Is(err, fault.ErrNotApplicable) || err.Error() != want {
 		t.Errorf("States of agents that cannot answer = %v, want %q", err, want)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/matchers"
+	"github.com/ares-arena/arena/regression"
 )
 
 var (
@@ -28,12 +30,12 @@ func TestRetriesAreBetter(t *testing.T) {
 // The same question through arenatest.Compare, on an experiment of its own:
 // a 5-minute survival run of LLM, tool and MCP faults on the workers.
 func TestRetriesOnABrownout(t *testing.T) {
-	brownout := fakes.SurvivalExperiment(arena.SurvivalConfig{
+	brownout := regression.SurvivalExperiment(engine.SurvivalConfig{
 		Duration: 5 * time.Minute,
-		Mix:      map[arena.ActionType]float64{arena.ActionLLMFailure: 2, arena.ActionToolTimeout: 1, arena.ActionMCPDisconnect: 1},
-		Targets:  arena.TargetFilter{Types: []string{arena.TypeWorker}},
+		Mix:      map[fault.Type]float64{fault.LLMFailure: 2, fault.ToolTimeout: 1, fault.MCPDisconnect: 1},
+		Targets:  engine.TargetFilter{Types: []string{fault.TypeWorker}},
 	})
-	res := arenatest.Compare(t, arena.RegressionConfig{Baseline: noRetry, Candidate: retryWithBackoff, Mode: arena.ModeSequential, MaxRuns: 40},
+	res := arenatest.Compare(t, regression.Config{Baseline: noRetry, Candidate: retryWithBackoff, Mode: regression.ModeSequential, MaxRuns: 40},
 		arenatest.WithExperiment(brownout))
 	assert.Greater(t, res.Candidate.Mean, res.Baseline.Mean)
 }
@@ -43,7 +45,7 @@ func TestRetriesOnABrownout(t *testing.T) {
 // fails only a significant loss.
 func TestFrequentCheckpointsAreNoRegression(t *testing.T) {
 	frequent := fakes.Strategy{Name: "checkpoints every 500ms", Options: []fakes.Option{fakes.WithCheckpoints(500 * time.Millisecond)}}
-	arenatest.Compare(t, arena.RegressionConfig{Baseline: fakes.Strategy{Name: "defaults"}, Candidate: frequent, Runs: 12, Seed: 3},
+	arenatest.Compare(t, regression.Config{Baseline: fakes.Strategy{Name: "defaults"}, Candidate: frequent, Runs: 12, Seed: 3},
 		arenatest.NoRegression())
 }
 
@@ -60,8 +62,8 @@ func TestScoreSamples(t *testing.T) {
 // Strategies of your own, scored by your own scorer: here a retry budget
 // scored by a stand-in experiment drawing from the trial's seed.
 func TestCustomScorer(t *testing.T) {
-	scorer := arena.ScorerFunc(func(input any) (float64, error) {
-		tr := input.(arena.Trial)
+	scorer := regression.ScorerFunc(func(input any) (float64, error) {
+		tr := input.(regression.Trial)
 		budget := tr.Strategy.(int)
 		noise := float64(tr.Seed%7) - 3
 		return 80 + 2*float64(budget) + noise, nil

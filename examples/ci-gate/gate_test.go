@@ -5,19 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // minGrade is the gate: ARENA_MIN_GRADE, default B.
-func minGrade(t *testing.T) arena.Grade {
+func minGrade(t *testing.T) engine.Grade {
 	t.Helper()
 	v := os.Getenv("ARENA_MIN_GRADE")
 	if v == "" {
-		return arena.GradeB
+		return engine.GradeB
 	}
-	g, err := arena.ParseGrade(v)
+	g, err := engine.ParseGrade(v)
 	if err != nil {
 		t.Fatalf("ARENA_MIN_GRADE: %v", err)
 	}
@@ -38,13 +39,13 @@ func system() []arenatest.Option {
 // TestResilienceGate fails the build when a scenario, or a survival run,
 // grades below the gate.
 func TestResilienceGate(t *testing.T) {
-	gate := arenatest.WithGate(arena.Gate{MinGrade: minGrade(t)})
+	gate := arenatest.WithGate(scenario.Gate{MinGrade: minGrade(t)})
 	for _, name := range []string{"leader-failover", "orchestrator-loss", "network-split", "llm-brownout", "everything-at-once"} {
 		t.Run(name, func(t *testing.T) {
 			arenatest.Run(t, name, append(system(), gate)...)
 		})
 	}
 	t.Run("survival", func(t *testing.T) {
-		arenatest.Survive(t, arena.SurvivalConfig{Duration: 2 * time.Hour}, append(system(), gate)...)
+		arenatest.Survive(t, engine.SurvivalConfig{Duration: 2 * time.Hour}, append(system(), gate)...)
 	})
 }

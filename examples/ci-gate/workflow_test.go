@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 )
 
 // TestWorkflow: the workflow runs this package with a gate and a report
@@ -45,7 +45,7 @@ func TestWorkflow(t *testing.T) {
 	for _, s := range job.Steps {
 		switch {
 		case strings.Contains(s.Run, "go test ./examples/ci-gate"):
-			if _, err := arena.ParseGrade(s.Env["ARENA_MIN_GRADE"]); err != nil {
+			if _, err := engine.ParseGrade(s.Env["ARENA_MIN_GRADE"]); err != nil {
 				t.Errorf("gate step: ARENA_MIN_GRADE: %v", err)
 			}
 			reportDir = strings.TrimPrefix(s.Env["ARENA_REPORT_DIR"], "${{ github.workspace }}/")

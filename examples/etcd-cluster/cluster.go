@@ -7,8 +7,8 @@ import (
 
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Members are the cluster's member names, which are also their agent IDs
@@ -38,7 +38,7 @@ func Options(image string, endpoint func(id string) string) []containers.Option 
 				"--initial-cluster", strings.Join(peers, ","), "--initial-cluster-state", "new", "--initial-cluster-token", "arena"},
 			ExposedPorts: []string{ClientPort},
 		}
-		opts = append(opts, containers.WithAgent(m, arena.TypeWorker, req,
+		opts = append(opts, containers.WithAgent(m, fault.TypeWorker, req,
 			containers.AgentControlPort(ClientPort), containers.AgentHealthPath("/health")))
 	}
 	return opts
@@ -48,8 +48,8 @@ func Options(image string, endpoint func(id string) string) []containers.Option 
 // (POST /v3/maintenance/status): the member that is its own leader is the
 // leader, every other one a worker. endpoint maps an agent ID to its client
 // base URL.
-func LeaderRoles(endpoint func(id string) string) arena.RoleResolver {
-	return func(ctx context.Context, agents []arena.AgentInfo) ([]arena.AgentInfo, error) {
+func LeaderRoles(endpoint func(id string) string) fault.RoleResolver {
+	return func(ctx context.Context, agents []fault.AgentInfo) ([]fault.AgentInfo, error) {
 		leads := make([]bool, len(agents))
 		var wg sync.WaitGroup
 		for i, a := range agents {
@@ -66,11 +66,11 @@ func LeaderRoles(endpoint func(id string) string) arena.RoleResolver {
 			})
 		}
 		wg.Wait()
-		out := make([]arena.AgentInfo, len(agents))
+		out := make([]fault.AgentInfo, len(agents))
 		for i, a := range agents {
-			a.Type = arena.TypeWorker
+			a.Type = fault.TypeWorker
 			if leads[i] {
-				a.Type = arena.TypeLeader
+				a.Type = fault.TypeLeader
 			}
 			out[i] = a
 		}

@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -54,24 +56,24 @@ func TestChaosAgainstEtcd(t *testing.T) {
 		endpoints = append(endpoints, endpoint(m))
 	}
 
-	w := NewWorkload(arena.RealClock{}, endpoints, time.Second)
+	w := NewWorkload(clock.Real{}, endpoints, time.Second)
 	workCtx, stopWork := context.WithCancel(ctx)
 	var bg sync.WaitGroup
 	bg.Go(func() { w.Run(workCtx, 4, 23) })
 	defer func() { stopWork(); bg.Wait() }()
 
-	svc := arena.NewService(arena.NewInjector(rt, nil), events.NewMemoryStore(), nil,
-		arena.WithProbe(rt.Probe),
-		arena.WithChecks(history.Linearizable("etcd linearizable", w.Recorder(), history.KVModel(), history.WithBudget(30*time.Second))),
-		arena.WithObserveOptions(arena.ObserveOptions{ProbeInterval: 100 * time.Millisecond, SettleTime: 3 * time.Second}))
-	step := func(at time.Duration, typ arena.ActionType, target string, meta map[string]any) arena.Step {
-		return arena.Step{At: at, Action: arena.Action{Type: typ, TargetID: target, Metadata: meta}}
+	svc := engine.NewService(fault.NewInjector(rt, nil), events.NewMemoryStore(), nil,
+		engine.WithProbe(rt.Probe),
+		engine.WithChecks(history.Linearizable("etcd linearizable", w.Recorder(), history.KVModel(), history.WithBudget(30*time.Second))),
+		engine.WithObserveOptions(engine.ObserveOptions{ProbeInterval: 100 * time.Millisecond, SettleTime: 3 * time.Second}))
+	step := func(at time.Duration, typ fault.Type, target string, meta map[string]any) engine.Step {
+		return engine.Step{At: at, Action: fault.Action{Type: typ, TargetID: target, Metadata: meta}}
 	}
-	rep, err := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 23, Duration: 75 * time.Second},
-		step(3*time.Second, arena.ActionKillLeader, "", nil),
-		step(20*time.Second, arena.ActionNetworkPartition, "random", map[string]any{"duration": "8s"}),
-		step(38*time.Second, arena.ActionPauseAgent, "random", map[string]any{"duration": "5s"}),
-		step(55*time.Second, arena.ActionKillLeader, "", nil),
+	rep, err := engine.RunSchedule(ctx, svc, engine.RunOptions{Seed: 23, Duration: 75 * time.Second},
+		step(3*time.Second, fault.KillLeader, "", nil),
+		step(20*time.Second, fault.NetworkPartition, "random", map[string]any{"duration": "8s"}),
+		step(38*time.Second, fault.PauseAgent, "random", map[string]any{"duration": "5s"}),
+		step(55*time.Second, fault.KillLeader, "", nil),
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -30,8 +30,8 @@ type Workload struct {
 // NewWorkload returns a workload on the members' client base URLs, its
 // history on clock (the run's); each operation gives up (unknown) after
 // timeout.
-func NewWorkload(clock arena.Clock, endpoints []string, timeout time.Duration) *Workload {
-	return &Workload{rec: history.NewRecorder[history.KV](clock), endpoints: endpoints, timeout: timeout, counts: map[history.Status]int{}}
+func NewWorkload(clk clock.Clock, endpoints []string, timeout time.Duration) *Workload {
+	return &Workload{rec: history.NewRecorder[history.KV](clk), endpoints: endpoints, timeout: timeout, counts: map[history.Status]int{}}
 }
 
 // Recorder returns the workload's history recorder.

@@ -6,11 +6,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenaginkgo"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
 	"github.com/ares-arena/arena/matchers"
+	"github.com/ares-arena/arena/regression"
 )
 
 var (
@@ -42,7 +43,7 @@ var _ = Describe("The fake cluster", Label("chaos"), func() {
 	Context("in survival mode", Label("survival", "slow"), func() {
 		// Ginkgo + Gomega
 		It("survives a day of chaos", func() {
-			rep := arenatest.Survive(GinkgoT(), arena.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},
+			rep := arenatest.Survive(GinkgoT(), engine.SurvivalConfig{Duration: 24 * time.Hour, Seed: 7},
 				arenatest.Virtual()) // 24 h of virtual time, seconds of CPU
 			Expect(rep).To(matchers.SurviveWithGrade("B"))
 		})
@@ -55,7 +56,7 @@ var _ = Describe("The fake cluster", Label("chaos"), func() {
 		})
 
 		It("reports the A/B test", func() {
-			var res *arena.RegressionResult
+			var res *regression.Result
 			Expect(retryWithBackoff).To(matchers.SignificantlyBetterThan(noRetry, matchers.WithSeed(1), matchers.SaveResult(&res)))
 			arenaginkgo.AddReportEntries(res)
 			AddReportEntry("A/B test", res.String())

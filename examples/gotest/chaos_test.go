@@ -7,15 +7,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/regression"
+	"github.com/ares-arena/arena/scenario"
 )
 
 // plain go test + testify
 func TestLeaderFailover(t *testing.T) {
 	rep := arenatest.Run(t, "leader-failover") // built-in scenario, fresh fake cluster
-	require.True(t, rep.Score.Grade.AtLeast(arena.GradeB))
+	require.True(t, rep.Score.Grade.AtLeast(engine.GradeB))
 }
 
 // A scenario file of your own, against a cluster of five workers. Run fails
@@ -31,9 +35,9 @@ func TestWorkerChurn(t *testing.T) {
 // An hour of seeded random chaos, gated on grade B and an MTTR under a
 // second: Survive fails the test below either.
 func TestSurvivesAnHour(t *testing.T) {
-	mttr := arena.Duration(time.Second)
-	rep := arenatest.Survive(t, arena.SurvivalConfig{Duration: time.Hour, Seed: 7},
-		arenatest.WithGate(arena.Gate{MinGrade: arena.GradeB, MaxMTTR: &mttr}))
+	mttr := clock.Duration(time.Second)
+	rep := arenatest.Survive(t, engine.SurvivalConfig{Duration: time.Hour, Seed: 7},
+		arenatest.WithGate(scenario.Gate{MinGrade: engine.GradeB, MaxMTTR: &mttr}))
 	assert.Positive(t, rep.Landed, "faults landed")
 	assert.Zero(t, rep.Unrecovered)
 }
@@ -41,10 +45,10 @@ func TestSurvivesAnHour(t *testing.T) {
 // Checkpoints matter: without them, killed workers lose their tasks. The
 // A/B test must find the cluster with checkpoints significantly better.
 func TestCheckpointsMatter(t *testing.T) {
-	res := arenatest.Compare(t, arena.RegressionConfig{
+	res := arenatest.Compare(t, regression.Config{
 		Baseline:  fakes.Strategy{Name: "no checkpoints", Options: []fakes.Option{fakes.WithoutCheckpoints()}},
 		Candidate: fakes.Strategy{Name: "checkpoints every second", Options: []fakes.Option{fakes.WithCheckpoints(time.Second)}},
-		Mode:      arena.ModeSequential,
+		Mode:      regression.ModeSequential,
 		MaxRuns:   40,
 		Seed:      11,
 	})
@@ -53,7 +57,7 @@ func TestCheckpointsMatter(t *testing.T) {
 
 // The fake cluster keeps the RuntimeProvider contract; so should yours.
 func TestFakeRuntimeConforms(t *testing.T) {
-	arenatest.TestRuntime(t, func(t *testing.T) arena.RuntimeProvider {
+	arenatest.TestRuntime(t, func(t *testing.T) fault.RuntimeProvider {
 		return fakes.NewCluster(fakes.WithWorkers(4))
 	})
 }

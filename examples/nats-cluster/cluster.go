@@ -14,9 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
-	"github.com/ares-arena/arena/containers"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Nodes are the cluster's server names, which are also their agent IDs and
@@ -34,7 +35,7 @@ const (
 // probed (Runtime.Probe) on the monitoring port's /healthz with a quorum
 // probe, roles resolved live from the servers (the JetStream meta leader is
 // the leader).
-func Options(image string, roles arena.RoleResolver) []containers.Option {
+func Options(image string, roles fault.RoleResolver) []containers.Option {
 	routes := make([]string, len(Nodes))
 	for i, n := range Nodes {
 		routes[i] = "nats://" + n + ":6222"
@@ -47,7 +48,7 @@ func Options(image string, roles arena.RoleResolver) []containers.Option {
 				"--cluster_name", "arena", "--cluster", "nats://0.0.0.0:6222", "--routes", strings.Join(routes, ",")},
 			ExposedPorts: []string{MonitorPort, ClientPort},
 		}
-		opts = append(opts, containers.WithAgent(n, arena.TypeWorker, req,
+		opts = append(opts, containers.WithAgent(n, fault.TypeWorker, req,
 			containers.AgentControlPort(MonitorPort), containers.AgentHealthPath("/healthz")))
 	}
 	return opts
@@ -67,8 +68,8 @@ type jsz struct {
 // that answers GET /jsz?leader-only=true (the others refuse). That agent is
 // the leader; every other one is a worker. endpoint maps an agent ID to its
 // monitoring base URL (known once the runtime has started).
-func MetaLeaderRoles(endpoint func(id string) string) arena.RoleResolver {
-	return func(ctx context.Context, agents []arena.AgentInfo) ([]arena.AgentInfo, error) {
+func MetaLeaderRoles(endpoint func(id string) string) fault.RoleResolver {
+	return func(ctx context.Context, agents []fault.AgentInfo) ([]fault.AgentInfo, error) {
 		leaders := make([]bool, len(agents))
 		var wg sync.WaitGroup
 		for i, a := range agents {
@@ -80,11 +81,11 @@ func MetaLeaderRoles(endpoint func(id string) string) arena.RoleResolver {
 			})
 		}
 		wg.Wait()
-		out := make([]arena.AgentInfo, len(agents))
+		out := make([]fault.AgentInfo, len(agents))
 		for i, a := range agents {
-			a.Type = arena.TypeWorker
+			a.Type = fault.TypeWorker
 			if leaders[i] {
-				a.Type = arena.TypeLeader
+				a.Type = fault.TypeLeader
 			}
 			out[i] = a
 		}

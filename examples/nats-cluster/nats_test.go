@@ -9,9 +9,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/containers"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 )
 
 // probeInterval is arena's probe interval in this test. The tolerance of a
@@ -82,7 +84,7 @@ func TestChaosAgainstNATS(t *testing.T) {
 		}
 		urls = append(urls, fmt.Sprintf("nats://%s:%s", host, p.Port()))
 	}
-	w, err := NewWorkload(ctx, arena.RealClock{}, urls, probeTimeout, 3)
+	w, err := NewWorkload(ctx, clock.Real{}, urls, probeTimeout, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,21 +112,21 @@ func TestChaosAgainstNATS(t *testing.T) {
 	bg.Go(func() { w.Run(workCtx, 20*time.Millisecond) })
 	defer func() { stopWork(); stopPoll(); bg.Wait() }()
 
-	svc := arena.NewService(arena.NewInjector(rt, nil), events.NewMemoryStore(), nil,
-		arena.WithProbe(w.Probe),
-		arena.WithChecks(w.Checks()...),
-		arena.WithObserveOptions(arena.ObserveOptions{ProbeInterval: probeInterval, ProbeTimeout: probeTimeout, SettleTime: 5 * time.Second}))
-	step := func(at time.Duration, typ arena.ActionType, target string, meta map[string]any) arena.Step {
-		return arena.Step{At: at, Action: arena.Action{Type: typ, TargetID: target, Metadata: meta}}
+	svc := engine.NewService(fault.NewInjector(rt, nil), events.NewMemoryStore(), nil,
+		engine.WithProbe(w.Probe),
+		engine.WithChecks(w.Checks()...),
+		engine.WithObserveOptions(engine.ObserveOptions{ProbeInterval: probeInterval, ProbeTimeout: probeTimeout, SettleTime: 5 * time.Second}))
+	step := func(at time.Duration, typ fault.Type, target string, meta map[string]any) engine.Step {
+		return engine.Step{At: at, Action: fault.Action{Type: typ, TargetID: target, Metadata: meta}}
 	}
 	time.Sleep(2 * time.Second) // the workload's first acks
-	rep, err := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: 12, Duration: 140 * time.Second},
-		step(3*time.Second, arena.ActionKillLeader, "", nil),
-		step(25*time.Second, arena.ActionKillLeader, "", nil),
-		step(47*time.Second, arena.ActionKillAgent, "random", nil),
-		step(69*time.Second, arena.ActionPauseAgent, "random", map[string]any{"duration": "5s"}),
-		step(91*time.Second, arena.ActionNetworkPartition, "random", map[string]any{"duration": "8s"}),
-		step(113*time.Second, arena.ActionSlowAgent, "random", map[string]any{"duration": "5s", "delay": "200ms"}),
+	rep, err := engine.RunSchedule(ctx, svc, engine.RunOptions{Seed: 12, Duration: 140 * time.Second},
+		step(3*time.Second, fault.KillLeader, "", nil),
+		step(25*time.Second, fault.KillLeader, "", nil),
+		step(47*time.Second, fault.KillAgent, "random", nil),
+		step(69*time.Second, fault.PauseAgent, "random", map[string]any{"duration": "5s"}),
+		step(91*time.Second, fault.NetworkPartition, "random", map[string]any{"duration": "8s"}),
+		step(113*time.Second, fault.SlowAgent, "random", map[string]any{"duration": "5s", "delay": "200ms"}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestChaosAgainstNATS(t *testing.T) {
 		}
 		diff := ttr - outage
 		leader := "-"
-		if f.Action.Type == arena.ActionKillLeader {
+		if f.Action.Type == fault.KillLeader {
 			leader = leaderBefore(views, &viewsMu, start)
 			if leader != f.Action.TargetID {
 				t.Errorf("fault %d: kill_leader hit %s, but the servers named %q meta leader just before", i, f.Action.TargetID, leader)
@@ -206,7 +208,7 @@ func leaderBefore(views []leaderView, mu *sync.Mutex, t time.Time) string {
 	return ""
 }
 
-func ttrText(f arena.FaultOutcome) string {
+func ttrText(f engine.FaultOutcome) string {
 	if !f.Recovered {
 		return "unrecovered"
 	}

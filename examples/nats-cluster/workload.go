@@ -13,7 +13,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
@@ -58,8 +59,8 @@ type Workload struct {
 // NewWorkload connects to the servers at urls and creates the stream with
 // this many replicas (3 on the cluster). Its history is on clock, the
 // run's.
-func NewWorkload(ctx context.Context, clock arena.Clock, urls []string, timeout time.Duration, replicas int) (*Workload, error) {
-	w := &Workload{timeout: timeout, rec: history.NewRecorder[history.LogOp](clock)}
+func NewWorkload(ctx context.Context, clk clock.Clock, urls []string, timeout time.Duration, replicas int) (*Workload, error) {
+	w := &Workload{timeout: timeout, rec: history.NewRecorder[history.LogOp](clk)}
 	nc, err := connect(urls, timeout, w.logf)
 	if err != nil {
 		return nil, err
@@ -299,8 +300,8 @@ func (w *Workload) Acked() int {
 // Checks are arena's checks of the stream, on the workload's history and
 // what the stream holds (Read): no acknowledged message lost, no sequence
 // gap, no message stored twice.
-func (w *Workload) Checks() []arena.Check {
-	return []arena.Check{
+func (w *Workload) Checks() []fault.Check {
+	return []fault.Check{
 		history.NoLostWrites("no acked message lost", w.rec, w.Read),
 		history.NoGaps("no sequence gap", w.rec, w.Read),
 		history.NoDuplicates("no duplicate message", w.rec, w.Read),

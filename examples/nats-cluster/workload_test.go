@@ -9,7 +9,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 )
 
 // TestWorkloadChecks runs the workload against one embedded JetStream
@@ -27,7 +28,7 @@ func TestWorkloadChecks(t *testing.T) {
 		t.Fatal("server not ready")
 	}
 	ctx := context.Background()
-	w, err := NewWorkload(ctx, arena.RealClock{}, []string{srv.ClientURL()}, time.Second, 1)
+	w, err := NewWorkload(ctx, clock.Real{}, []string{srv.ClientURL()}, time.Second, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +70,14 @@ func TestWorkloadChecks(t *testing.T) {
 	}
 	w.readSeq = 0
 	for _, c := range checks[:2] { // lost, gap
-		var v *arena.Violation
+		var v *fault.Violation
 		if err := c.Run(ctx); !errors.As(err, &v) || !strings.Contains(v.Summary+strings.Join(v.Details, " "), "100") && !opsMention(v, "= 100") {
 			t.Errorf("%s after deleting seq 100 = %v, want a violation naming it", c.Name, err)
 		}
 	}
 }
 
-func opsMention(v *arena.Violation, s string) bool {
+func opsMention(v *fault.Violation, s string) bool {
 	for _, op := range v.Ops {
 		if strings.Contains(op.Op, s) {
 			return true

@@ -12,9 +12,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fakes"
+	"github.com/ares-arena/arena/fault"
 )
 
 func main() {
@@ -28,21 +30,21 @@ func main() {
 
 // schedule is the demo's chaos: the leader, then a worker chosen by the
 // seed, then a 5s LLM brownout and a 4s partition.
-var schedule = []arena.Step{
-	{At: 10 * time.Second, Action: arena.Action{Type: arena.ActionKillLeader}},
-	{At: 30 * time.Second, Action: arena.Action{Type: arena.ActionKillAgent, TargetID: "type:worker"}},
-	{At: 50 * time.Second, Action: arena.Action{Type: arena.ActionLLMFailure, TargetID: "worker-2",
+var schedule = []engine.Step{
+	{At: 10 * time.Second, Action: fault.Action{Type: fault.KillLeader}},
+	{At: 30 * time.Second, Action: fault.Action{Type: fault.KillAgent, TargetID: "type:worker"}},
+	{At: 50 * time.Second, Action: fault.Action{Type: fault.LLMFailure, TargetID: "worker-2",
 		Metadata: map[string]any{"error_type": "overloaded", "duration": "5s"}}},
-	{At: 80 * time.Second, Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: "orchestrator-0",
+	{At: 80 * time.Second, Action: fault.Action{Type: fault.NetworkPartition, TargetID: "orchestrator-0",
 		Metadata: map[string]any{"duration": "4s"}}},
 }
 
 func run(ctx context.Context, w io.Writer, seed uint64) error {
-	clock := arena.NewVirtualClock(time.Time{})
-	cluster := fakes.NewCluster(fakes.WithClock(clock), fakes.WithSeed(seed), fakes.WithWorkers(3))
-	svc := arena.NewService(arena.NewInjector(cluster, cluster), events.NewMemoryStore(), nil,
-		arena.WithClock(clock), arena.WithProbe(cluster.Probe), arena.WithChecks(cluster.Checks()...))
-	rep, err := arena.RunSchedule(ctx, svc, arena.RunOptions{Seed: seed, Duration: 2 * time.Minute}, schedule...)
+	clk := clock.NewVirtual(time.Time{})
+	cluster := fakes.NewCluster(fakes.WithClock(clk), fakes.WithSeed(seed), fakes.WithWorkers(3))
+	svc := engine.NewService(fault.NewInjector(cluster, cluster), events.NewMemoryStore(), nil,
+		engine.WithClock(clk), engine.WithProbe(cluster.Probe), engine.WithChecks(cluster.Checks()...))
+	rep, err := engine.RunSchedule(ctx, svc, engine.RunOptions{Seed: seed, Duration: 2 * time.Minute}, schedule...)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -21,27 +23,27 @@ var (
 )
 
 // tenMinutes is one schedule of 10 faults over 10 minutes.
-var tenMinutes = func() []arena.Step {
-	step := func(at time.Duration, typ arena.ActionType, target string, meta map[string]any) arena.Step {
-		return arena.Step{At: at, Action: arena.Action{Type: typ, TargetID: target, Metadata: meta}}
+var tenMinutes = func() []engine.Step {
+	step := func(at time.Duration, typ fault.Type, target string, meta map[string]any) engine.Step {
+		return engine.Step{At: at, Action: fault.Action{Type: typ, TargetID: target, Metadata: meta}}
 	}
-	return []arena.Step{
-		step(30*time.Second, arena.ActionKillLeader, "", nil),
-		step(90*time.Second, arena.ActionNetworkPartition, "type:follower", map[string]any{"duration": "10s"}),
-		step(150*time.Second, arena.ActionNetworkLatency, "type:leader", map[string]any{"latency": "400ms", "duration": "20s"}),
-		step(210*time.Second, arena.ActionKillAgent, "type:follower", nil),
-		step(270*time.Second, arena.ActionPauseAgent, "type:leader", map[string]any{"duration": "5s"}),
-		step(330*time.Second, arena.ActionConnectionReset, "type:follower", map[string]any{"duration": "15s"}),
-		step(390*time.Second, arena.ActionNetworkPartition, "type:leader", map[string]any{"duration": "8s"}),
-		step(450*time.Second, arena.ActionNetworkBandwidth, "type:leader", map[string]any{"rate": 20000, "duration": "15s"}),
-		step(510*time.Second, arena.ActionKillLeader, "", nil),
-		step(560*time.Second, arena.ActionNetworkLatency, "type:follower", map[string]any{"latency": "200ms", "jitter": "100ms", "duration": "20s"}),
+	return []engine.Step{
+		step(30*time.Second, fault.KillLeader, "", nil),
+		step(90*time.Second, fault.NetworkPartition, "type:follower", map[string]any{"duration": "10s"}),
+		step(150*time.Second, fault.NetworkLatency, "type:leader", map[string]any{"latency": "400ms", "duration": "20s"}),
+		step(210*time.Second, fault.KillAgent, "type:follower", nil),
+		step(270*time.Second, fault.PauseAgent, "type:leader", map[string]any{"duration": "5s"}),
+		step(330*time.Second, fault.ConnectionReset, "type:follower", map[string]any{"duration": "15s"}),
+		step(390*time.Second, fault.NetworkPartition, "type:leader", map[string]any{"duration": "8s"}),
+		step(450*time.Second, fault.NetworkBandwidth, "type:leader", map[string]any{"rate": 20000, "duration": "15s"}),
+		step(510*time.Second, fault.KillLeader, "", nil),
+		step(560*time.Second, fault.NetworkLatency, "type:follower", map[string]any{"latency": "200ms", "jitter": "100ms", "duration": "20s"}),
 	}
 }()
 
 // playTen plays the 10-minute schedule on a fresh cluster of w, on
 // whatever clock time.Now reads: the bubble's, or the wall's.
-func playTen(w *sim.World) (*arena.Report, error) {
+func playTen(w *sim.World) (*engine.Report, error) {
 	c, err := NewCluster(w, Config{SeedRaft: true})
 	if err != nil {
 		return nil, err
@@ -52,10 +54,10 @@ func playTen(w *sim.World) (*arena.Report, error) {
 		return nil, err
 	}
 	defer wl.Stop()
-	svc := arena.NewService(arena.NewInjectorFor(w), events.NewMemoryStore(), nil,
-		arena.WithProbe(wl.Probe), arena.WithChecks(wl.Checks()...), arena.WithSeed(10))
+	svc := engine.NewService(fault.NewInjectorFor(w), events.NewMemoryStore(), nil,
+		engine.WithProbe(wl.Probe), engine.WithChecks(wl.Checks()...), engine.WithSeed(10))
 	time.Sleep(5 * time.Second) // an elected leader, the clients' first acknowledgements
-	return arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 10, Duration: 10 * time.Minute}, tenMinutes...)
+	return engine.RunSchedule(context.Background(), svc, engine.RunOptions{Seed: 10, Duration: 10 * time.Minute}, tenMinutes...)
 }
 
 // TestAgreement plays one 10-minute schedule in simulated time (a bubble)
@@ -95,7 +97,7 @@ func TestAgreement(t *testing.T) {
 				t.Fatal(err)
 			}
 			simulated = append(simulated, rep.Score.Total)
-			if rep.Clock != arena.ClockSimulated {
+			if rep.Clock != clock.KindSimulated {
 				t.Errorf("clock %q in the bubble", rep.Clock)
 			}
 		})

@@ -7,15 +7,15 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
 
-// Checks are the workload's own consistency checks, for arena.WithChecks:
+// Checks are the workload's own consistency checks, for engine.WithChecks:
 // each costs what happened since the last one, so they can run after every
 // fault of a simulated day.
-func (w *Workload) Checks() []arena.Check {
-	return []arena.Check{
+func (w *Workload) Checks() []fault.Check {
+	return []fault.Check{
 		{Name: "no acknowledged write lost", Run: w.CheckNoLostWrites},
 		{Name: "reads see every write acknowledged before them", Run: w.CheckReads},
 	}
@@ -27,8 +27,8 @@ func (w *Workload) Checks() []arena.Check {
 // place, reads that see every append acknowledged before them), and no
 // acknowledged append is missing from the leader's state, nor in it twice.
 // They read the whole history each time: for runs of minutes.
-func (w *Workload) HistoryChecks() []arena.Check {
-	return []arena.Check{
+func (w *Workload) HistoryChecks() []fault.Check {
+	return []fault.Check{
 		history.Linearizable("linearizable lists (history)", w.rec, history.LogModel()),
 		history.NoLostWrites("no acknowledged write lost (history)", w.rec, w.readAll),
 		history.NoDuplicates("no write applied twice (history)", w.rec, w.readAll),
@@ -41,10 +41,10 @@ func (w *Workload) readAll(ctx context.Context) ([]history.Message, error) {
 	leader := w.c.Leader()
 	r, kv := w.c.Raft(leader)
 	if r == nil {
-		return nil, fmt.Errorf("no leader to read from: %w", arena.ErrNotApplicable)
+		return nil, fmt.Errorf("no leader to read from: %w", fault.ErrNotApplicable)
 	}
 	if err := r.Barrier(5 * time.Second).Error(); err != nil {
-		return nil, fmt.Errorf("barrier on %s: %v: %w", leader, err, arena.ErrNotApplicable)
+		return nil, fmt.Errorf("barrier on %s: %v: %w", leader, err, fault.ErrNotApplicable)
 	}
 	var msgs []history.Message
 	for _, key := range kv.Keys() {
@@ -64,10 +64,10 @@ func (w *Workload) CheckNoLostWrites(ctx context.Context) error {
 	leader := w.c.Leader()
 	r, kv := w.c.Raft(leader)
 	if r == nil {
-		return fmt.Errorf("no leader to read from: %w", arena.ErrNotApplicable)
+		return fmt.Errorf("no leader to read from: %w", fault.ErrNotApplicable)
 	}
 	if err := r.Barrier(5 * time.Second).Error(); err != nil {
-		return fmt.Errorf("barrier on %s: %v: %w", leader, err, arena.ErrNotApplicable)
+		return fmt.Errorf("barrier on %s: %v: %w", leader, err, fault.ErrNotApplicable)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -187,7 +187,7 @@ func (c *Cluster) Leader() string {
 // Roles is the cluster's role resolver for arena: the node that leads now
 // is "leader", the others "follower", so kill_leader and type:leader
 // follow raft's own elections.
-func (c *Cluster) Roles(ctx context.Context, agents []arena.AgentInfo) ([]arena.AgentInfo, error) {
+func (c *Cluster) Roles(ctx context.Context, agents []fault.AgentInfo) ([]fault.AgentInfo, error) {
 	leader := c.Leader()
 	out := slices.Clone(agents)
 	for i := range out {
@@ -196,7 +196,7 @@ func (c *Cluster) Roles(ctx context.Context, agents []arena.AgentInfo) ([]arena.
 		}
 		out[i].Type = "follower"
 		if out[i].ID == leader {
-			out[i].Type = arena.TypeLeader
+			out[i].Type = fault.TypeLeader
 		}
 	}
 	return out, nil

@@ -7,8 +7,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -45,9 +46,9 @@ func TestScenarios(t *testing.T) {
 // for one whose last run (at the end) did not pass: one that could not
 // look (no leader to read from, while a partition held it) may do so
 // only in the middle of the run.
-func checkChecks(t *testing.T, rep *arena.Report) {
+func checkChecks(t *testing.T, rep *engine.Report) {
 	t.Helper()
-	last := map[string]arena.CheckResult{}
+	last := map[string]engine.CheckResult{}
 	for _, c := range rep.Checks {
 		if !c.Passed && !c.NotApplicable {
 			t.Errorf("check %s at %s failed (undecided: %v): %s", c.Name, c.At, c.Undecided, c.Error)
@@ -81,7 +82,7 @@ func start(t *testing.T, w *sim.World, nodes int) (*Cluster, *Workload) {
 }
 
 // compare lists each fault with arena's TTR and the workload's outage.
-func compare(rep *arena.Report, wl *Workload) string {
+func compare(rep *engine.Report, wl *Workload) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "at\tfault\ttarget\tarena TTR\tworkload outage")
@@ -106,8 +107,8 @@ func compare(rep *arena.Report, wl *Workload) string {
 // cluster in simulated time, each failure with its replay command, a
 // summary at the end.
 func TestSweep(t *testing.T) {
-	arenatest.Sweep(t, 5, func(t *testing.T, seed uint64) *arena.Report {
-		var rep *arena.ScenarioReport
+	arenatest.Sweep(t, 5, func(t *testing.T, seed uint64) *engine.Report {
+		var rep *scenario.Report
 		arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 			_, wl := start(t, w, 3)
 			defer wl.Stop()

@@ -19,19 +19,27 @@ func TestREADMESnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(data)
-	start := strings.Index(readme, "## Testing your own Go code in simulated time\n")
+	for _, title := range []string{"## Testing your own Go code in simulated time\n", "## Shrinking a failure in simulated time\n"} {
+		checkSection(t, root, readme, title)
+	}
+}
+
+// checkSection checks the code blocks of the README's section title.
+func checkSection(t *testing.T, root, readme, title string) {
+	t.Helper()
+	start := strings.Index(readme, title)
 	if start < 0 {
-		t.Fatal(`README.md has no "## Testing your own Go code in simulated time" section`)
+		t.Fatalf("README.md has no %q section", strings.TrimSpace(title))
 	}
 	section := readme[start+1:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
-	link := regexp.MustCompile(`\]\(([^)]+\.go)\)`)
+	link := regexp.MustCompile(`\]\(([^)]+\.(?:go|txt))\)`)
 	block := regexp.MustCompile("(?s)```(go)?\n(.*?)```")
 	blocks := block.FindAllStringSubmatchIndex(section, -1)
 	if len(blocks) < 3 {
-		t.Fatalf("found %d code blocks in the section, want at least 3", len(blocks))
+		t.Fatalf("found %d code blocks in the section %q, want at least 3", len(blocks), strings.TrimSpace(title))
 	}
 	for _, b := range blocks {
 		links := link.FindAllStringSubmatch(section[:b[0]], -1)

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -32,7 +34,7 @@ func TestReproducibility(t *testing.T) {
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-16s %-9s %s\n", "scenario", "mode", "identical reports, scores")
 	for _, path := range scenarios {
-		sc, err := arena.LoadScenarioFile(path)
+		sc, err := scenario.LoadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,9 +66,9 @@ func TestReproducibility(t *testing.T) {
 
 // playQuiet plays sc against a fresh 3-node cluster in simulated time with
 // arena's own calls, whose failed gate is a value, not a failed test.
-func playQuiet(t *testing.T, sc *arena.Scenario, seed uint64, seeded bool) *arena.ScenarioReport {
+func playQuiet(t *testing.T, sc *scenario.Scenario, seed uint64, seeded bool) *scenario.Report {
 	t.Helper()
-	var rep *arena.ScenarioReport
+	var rep *scenario.Report
 	arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 		c, err := NewCluster(w, Config{SeedRaft: seeded})
 		if err != nil {
@@ -78,11 +80,11 @@ func playQuiet(t *testing.T, sc *arena.Scenario, seed uint64, seeded bool) *aren
 			t.Fatal(err)
 		}
 		defer wl.Stop()
-		svc := arena.NewService(arena.NewInjectorFor(w), events.NewMemoryStore(), nil,
-			arena.WithProbe(wl.Probe), arena.WithChecks(wl.Checks()...), arena.WithSeed(seed))
+		svc := engine.NewService(fault.NewInjectorFor(w), events.NewMemoryStore(), nil,
+			engine.WithProbe(wl.Probe), engine.WithChecks(wl.Checks()...), engine.WithSeed(seed))
 		s := *sc
 		s.Config.Seed = seed
-		if rep, err = arena.RunScenarioReport(context.Background(), svc, &s); err != nil {
+		if rep, err = scenario.Run(context.Background(), svc, &s); err != nil {
 			t.Fatal(err)
 		}
 	}, arenatest.WithSeed(seed))
@@ -91,7 +93,7 @@ func playQuiet(t *testing.T, sc *arena.Scenario, seed uint64, seeded bool) *aren
 
 // schedule is what the replay command promises to repeat: each fault's
 // type and instant.
-func schedule(rep *arena.ScenarioReport) string {
+func schedule(rep *scenario.Report) string {
 	var b strings.Builder
 	for _, f := range rep.Faults {
 		fmt.Fprintf(&b, "%s %s\n", f.At, f.Action.Type)

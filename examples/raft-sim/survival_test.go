@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -31,14 +34,14 @@ func TestSurvival(t *testing.T) {
 	arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 		_, wl := start(t, w, 3)
 		wall := time.Now() // simulated: the start on the bubble's clock
-		cfg := arena.SurvivalConfig{Duration: length, Interval: time.Minute, MaxActiveFaults: 2,
-			Targets: arena.TargetFilter{Exclude: []string{"client"}},
-			Mix: map[arena.ActionType]float64{
-				arena.ActionKillLeader: 2, arena.ActionKillAgent: 2, arena.ActionPauseAgent: 1, arena.ActionNetworkPartition: 2,
-				arena.ActionNetworkLatency: 2, arena.ActionNetworkBandwidth: 1, arena.ActionConnectionReset: 1,
+		cfg := engine.SurvivalConfig{Duration: length, Interval: time.Minute, MaxActiveFaults: 2,
+			Targets: engine.TargetFilter{Exclude: []string{"client"}},
+			Mix: map[fault.Type]float64{
+				fault.KillLeader: 2, fault.KillAgent: 2, fault.PauseAgent: 1, fault.NetworkPartition: 2,
+				fault.NetworkLatency: 2, fault.NetworkBandwidth: 1, fault.ConnectionReset: 1,
 			}}
 		rep := arenatest.Survive(t, cfg, arenatest.WithProbe(wl.Probe), arenatest.WithChecks(wl.Checks()...),
-			arenatest.WithGate(arena.Gate{MinGrade: arena.GradeB, Consistent: true}))
+			arenatest.WithGate(scenario.Gate{MinGrade: engine.GradeB, Consistent: true}))
 		wl.Stop()
 		simulated := time.Since(wall)
 		ops, ok := wl.Counts()
@@ -51,7 +54,7 @@ func TestSurvival(t *testing.T) {
 		if rep.ProbeInterval.D() != 100*time.Millisecond {
 			t.Errorf("probe interval %s, want arena's default 100ms", rep.ProbeInterval)
 		}
-		if rep.Clock != arena.ClockSimulated {
+		if rep.Clock != clock.KindSimulated {
 			t.Errorf("clock %q, want simulated", rep.Clock)
 		}
 	}, arenatest.WithSeed(24))

@@ -11,8 +11,9 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/netfault"
 )
 
@@ -41,10 +42,10 @@ func TestPartitionOverTCP(t *testing.T) {
 	old := c.waitLeader(t, 10*time.Second)
 
 	w := startWriter(c)
-	svc := arena.NewService(arena.NewInjectorFor(network), events.NewMemoryStore(), nil, arena.WithProbe(c.probe))
+	svc := engine.NewService(fault.NewInjectorFor(network), events.NewMemoryStore(), nil, engine.WithProbe(c.probe))
 	const at, length = 2 * time.Second, 4 * time.Second
-	rep, err := arena.RunSchedule(context.Background(), svc, arena.RunOptions{Seed: 1, Duration: at + length + 3*time.Second},
-		arena.Step{At: at, Action: arena.Action{Type: arena.ActionNetworkPartition, TargetID: old, Metadata: map[string]any{"duration": length.String()}}})
+	rep, err := engine.RunSchedule(context.Background(), svc, engine.RunOptions{Seed: 1, Duration: at + length + 3*time.Second},
+		engine.Step{At: at, Action: fault.Action{Type: fault.NetworkPartition, TargetID: old, Metadata: map[string]any{"duration": length.String()}}})
 	acks := w.stop()
 	if err != nil {
 		t.Fatal(err)

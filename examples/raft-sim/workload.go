@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/history"
 	"github.com/ares-arena/arena/sim"
 )
@@ -128,7 +128,7 @@ func StartWorkload(c *Cluster, cfg WorkloadConfig) (*Workload, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	w := &Workload{c: c, cfg: cfg, stop: stop, keys: map[string]*keyState{}, seenValues: map[uint64]struct{}{},
-		rec: history.NewRecorder[history.LogOp](arena.RealClock{}, history.WithCap(cfg.History))}
+		rec: history.NewRecorder[history.LogOp](clock.Real{}, history.WithCap(cfg.History))}
 	for i := range cfg.Clients {
 		rng := rand.New(rand.NewPCG(node.Rand().Uint64(), uint64(i)))
 		if cfg.Unseeded {

@@ -1,11 +1,11 @@
 // Package userfault is an example of a fault type of your own: a small
-// replicated store (the "user's system") registers disk_full on its arena
+// replicated store (the "user's system") registers acme.disk_full on its arena
 // injector, and the fault then works everywhere a built-in does: scenario
-// YAML (strictly validated), the HTTP API (POST /arena/fault/disk_full),
+// YAML (strictly validated), the HTTP API (POST /arena/fault/acme.disk_full),
 // survival mixes, arenatest, reports, the flight and evolution bridges and
 // the JSON Schema printed for the service (schema.For).
 //
-// The store implements only arena.AgentLister of arena's runtime
+// The store implements only fault.AgentLister of arena's runtime
 // capabilities: it has no kill or pause, and needs none. Its tests are the
 // example.
 package userfault
@@ -18,14 +18,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/fault"
 )
 
 // Store is a toy replicated store: every write goes to every node, and a
 // node whose disk is full refuses it. A compactor frees a full disk
 // CompactAfter after it filled up: that is the system's own healing.
 type Store struct {
-	clock        arena.Clock
+	clock        clock.Clock
 	compactAfter time.Duration
 
 	mu    sync.Mutex
@@ -41,8 +42,8 @@ type node struct {
 var ErrDiskFull = errors.New("disk full")
 
 // NewStore returns a store of three nodes on clock.
-func NewStore(clock arena.Clock, compactAfter time.Duration) *Store {
-	s := &Store{clock: clock, compactAfter: compactAfter, nodes: map[string]*node{}}
+func NewStore(clk clock.Clock, compactAfter time.Duration) *Store {
+	s := &Store{clock: clk, compactAfter: compactAfter, nodes: map[string]*node{}}
 	for _, id := range []string{"node-1", "node-2", "node-3"} {
 		s.nodes[id] = &node{used: 10}
 	}
@@ -50,26 +51,26 @@ func NewStore(clock arena.Clock, compactAfter time.Duration) *Store {
 }
 
 // Clock is the store's clock.
-func (s *Store) Clock() arena.Clock { return s.clock }
+func (s *Store) Clock() clock.Clock { return s.clock }
 
-var _ arena.VirtualSystem = (*Store)(nil)
+var _ clock.VirtualSystem = (*Store)(nil)
 
 // VirtualClock returns the store's clock when it is virtual (nil
 // otherwise): the store has no goroutines or timers, and its compactor is
 // a deadline read against the clock, so arena may run it in virtual time
-// (arena.VirtualSystem; arenatest does).
-func (s *Store) VirtualClock() *arena.VirtualClock {
-	vc, _ := s.clock.(*arena.VirtualClock)
+// (clock.VirtualSystem; arenatest does).
+func (s *Store) VirtualClock() *clock.Virtual {
+	vc, _ := s.clock.(*clock.Virtual)
 	return vc
 }
 
 // ListAgents lists the nodes: arena resolves random and type:storage from it.
-func (s *Store) ListAgents(context.Context) ([]arena.AgentInfo, error) {
+func (s *Store) ListAgents(context.Context) ([]fault.AgentInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []arena.AgentInfo
+	var out []fault.AgentInfo
 	for _, id := range s.ids() {
-		out = append(out, arena.AgentInfo{ID: id, Type: "storage", Status: arena.StatusRunning})
+		out = append(out, fault.AgentInfo{ID: id, Type: "storage", Status: fault.StatusRunning})
 	}
 	return out, nil
 }
@@ -136,25 +137,25 @@ func (s *Store) Put(context.Context, string) error {
 // Probe is healthy when a write succeeds.
 func (s *Store) Probe(ctx context.Context) error { return s.Put(ctx, "probe") }
 
-// DiskFull is the spec of the disk_full fault on s: its target (a node),
+// DiskFull is the spec of the acme.disk_full fault on s: its target (a node),
 // its metadata (percent, duration), how it lands and is lifted, and what
 // the flight recorder and the evolution coordinator are told about it.
-func DiskFull(s *Store) arena.FaultSpec {
-	return arena.FaultSpec{
-		Type:   "disk_full",
+func DiskFull(s *Store) fault.Spec {
+	return fault.Spec{
+		Type:   "acme.disk_full",
 		Doc:    "Fills a storage node's disk; writes fail until the compactor frees it or the fault is lifted.",
-		Target: arena.TargetAgent,
-		Metadata: []arena.MetaKey{
-			{Name: "percent", Kind: arena.MetaKindNumber, Default: 100, Positive: true, Max: 100.0,
+		Target: fault.TargetAgent,
+		Metadata: []fault.MetaKey{
+			{Name: "percent", Kind: fault.MetaKindNumber, Default: 100, Positive: true, Max: 100.0,
 				Doc: "How full the disk is made, in percent (default 100: full)."},
-			{Name: arena.MetaDuration, Kind: arena.MetaKindDuration,
+			{Name: fault.MetaDuration, Kind: fault.MetaKindDuration,
 				Doc: "The fault's lifetime: the disk is freed after this."},
 		},
 		Lifts: true,
-		Inject: func(_ context.Context, a arena.Action, p arena.Params) error {
+		Inject: func(_ context.Context, a fault.Action, p fault.Params) error {
 			return s.FillDisk(a.TargetID, p.Values["percent"].(float64))
 		},
-		Lift:       func(_ context.Context, a arena.Action) error { return s.FreeDisk(a.TargetID) },
+		Lift:       func(_ context.Context, a fault.Action) error { return s.FreeDisk(a.TargetID) },
 		Category:   "storage",
 		Fix:        "target a node of the store (node-1, node-2, node-3), or random",
 		Priority:   7,

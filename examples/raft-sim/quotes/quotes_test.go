@@ -5,17 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ares-arena/arena"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/clock"
+	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/netfault"
+	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/sim"
 )
 
 // play runs the scenario against a fresh system in simulated time.
-func play(t *testing.T, seed uint64, breaker bool) *arena.ScenarioReport {
+func play(t *testing.T, seed uint64, breaker bool) *scenario.Report {
 	t.Helper()
-	var rep *arena.ScenarioReport
+	var rep *scenario.Report
 	arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 		s, err := Start(w, breaker)
 		if err != nil {
@@ -37,7 +40,7 @@ func TestScenarioGate(t *testing.T) {
 		if !rep.OK() {
 			t.Errorf("seed %d: with the breaker the gate fails:\n%s", seed, rep)
 		}
-		if rep.Clock != arena.ClockSimulated {
+		if rep.Clock != clock.KindSimulated {
 			t.Errorf("clock %q, want simulated", rep.Clock)
 		}
 		if rep.Landed != 3 || rep.InjectionErrorCount != 0 {
@@ -48,9 +51,9 @@ func TestScenarioGate(t *testing.T) {
 
 // playQuiet runs the scenario with arena's own calls, whose failed gate is
 // a value to look at, not a failed test.
-func playQuiet(t *testing.T, seed uint64, breaker bool) *arena.ScenarioReport {
+func playQuiet(t *testing.T, seed uint64, breaker bool) *scenario.Report {
 	t.Helper()
-	var rep *arena.ScenarioReport
+	var rep *scenario.Report
 	arenatest.Simulate(t, func(t *testing.T, w *sim.World) {
 		s, err := Start(w, breaker)
 		if err != nil {
@@ -58,14 +61,14 @@ func playQuiet(t *testing.T, seed uint64, breaker bool) *arena.ScenarioReport {
 		}
 		defer s.Stop()
 		httpErrors := netfault.HTTPErrorFault(s.HTTPErrors)
-		svc := arena.NewService(arena.NewInjectorFor(w, arena.WithFault(httpErrors)), events.NewMemoryStore(), nil,
-			arena.WithProbe(s.Probe), arena.WithSeed(seed))
-		sc, err := arena.LoadScenarioFile("testdata/quotes-network.yaml", httpErrors)
+		svc := engine.NewService(fault.NewInjectorFor(w, fault.WithFault(httpErrors)), events.NewMemoryStore(), nil,
+			engine.WithProbe(s.Probe), engine.WithSeed(seed))
+		sc, err := scenario.LoadFile("testdata/quotes-network.yaml", httpErrors)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sc.Config.Seed = seed
-		if rep, err = arena.RunScenarioReport(context.Background(), svc, sc); err != nil {
+		if rep, err = scenario.Run(context.Background(), svc, sc); err != nil {
 			t.Fatal(err)
 		}
 	}, arenatest.WithSeed(seed))
@@ -74,10 +77,10 @@ func playQuiet(t *testing.T, seed uint64, breaker bool) *arena.ScenarioReport {
 
 func TestWithoutBreakerFails(t *testing.T) {
 	rep := playQuiet(t, 7, false)
-	if rep.Gate.Verdict != arena.GateFailed {
+	if rep.Gate.Verdict != scenario.GateFailed {
 		t.Fatalf("without the breaker the gate passes:\n%v", rep)
 	}
-	if f := rep.Faults[0]; f.Action.Type != arena.ActionNetworkLatency || f.TTR.D() < 5*time.Second {
+	if f := rep.Faults[0]; f.Action.Type != fault.NetworkLatency || f.TTR.D() < 5*time.Second {
 		t.Errorf("without the breaker, %s TTR %s, want the latency to hurt for most of its 6s", f.Action.Type, f.TTR)
 	}
 }

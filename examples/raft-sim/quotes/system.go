@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ares-arena/arena"
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/netfault"
 	"github.com/ares-arena/arena/sim"
 )
@@ -71,7 +71,7 @@ func Start(w *sim.World, breaker bool) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs := netfault.New(arena.RealClock{}, netfault.WithAgent("client", "client"),
+	errs := netfault.New(clock.Real{}, netfault.WithAgent("client", "client"),
 		netfault.WithAgent("quotes", "service"), netfault.WithAgent("cache", "cache"))
 	var b *Breaker
 	if breaker {
