@@ -41,7 +41,10 @@
 //     longest linearizable prefix, the smallest failing window with each
 //     operation's time (the report adds the faults active then), and
 //     porcupine's visualization written to the report directory
-//     (WithReportDir, $ARENA_REPORT_DIR).
+//     (WithReportDir, $ARENA_REPORT_DIR). WithUnknownHorizon bounds when
+//     an operation given up on took effect (by the horizon, or never):
+//     an assumption about the system that keeps long histories with many
+//     such operations checkable.
 //   - NoLostWrites, NoDuplicates, NoGaps(name, rec, reader): for queues and
 //     streams recorded as LogOp appends (publishes) and reads (deliveries),
 //     with a Reader of what the log holds at check time.

@@ -44,6 +44,9 @@ func visualizeBytes(ops, steps int) int64 {
 func (c *linearizability[T, S]) violation(h History[T], parts []*part[T], verdicts []verdict, i int, b *budget) error {
 	p := parts[i]
 	v := &fault.Violation{Summary: fmt.Sprintf("%s is not linearizable (%d operations, %d with unknown outcomes)", c.partName(p), len(p.src), p.unknown)}
+	if c.opts.horizon > 0 && p.unknown > 0 {
+		v.Summary = strings.TrimSuffix(v.Summary, ")") + fmt.Sprintf("; WithUnknownHorizon: each took effect by %s after it was given up on, or never)", c.opts.horizon)
+	}
 	if n := countOf(verdicts, illegal) - 1; n > 0 {
 		v.Summary += fmt.Sprintf("; %d more parts are not either", n)
 	}

@@ -59,6 +59,11 @@ import (
 // operations only where what was answered after them needs them, and a
 // later operation that shows one took effect late finds it still carried.
 //
+// Under a horizon (WithUnknownHorizon, horizon.go) nothing is carried:
+// each unknown operation is closed at its horizon when it is read, an
+// answered one that may not have happened, and a cut waits for its
+// horizon like any answer. The witness is then a set of states.
+//
 // # Cost and memory
 //
 // A run reads from the recorder what is new (Recorder.next), and searches
@@ -182,6 +187,7 @@ func (c *linearizability[T, S]) apply(d delta[T]) error {
 		// so what the budget counts (held) is what is held.
 		op := new(Op[T])
 		*op = added[i]
+		c.bound(g, op)
 		var key string
 		if c.model.Partition != nil {
 			key = c.model.partition(g, op.Value)
@@ -208,6 +214,7 @@ func (c *linearizability[T, S]) apply(d delta[T]) error {
 	for i, ref := range d.doneRef {
 		if po, ok := inc.pending[ref]; ok {
 			*po.op = d.done[i]
+			c.bound(g, po.op)
 			po.p.dirty = true
 			delete(inc.pending, ref)
 			c.live(g, po.op)
@@ -513,6 +520,7 @@ func (c *linearizability[T, S]) recheck(rec *Recorder[T], wrong []*ipart[T, S], 
 			key = c.model.partition(g, op.Value)
 		}
 		if p := byKey[key]; p != nil && op.Call < p.since {
+			c.bound(g, op)
 			before[key] = append(before[key], op)
 		}
 	}

@@ -232,7 +232,78 @@ func TestIncrementalEqualsWhole(t *testing.T) {
 	}
 }
 
+// TestIncrementalEqualsWholeUnderHorizon: the same, with every unknown
+// outcome closed at a horizon (WithUnknownHorizon) of 3s, the latest the
+// simulated systems apply an operation given up on: the histories of a
+// correct system stay linearizable, the planted bugs still show, and the
+// check that goes on from its last run agrees with one of the whole. A
+// horizon of 100ms, which the late operations break, finds violations in
+// the correct system's histories, and the two checks agree on them too.
+func TestIncrementalEqualsWholeUnderHorizon(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bugs    bugs
+		horizon time.Duration
+	}{
+		{"correct", bugs{}, 3 * time.Second},
+		{"stale reads", bugs{staleReads: 0.02}, 3 * time.Second},
+		{"lost writes", bugs{lostWrites: 0.02}, 3 * time.Second},
+		{"correct, broken horizon", bugs{}, 100 * time.Millisecond},
+	} {
+		for _, model := range []string{"kv", "log"} {
+			t.Run(model+"/"+tc.name, func(t *testing.T) {
+				counts := map[string]int{}
+				for seed := range uint64(20) {
+					if model == "kv" {
+						runKVWith(t, rand.New(rand.NewPCG(seed, 1)), tc.bugs, counts, false, true, tc.horizon)
+					} else {
+						runLogWith(t, rand.New(rand.NewPCG(seed, 2)), tc.bugs, counts, false, true, tc.horizon)
+					}
+				}
+				t.Logf("verdicts: %v", counts)
+				switch {
+				case counts["error"] > 0:
+					t.Errorf("verdicts %v: a check failed with an error", counts)
+				case tc.name == "correct" && counts["violation"] > 0:
+					t.Errorf("verdicts %v: a correct system's histories failed under a horizon its late operations keep to", counts)
+				case tc.name != "correct" && counts["violation"] == 0:
+					t.Errorf("no violation found: the planted bug did not show; the test compares nothing")
+				}
+			})
+		}
+	}
+}
+
 func runKV(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, strict bool) bool {
+	return runKVWith(t, rng, b, counts, wrong, strict, 0)
+}
+
+func runLog(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, strict bool) bool {
+	return runLogWith(t, rng, b, counts, wrong, strict, 0)
+}
+
+// runWith plays a history through check c (of model m), comparing it with
+// one check of the whole at every check.
+func runWith[T, S any](t *testing.T, rng *rand.Rand, evs []simEvent, ops []simOp[T], do func(*simOp[T]), c *linearizability[T, S], counts map[string]int, strict bool) bool {
+	same := true
+	play(t, rng, evs, ops, do, func(rec *Recorder[T]) {
+		same = compare(t, c, c.model, rec, counts, strict) && same
+	})
+	return same
+}
+
+// runModel plays a history through the check Linearizable makes of m
+// (over sets of states under a horizon); wrong plants the wrong settling.
+func runModel[T, S any](t *testing.T, rng *rand.Rand, evs []simEvent, ops []simOp[T], do func(*simOp[T]), name string, m Model[T, S], horizon time.Duration, wrong bool, counts map[string]int, strict bool) bool {
+	opts := []CheckOption{WithReportDir("")}
+	if horizon > 0 {
+		o := defaultCheckOptions(append(opts, WithUnknownHorizon(horizon)))
+		return runWith(t, rng, evs, ops, do, &linearizability[T, states[S]]{name: name, model: maybeModel(m, horizon), opts: o, settleIgnoresPending: wrong}, counts, strict)
+	}
+	return runWith(t, rng, evs, ops, do, &linearizability[T, S]{name: name, model: m, opts: defaultCheckOptions(opts), settleIgnoresPending: wrong}, counts, strict)
+}
+
+func runKVWith(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, strict bool, horizon time.Duration) bool {
 	keys := []string{"a", "b", "c"}
 	evs, ops := simHistory(rng, 240, 4, 24, func(i int) KV {
 		k := keys[rng.IntN(len(keys))]
@@ -245,16 +316,10 @@ func runKV(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, s
 			return CAS(k, int64(rng.IntN(i+1)), int64(i+1))
 		}
 	})
-	m := KVModel()
-	c := &linearizability[KV, KVState]{name: "kv", model: m, opts: defaultCheckOptions([]CheckOption{WithReportDir("")}), settleIgnoresPending: wrong}
-	same := true
-	play(t, rng, evs, ops, kvSystem(rng, b), func(rec *Recorder[KV]) {
-		same = compare(t, c, m, rec, counts, strict) && same
-	})
-	return same
+	return runModel(t, rng, evs, ops, kvSystem(rng, b), "kv", KVModel(), horizon, wrong, counts, strict)
 }
 
-func runLog(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, strict bool) bool {
+func runLogWith(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, strict bool, horizon time.Duration) bool {
 	keys := []string{"s", "t"}
 	appended := 0
 	evs, ops := simHistory(rng, 200, 4, 60, func(i int) LogOp {
@@ -265,13 +330,7 @@ func runLog(t *testing.T, rng *rand.Rand, b bugs, counts map[string]int, wrong, 
 		appended++
 		return Append(k, int64(i+1))
 	})
-	m := LogModel()
-	c := &linearizability[LogOp, LogState]{name: "log", model: m, opts: defaultCheckOptions([]CheckOption{WithReportDir("")}), settleIgnoresPending: wrong}
-	same := true
-	play(t, rng, evs, ops, logSystem(rng, b), func(rec *Recorder[LogOp]) {
-		same = compare(t, c, m, rec, counts, strict) && same
-	})
-	return same
+	return runModel(t, rng, evs, ops, logSystem(rng, b), "log", LogModel(), horizon, wrong, counts, strict)
 }
 
 // TestIncrementalCatchesWrongSettling: the comparison above has teeth. A

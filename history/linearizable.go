@@ -46,7 +46,8 @@ import (
 //
 // Failed operations did not happen and are left out; operations with an
 // unknown outcome (or none yet) may have taken effect at any time after
-// their invocation (see Model).
+// their invocation (see Model), or, with WithUnknownHorizon, within the
+// horizon after they were given up on.
 //
 // A check runs after every recovery: each run goes on from what the last
 // one settled (each part up to its latest point where nothing was in
@@ -60,7 +61,12 @@ func Linearizable[T, S any](name string, rec *Recorder[T], m Model[T, S], opts .
 	if err := m.check(); err != nil {
 		panic("arena: history.Linearizable: " + err.Error())
 	}
-	c := &linearizability[T, S]{name: name, model: m, opts: defaultCheckOptions(opts)}
+	o := defaultCheckOptions(opts)
+	if o.horizon > 0 {
+		c := &linearizability[T, states[S]]{name: name, model: maybeModel(m, o.horizon), opts: o}
+		return fault.Check{Name: name, Run: func(ctx context.Context) error { return c.check(ctx, rec) }}
+	}
+	c := &linearizability[T, S]{name: name, model: m, opts: o}
 	return fault.Check{Name: name, Run: func(ctx context.Context) error { return c.check(ctx, rec) }}
 }
 
@@ -127,6 +133,7 @@ func (c *linearizability[T, S]) parts(h History[T], g *guard) []*part[T] {
 	byKey := map[string]*part[T]{}
 	for i := range h.Ops {
 		op := &h.Ops[i]
+		c.bound(g, op)
 		open := op.Status == Unknown || op.Status == Pending
 		if op.Status == Failed || (open && c.model.ReadOnly != nil && c.model.readOnly(g, op.Value)) {
 			continue
@@ -142,6 +149,8 @@ func (c *linearizability[T, S]) parts(h History[T], g *guard) []*part[T] {
 		}
 		if open {
 			op.Status = Unknown
+		}
+		if open || op.maybe {
 			p.unknown++
 		}
 		p.src = append(p.src, op)

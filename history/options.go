@@ -22,8 +22,9 @@ type CheckOption interface{ applyCheck(*checkOptions) }
 
 type checkOptions struct {
 	budget    time.Duration
-	memory    int64   // bytes
-	reportDir *string // nil: $ARENA_REPORT_DIR
+	memory    int64         // bytes
+	reportDir *string       // nil: $ARENA_REPORT_DIR
+	horizon   time.Duration // WithUnknownHorizon; 0: none
 }
 
 func defaultCheckOptions(opts []CheckOption) checkOptions {

@@ -46,6 +46,10 @@ type Op[T any] struct {
 	Value  T
 	Client int32
 	Status Status
+	// maybe: a check's copy of an unknown outcome closed at its horizon
+	// (WithUnknownHorizon): Status OK, Return the horizon, and it may not
+	// have happened. Never set in a recorder.
+	maybe bool
 }
 
 // DefaultCap is the number of operations a recorder keeps unless WithCap

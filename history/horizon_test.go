@@ -1,0 +1,97 @@
+package history_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/history"
+)
+
+// WithUnknownHorizon: an unknown write is one that took effect within the
+// horizon after it was given up on, or never. A write given up on at 1s
+// that a read shows missing at 3s and present at 6s took effect between
+// 3s and 6s: explained without a horizon, and with one of 3s (by 4s: the
+// read at 6s was invoked at 5s, it may have taken effect up to 4s), not
+// with one of 1s (by 2s: the read at 3s saw it not yet).
+func TestUnknownHorizon(t *testing.T) {
+	put, get := history.Put, history.Get
+	late := []step{
+		{0, 0, put("k", 1), 0}, {1000, 0, put("k", 1), history.Unknown},
+		{2500, 1, get("k"), 0}, {3000, 1, get("k").Read(0, false), history.OK},
+		{5000, 1, get("k"), 0}, {6000, 1, get("k").Read(1, true), history.OK},
+	}
+	never := []step{
+		{0, 0, put("k", 1), 0}, {1000, 0, put("k", 1), history.Unknown},
+		{5000, 1, get("k"), 0}, {6000, 1, get("k").Read(0, false), history.OK},
+	}
+	// A second write, acknowledged, then a read of the first: the first
+	// took effect after the second, over 2.5s after it was given up on.
+	overwritten := []step{
+		{0, 0, put("k", 1), 0}, {1000, 0, put("k", 1), history.Unknown},
+		{3500, 1, put("k", 2), 0}, {3600, 1, put("k", 2), history.OK},
+		{5000, 1, get("k"), 0}, {5100, 1, get("k").Read(1, true), history.OK},
+	}
+	for _, tc := range []struct {
+		name    string
+		steps   []step
+		horizon time.Duration // 0: none
+		ok      bool
+	}{
+		{"late, no horizon", late, 0, true},
+		{"late, within a 3s horizon", late, 3 * time.Second, true},
+		{"late, past a 1s horizon", late, time.Second, false},
+		{"never took effect, 1s horizon", never, time.Second, true},
+		{"took effect before the read, 1s horizon", []step{
+			{0, 0, put("k", 1), 0}, {1000, 0, put("k", 1), history.Unknown},
+			{5000, 1, get("k"), 0}, {6000, 1, get("k").Read(1, true), history.OK},
+		}, time.Second, true},
+		{"overwritten late, no horizon", overwritten, 0, true},
+		{"overwritten late, 10s horizon", overwritten, 10 * time.Second, true},
+		{"overwritten late, 2s horizon", overwritten, 2 * time.Second, false},
+		{"a pending write has no horizon", []step{
+			{0, 0, put("k", 1), 0},
+			{2500, 1, get("k"), 0}, {3000, 1, get("k").Read(0, false), history.OK},
+			{5000, 1, get("k"), 0}, {6000, 1, get("k").Read(1, true), history.OK},
+		}, time.Millisecond, true},
+		{"a stale read is still one", []step{
+			{0, 0, put("k", 1), 0}, {100, 0, put("k", 1), history.OK},
+			{200, 0, put("k", 2), 0}, {1000, 0, put("k", 2), history.Unknown},
+			{5000, 1, get("k"), 0}, {5100, 1, get("k").Read(2, true), history.OK},
+			{6000, 1, get("k"), 0}, {6100, 1, get("k").Read(1, true), history.OK},
+		}, time.Second, false},
+	} {
+		opts := []history.CheckOption{history.WithReportDir("")}
+		if tc.horizon > 0 {
+			opts = append(opts, history.WithUnknownHorizon(tc.horizon))
+		}
+		err := run(history.Linearizable("kv", script(tc.steps...), history.KVModel(), opts...))
+		var v *fault.Violation
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: Run() = %v, want nil", tc.name, err)
+		case !tc.ok && !errors.As(err, &v):
+			t.Errorf("%s: Run() = %v, want a violation", tc.name, err)
+		case !tc.ok && tc.name == "late, past a 1s horizon":
+			text := v.Summary + "\n" + strings.Join(v.Details, "\n")
+			if !strings.Contains(text, "took effect by 1s after it was given up on, or never") {
+				t.Errorf("%s: the violation does not name the horizon its unknown write was held to:\n%s", tc.name, text)
+			}
+		}
+	}
+}
+
+func TestUnknownHorizonRefusesNonPositive(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), "WithUnknownHorizon("+d.String()+")") {
+					t.Errorf("WithUnknownHorizon(%s) panicked with %v, want a message naming the value", d, r)
+				}
+			}()
+			history.WithUnknownHorizon(d)
+		}()
+	}
+}
