@@ -54,8 +54,9 @@
 // BenchmarkRecorder: operations recorded per second from 8 goroutines and
 // bytes retained per operation. BenchmarkJepsen: the key-value check on
 // porcupine's Jepsen etcd histories beside porcupine called directly.
-// BenchmarkKV10k: a 10,000-operation, 100-key history (checked again and
-// again: after the first run, a run reads only what is new).
+// BenchmarkKV10k: a 10,000-operation, 100-key history, by a new check
+// (first: the whole history) and by one check run again (again: it reads
+// only what is new).
 // BenchmarkCheckAfterRecovery: a 20,000-operation history checked after
 // every 200 events, incrementally and from the start each time. BenchmarkBudget: how
 // close to its budget a check that cannot decide stops.
