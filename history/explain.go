@@ -45,7 +45,7 @@ func (c *linearizability[T, S]) violation(h History[T], parts []*part[T], verdic
 	p := parts[i]
 	v := &fault.Violation{Summary: fmt.Sprintf("%s is not linearizable (%d operations, %d with unknown outcomes)", c.partName(p), len(p.src), p.unknown)}
 	if c.opts.horizon > 0 && p.unknown > 0 {
-		v.Summary = strings.TrimSuffix(v.Summary, ")") + fmt.Sprintf("; WithUnknownHorizon: each took effect by %s after it was given up on, or never)", c.opts.horizon)
+		v.Summary = strings.TrimSuffix(v.Summary, ")") + fmt.Sprintf("; WithUnknownHorizon: an operation given up on took effect within %s of that, or never)", c.opts.horizon)
 	}
 	if n := countOf(verdicts, illegal) - 1; n > 0 {
 		v.Summary += fmt.Sprintf("; %d more parts are not either", n)
@@ -171,7 +171,9 @@ func (c *linearizability[T, S]) explain(v *fault.Violation, h History[T], p *par
 	}
 	culprit := -1
 	for j, op := range p.src {
-		if !in[j] && op.Status == OK && (culprit < 0 || op.Return < p.src[culprit].Return) {
+		// One closed at its horizon (op.maybe) is explained by not having
+		// happened: never the culprit.
+		if !in[j] && op.Status == OK && !op.maybe && (culprit < 0 || op.Return < p.src[culprit].Return) {
 			culprit = j
 		}
 	}
@@ -201,7 +203,7 @@ func (c *linearizability[T, S]) explain(v *fault.Violation, h History[T], p *par
 		case j == culprit:
 		case op.Call <= bad.Return && end >= bad.Call:
 			window = append(window, j)
-		case end < bad.Call && (before < 0 || end > p.src[before].Return):
+		case end < bad.Call && !op.maybe && (before < 0 || end > p.src[before].Return):
 			before = j
 		}
 	}
@@ -229,7 +231,7 @@ func (c *linearizability[T, S]) explain(v *fault.Violation, h History[T], p *par
 			text += fmt.Sprintf(" — answered before client %d invoked %s", bad.Client, c.model.describe(g, bad))
 		}
 		vo := fault.ViolationOp{Client: int(op.Client), Op: text, Call: h.Time(op.Call)}
-		if op.Status == OK {
+		if op.Status == OK && !op.maybe {
 			vo.Return = h.Time(op.Return)
 		}
 		v.Ops = append(v.Ops, vo)

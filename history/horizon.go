@@ -30,15 +30,17 @@ func (h horizonOption) applyCheck(o *checkOptions) { o.horizon = time.Duration(h
 // checked in a time that grows with the history, not with the subsets of
 // its unknown operations.
 //
-// It is an assumption about the system under test, and a check under it
-// is as sound as the assumption: a history in which an operation took
-// effect later than d after it was given up on is reported as a violation
-// (the operation is described with its horizon), never the other way
-// round. Choose d above the longest time the system can take to apply a
-// request it accepted: for raft, the longest leaderless stretch the run's
-// faults can cause plus an election. Operations still pending when the
-// check runs have no horizon (they are open to the end, as without the
-// option). d must be positive.
+// It is an assumption about the system under test: a history in which an
+// operation took effect later than d after it was given up on, and a later
+// operation saw it, is reported as a violation whose summary names the
+// horizon, where a check without it would pass. A history that keeps to
+// the horizon gets the verdict it gets without one. Choose d above the
+// longest time the system can take to apply a request it accepted: for
+// raft, the longest leaderless stretch the run's faults can cause plus an
+// election. Operations still pending when the check runs have no horizon,
+// nor do those the recorder made unknown when it was full (both are open
+// to the end, as without the option). The memory budget counts a set of
+// states as one state. d must be positive.
 func WithUnknownHorizon(d time.Duration) CheckOption {
 	if d <= 0 {
 		panic(fmt.Sprintf("arena: history.WithUnknownHorizon(%s): the horizon must be positive", d))
@@ -46,12 +48,13 @@ func WithUnknownHorizon(d time.Duration) CheckOption {
 	return horizonOption(d)
 }
 
-// bound closes op, an unknown outcome of an operation that changes
-// something, at the check's horizon: answered then, in the check's own
-// copy, as one that may not have happened (Op.maybe). Without a horizon
-// it does nothing.
+// bound closes op, an operation that changes something and that its
+// client gave up on, at the check's horizon: answered then, in the check's
+// own copy, as one that may not have happened (Op.maybe). One without the
+// time it was given up on (the recorder made it unknown when it was full)
+// stays open. Without a horizon it does nothing.
 func (c *linearizability[T, S]) bound(g *guard, op *Op[T]) {
-	if c.opts.horizon > 0 && op.Status == Unknown && c.live(g, op) {
+	if c.opts.horizon > 0 && op.Status == Unknown && op.Return > 0 && op.Return >= op.Call && c.live(g, op) {
 		op.Status, op.Return, op.maybe = OK, op.Return+c.opts.horizon, true
 	}
 }
@@ -62,9 +65,10 @@ func (c *linearizability[T, S]) bound(g *guard, op *Op[T]) {
 type states[S any] []S
 
 // maybeModel is m over sets of states: an operation closed at its horizon
-// (Op.maybe) leads from each state to the one it gives and to the state
-// itself (it did not happen); any other operation leads from each state
-// to the one it gives, and fails where it fails from every state.
+// (Op.maybe) leads from each state to the one it gives as an unknown
+// outcome (m's Step sees it Unknown: its output means nothing) and to the
+// state itself (it did not happen); any other operation leads from each
+// state to the one it gives, and fails where it fails from every state.
 func maybeModel[T, S any](m Model[T, S], horizon time.Duration) Model[T, states[S]] {
 	eq := m.Equal
 	if eq == nil {
@@ -88,8 +92,12 @@ func maybeModel[T, S any](m Model[T, S], horizon time.Duration) Model[T, states[
 		Init: func() states[S] { return states[S]{m.Init()} },
 		Step: func(set states[S], op Op[T]) (bool, states[S]) {
 			next := make(states[S], 0, len(set)+1)
+			as := op
+			if op.maybe {
+				as.Status = Unknown
+			}
 			for _, s := range set {
-				if ok, n := m.Step(s, op); ok {
+				if ok, n := m.Step(s, as); ok {
 					next = add(next, n)
 				}
 				if op.maybe {
@@ -112,9 +120,13 @@ func maybeModel[T, S any](m Model[T, S], horizon time.Duration) Model[T, states[
 		Partition: m.Partition,
 		ReadOnly:  m.ReadOnly,
 		Describe: func(op Op[T]) string {
+			as := op
+			if op.maybe {
+				as.Status, as.Return = Unknown, op.Return-horizon
+			}
 			s := fmt.Sprintf("%v", op.Value)
 			if m.Describe != nil {
-				s = m.Describe(op)
+				s = m.Describe(as)
 			}
 			if op.maybe {
 				s += fmt.Sprintf(" (unknown: took effect by %s after it was given up on, or never)", horizon)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/history"
 )
@@ -56,6 +57,13 @@ func TestUnknownHorizon(t *testing.T) {
 			{2500, 1, get("k"), 0}, {3000, 1, get("k").Read(0, false), history.OK},
 			{5000, 1, get("k"), 0}, {6000, 1, get("k").Read(1, true), history.OK},
 		}, time.Millisecond, true},
+		// Given up on, a CAS's output means nothing: one that found what
+		// it expected and swapped is seen by the read.
+		{"a cas given up on that swapped, 1s horizon", []step{
+			{0, 0, put("k", 1), 0}, {100, 0, put("k", 1), history.OK},
+			{200, 0, history.CAS("k", 1, 2), 0}, {1000, 0, history.CAS("k", 1, 2), history.Unknown},
+			{1500, 1, get("k"), 0}, {1600, 1, get("k").Read(2, true), history.OK},
+		}, time.Second, true},
 		{"a stale read is still one", []step{
 			{0, 0, put("k", 1), 0}, {100, 0, put("k", 1), history.OK},
 			{200, 0, put("k", 2), 0}, {1000, 0, put("k", 2), history.Unknown},
@@ -76,10 +84,31 @@ func TestUnknownHorizon(t *testing.T) {
 			t.Errorf("%s: Run() = %v, want a violation", tc.name, err)
 		case !tc.ok && tc.name == "late, past a 1s horizon":
 			text := v.Summary + "\n" + strings.Join(v.Details, "\n")
-			if !strings.Contains(text, "took effect by 1s after it was given up on, or never") {
+			if !strings.Contains(text, "WithUnknownHorizon: an operation given up on took effect within 1s of that, or never") {
 				t.Errorf("%s: the violation does not name the horizon its unknown write was held to:\n%s", tc.name, text)
 			}
 		}
+	}
+}
+
+// An operation the recorder made unknown when it was full has no time it
+// was given up on: it stays open to the end, not closed at a horizon
+// before it was invoked.
+func TestUnknownHorizonRecorderFull(t *testing.T) {
+	clk := clock.NewVirtual(time.Time{})
+	rec := history.NewRecorder[history.KV](clk, history.WithCap(3))
+	clk.Advance(2 * time.Second)
+	a := rec.Invoke(0, history.Put("k", 1))
+	b := rec.Invoke(1, history.Put("k", 2))
+	clk.Advance(time.Second)
+	a.OK(history.Put("k", 1))
+	rec.Invoke(2, history.Get("k")).OK(history.Get("k").Read(1, true))
+	clk.Advance(time.Second)
+	rec.Invoke(3, history.Put("k", 4)) // refused: the recorder is full
+	clk.Advance(time.Second)
+	b.OK(history.Put("k", 2)) // after the cut: unknown, with no time
+	if err := run(history.Linearizable("kv", rec, history.KVModel(), history.WithReportDir(""), history.WithUnknownHorizon(time.Second))); err != nil {
+		t.Errorf("Run() = %v, want nil: the put cut off by the full recorder may not have happened", err)
 	}
 }
 

@@ -60,9 +60,9 @@ import (
 // later operation that shows one took effect late finds it still carried.
 //
 // Under a horizon (WithUnknownHorizon, horizon.go) nothing is carried:
-// each unknown operation is closed at its horizon when it is read, an
+// each operation given up on is closed at its horizon when it is read, an
 // answered one that may not have happened, and a cut waits for its
-// horizon like any answer. The witness is then a set of states.
+// horizon like any answer (cutOf). The witness is then a set of states.
 //
 // # Cost and memory
 //
@@ -256,8 +256,9 @@ func (c *linearizability[T, S]) each(parts []*ipart[T, S], f func(*ipart[T, S]))
 // cutOf returns where the latest quiescent cut of ops (by Call) is: the
 // number of operations before it. Operations before it all have an
 // outcome, and those answered were answered before the next one was
-// invoked.
-func (c *linearizability[T, S]) cutOf(ops []*Op[T]) int {
+// invoked. A cut after them all (at now+1) waits until every answer is
+// in the past: one closed at its horizon is answered later than now.
+func (c *linearizability[T, S]) cutOf(ops []*Op[T], now time.Duration) int {
 	j := 0
 	var answered time.Duration // the latest answer so far
 	for i, op := range ops {
@@ -272,6 +273,9 @@ func (c *linearizability[T, S]) cutOf(ops []*Op[T]) int {
 		case OK:
 			answered = max(answered, op.Return)
 		}
+	}
+	if answered > now {
+		return j
 	}
 	return len(ops)
 }
@@ -305,7 +309,7 @@ func (c *linearizability[T, S]) advance(p *ipart[T, S], init S, carried, ops []*
 	}
 	g := &guard{b: b}
 	defer g.release()
-	j := c.cutOf(ops)
+	j := c.cutOf(ops, now)
 	live := make([]*Op[T], 0, len(ops))
 	liveBefore := 0
 	for i, op := range ops {
@@ -598,7 +602,7 @@ func (c *linearizability[T, S]) incProgress(parts []*ipart[T, S], d delta[T]) st
 		for _, op := range p.ops {
 			if c.live(g, op) {
 				ops++
-				if op.Status != OK {
+				if op.Status != OK || op.maybe {
 					unknown++
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,10 +85,6 @@ func TestCheckCost(t *testing.T) {
 				t.Errorf("check %d of %d: %v", i+1, len(verdicts), err)
 			}
 		}
-		// The check has teeth on this history: a read recorded after
-		// everything that finds nothing at the first place of a list
-		// appended to is stale, to the check that ran after every
-		// recovery and to one of the whole.
 		var key string
 		unknown := 0
 		for _, op := range wl.rec.History().Ops {
@@ -98,18 +95,48 @@ func TestCheckCost(t *testing.T) {
 				unknown++
 			}
 		}
+		if unknown == 0 {
+			t.Errorf("no append was given up on: the run did not test the check's horizon")
+		}
+		plantedHorizon(t, wl.rec, timed)
+		// The check has teeth on this history too: a read recorded after
+		// everything that finds nothing at the first place of a list
+		// appended to is stale, to the check that ran after every
+		// recovery and to one of the whole (a second part at fault).
 		stale := history.ReadAt(key, 1)
 		wl.rec.Invoke(99, stale).OK(stale.Read(0, false))
-		var v1, v2 *fault.Violation
-		if err := timed.Run(context.Background()); !errors.As(err, &v1) {
-			t.Errorf("a stale read of %q added at the end: the check run after every recovery says %v, want a violation", key, err)
-		}
-		if err := history.Linearizable("whole", wl.rec, lengthModel(), checkOpts...).Run(context.Background()); !errors.As(err, &v2) {
-			t.Errorf("a stale read of %q added at the end: one check of the whole history says %v, want a violation", key, err)
+		for _, c := range []fault.Check{timed, history.Linearizable("whole", wl.rec, lengthModel(), checkOpts...)} {
+			var v *fault.Violation
+			if err := c.Run(context.Background()); !errors.As(err, &v) || !strings.Contains(v.Summary, "1 more parts are not either") {
+				t.Errorf("a stale read of %q added at the end: %s says %v, want a violation of two parts", key, c.Name, err)
+			}
 		}
 		ops, _ := wl.Counts()
 		t.Logf("%s simulated, %d faults landed, %d recovered; %d operations recorded, %d appends with unknown outcomes", length, rep.Landed, rep.Recovered, ops, unknown)
 	}, arenatest.WithSeed(24))
+}
+
+// plantedHorizon records, on a list of its own, an append given up on that
+// a read finds missing 90 (simulated) seconds later and another present
+// 30 seconds after that: it took effect past the one-minute horizon. The check that ran after
+// every recovery and one of the whole must both say so, naming the
+// horizon (without it the history would be linearizable).
+func plantedHorizon(t *testing.T, rec *history.Recorder[history.LogOp], timed fault.Check) {
+	t.Helper()
+	const planted = "planted-late-append"
+	rec.Invoke(98, history.Append(planted, 1)).Unknown()
+	read := history.ReadAt(planted, 1)
+	time.Sleep(90 * time.Second)
+	rec.Invoke(98, read).OK(read.Read(0, false))
+	time.Sleep(30 * time.Second)
+	rec.Invoke(98, read).OK(read.Read(0, true))
+	for _, c := range []fault.Check{timed, history.Linearizable("whole", rec, lengthModel(), checkOpts...)} {
+		var v *fault.Violation
+		if err := c.Run(context.Background()); !errors.As(err, &v) || !strings.Contains(v.Summary, `key "`+planted+`"`) ||
+			!strings.Contains(v.Summary, "WithUnknownHorizon: an operation given up on took effect within 1m0s of that, or never") {
+			t.Errorf("an append given up on, missing 90s later and seen 30s after that, past the one-minute horizon: %s says %v, want a violation of %q that names the horizon", c.Name, err, planted)
+		}
+	}
 }
 
 // checkOpts are the check's options: an append the client gave up on
