@@ -22,6 +22,10 @@ type Error struct {
 	Column int // 1-based; 0 when unknown
 	Path   string
 	Msg    string
+	// Err is the cause, when the problem has one that callers may test
+	// for: a target the system does not list is a *fault.TargetError
+	// (errors.Is(err, fault.ErrNoTarget)).
+	Err error
 }
 
 // Error formats the problem as file:line:column: path: message, leaving out
@@ -48,8 +52,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap makes errors.Is(err, ErrInvalid) true.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) true, and errors.Is and
+// errors.As see the cause (Err) when there is one.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
 
 // Errors is every problem found in a scenario, in file order (in
 // field order for scenarios built in code). Load and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -447,6 +448,12 @@ actions:
 	}
 	if len(rt.landed) != 0 {
 		t.Errorf("landed %v before refusing the run, want nothing", rt.landed)
+	}
+	// A caller can tell this refusal from others, and read its parts.
+	var te *fault.TargetError
+	if !errors.Is(err, fault.ErrNoTarget) || !errors.Is(err, scenario.ErrInvalid) || !errors.As(err, &te) || te.Target != "worker-1" {
+		t.Errorf("Run's error: errors.Is ErrNoTarget %v, ErrInvalid %v, As *fault.TargetError %v (%+v); want all, the first for worker-1",
+			errors.Is(err, fault.ErrNoTarget), errors.Is(err, scenario.ErrInvalid), errors.As(err, &te), te)
 	}
 }
 

@@ -460,7 +460,9 @@ func targetProblem(sc *Scenario, i int, err error, when string) *Error {
 	if l := sc.Actions[i].Label; l != "" {
 		step = fmt.Sprintf("step %q", l)
 	}
-	return sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, field), "%s: %v", step, err)
+	e := sc.src.errAt(fmt.Sprintf("actions[%d].action.%s", i, field), "%s: %v", step, err)
+	e.Err = err
+	return e
 }
 
 // recheckRoles checks again, at the end of the warmup, the steps whose
