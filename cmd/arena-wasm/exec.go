@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ares-arena/arena/wasmhost"
+)
+
+// execBinary is the -exec form: load the binary (from the cache when it
+// was compiled before), then run its command line.
+func execBinary(ctx context.Context, path string, args []string) int {
+	a, err := wasmhost.ParseArgs(args)
+	if err == nil {
+		err = a.SeedFromEnv(os.Getenv("ARENA_SEED"))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %v\n", err)
+		return 2
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %v\n", err)
+		return 3
+	}
+	if len(wasm) < 4 || string(wasm[:4]) != "\x00asm" {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %s is no WebAssembly module: build it with GOOS=wasip1 GOARCH=wasm (arena-wasm test does)\n", path)
+		return 2
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %v\n", err)
+		return 3
+	}
+	cfg := wasmhost.Config{Dir: dir, Env: os.Environ(), CacheDir: cacheDir()}
+	if os.Getenv("ARENA_WASM_VERBOSE") != "" {
+		cfg.Trace = os.Stderr
+	}
+	if v := os.Getenv("ARENA_WASM_PROCS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "arena-wasm: ARENA_WASM_PROCS: %q is not a number of instances (want at least 1)\n", v)
+			return 2
+		}
+		cfg.Procs = n
+	}
+	start := time.Now()
+	h, err := wasmhost.New(ctx, wasm, cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %s: %v\n", path, err)
+		return 3
+	}
+	defer h.Close(context.Background())
+	if os.Getenv("ARENA_WASM_VERBOSE") != "" {
+		fmt.Fprintf(os.Stderr, "arena-wasm: %s (build %s) loaded in %s\n", filepath.Base(path), h.Build()[:16], time.Since(start).Round(time.Millisecond))
+	}
+	return h.Exec(ctx, a, os.Stdout, os.Stderr)
+}
+
+// cacheDir is where compiled modules are kept: ARENA_WASM_CACHE, else
+// arena/wazero under the user's cache directory, else none.
+func cacheDir() string {
+	if d := os.Getenv("ARENA_WASM_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "arena", "wazero")
+}

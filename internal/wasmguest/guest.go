@@ -1,0 +1,69 @@
+// Package wasmguest is arena's side of the deterministic host
+// (cmd/arena-wasm, package wasmhost): whether the program runs under it,
+// the build it runs, and the calls a test helper makes to it: the run's
+// seed, a child instance per seed of a sweep, a value for the parent.
+// Outside that host (any GOOS but wasip1, or another WebAssembly runtime)
+// Active is false and the calls return ErrNoHost.
+package wasmguest
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// ErrNoHost: the program does not run under arena's deterministic host.
+var ErrNoHost = errors.New("not under arena-wasm")
+
+// Active reports whether the program runs under arena's deterministic
+// host: every random bit and clock reading it gets comes from its seed.
+func Active() bool { return active }
+
+var active = runtime.GOOS == "wasip1" && os.Getenv("ARENA_WASM_HOST") != ""
+
+// Build is what a deterministic execution depends on besides its command
+// line and seed: the binary (its sha256, which pins the toolchain, the
+// program and every module version) and, to say so to a reader, the Go
+// version and the modules it was built from.
+type Build struct {
+	ID      string   `json:"id"`             // sha256 of the test binary, first 16 hex digits
+	Go      string   `json:"go"`             // runtime.Version()
+	Modules []string `json:"modules"`        // path@version of the main module and its dependencies
+	Host    string   `json:"host,omitempty"` // the host: arena-wasm and wazero
+}
+
+// Current is the running program's build, nil outside the host.
+func Current() *Build {
+	if !active {
+		return nil
+	}
+	b := &Build{ID: os.Getenv("ARENA_WASM_BUILD"), Go: runtime.Version(), Host: "arena-wasm (wazero)"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b.Modules = append(b.Modules, bi.Main.Path+"@"+orDevel(bi.Main.Version))
+		for _, d := range bi.Deps {
+			v := d.Version
+			if d.Replace != nil {
+				v = "=> " + d.Replace.Path + "@" + orDevel(d.Replace.Version)
+			}
+			b.Modules = append(b.Modules, d.Path+"@"+v)
+		}
+	}
+	return b
+}
+
+func orDevel(v string) string {
+	if v == "" {
+		return "(devel)"
+	}
+	return v
+}
+
+// Outcome is how a child instance ended.
+type Outcome struct {
+	Exit   int             `json:"exit"`
+	Output string          `json:"output"`
+	Result json.RawMessage `json:"result,omitempty"` // what it handed on (Hand)
+	Err    string          `json:"err,omitempty"`    // the host's trouble running it
+}
