@@ -161,14 +161,11 @@ func selector(t TB) string {
 	if _, ok := t.(ginkgoReporter); ok {
 		return "-ginkgo.focus=" + shellQuote("^"+regexp.QuoteMeta(name)+"$")
 	}
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
+	pattern := selectorPattern(name)
 	if _, ok := t.(metricReporter); ok && strings.HasPrefix(name, "Benchmark") {
-		return "-run '^$' -bench " + shellQuote(strings.Join(parts, "/"))
+		return "-run '^$' -bench " + shellQuote(pattern)
 	}
-	return "-run " + shellQuote(strings.Join(parts, "/"))
+	return "-run " + shellQuote(pattern)
 }
 
 // shellQuote quotes s for a POSIX shell.

@@ -115,6 +115,9 @@ func shrunkLines(t TB, res *shrink.Result, err error) []string {
 	if werr := writeShrunk(path, res); werr != nil {
 		return append(lines, fmt.Sprintf("  not written: %v", werr))
 	}
+	if deterministic() {
+		return append(lines, "  written to "+path, "replay exactly: "+detReplayFile(t, path))
+	}
 	return append(lines, "  written to "+path,
 		fmt.Sprintf("replay: go test %s -%s=%s", selector(t), ReplayFlag, path))
 }

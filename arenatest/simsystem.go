@@ -174,15 +174,15 @@ func (r *simRun) play(t *testing.T, body func(t *testing.T, opts []Option)) {
 		if wall == 0 {
 			wall = clock.Wall().Sub(wallStart)
 		}
-		t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", r.seed, b.simulated.Round(time.Millisecond), wall.Round(time.Millisecond))
+		logSimulation(t, r.seed, b.simulated, wall)
 		switch {
 		case held != nil && !done: // the bubble stopped the test besides: no shrinking then
 			t.Errorf("%s", held.f.text(t))
 		case held == nil && t.Failed():
-			cmds := replayCommands(t, r.seed)
-			t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
+			logReplay(t, r.seed)
 		}
 	}()
+	fixSeed(t, r.seed)
 	s := &simulation{seed: r.seed, outer: t, held: func(p pendingFailure) { held = &p }}
 	b.run(t, s, func(t *testing.T, w *sim.World) {
 		t.Helper()

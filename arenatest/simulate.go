@@ -132,14 +132,14 @@ func Simulate(t *testing.T, f func(t *testing.T, w *sim.World), opts ...Option) 
 		stop[struct{}](t, "Simulate", err)
 		return
 	}
+	fixSeed(t, seed)
 	b := bubble{seed: seed, watchdog: watchdogOf(o)}
 	wallStart := clock.Wall()
 	defer func() {
 		t.Helper()
-		t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, b.simulated.Round(time.Millisecond), clock.Wall().Sub(wallStart).Round(time.Millisecond))
+		logSimulation(t, seed, b.simulated, clock.Wall().Sub(wallStart))
 		if t.Failed() {
-			cmds := replayCommands(t, seed)
-			t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
+			logReplay(t, seed)
 		}
 	}()
 	b.run(t, &simulation{seed: seed, outer: t}, f)
@@ -163,6 +163,9 @@ func simulationSeed(o *options) (uint64, error) {
 }
 
 func watchdogOf(o *options) time.Duration {
+	if deterministic() {
+		return 0 // nothing outside the program can block it
+	}
 	if o.watchdog != nil {
 		return *o.watchdog
 	}
@@ -172,6 +175,9 @@ func watchdogOf(o *options) time.Duration {
 // replayCommands are the two commands that replay t's simulation: with the
 // seed, or under -arena.replay with the file (whose seed the run took).
 func replayCommands(t TB, seed uint64) [2]string {
+	if deterministic() {
+		return detRerun(t, seed)
+	}
 	if path := replayFile(); path != "" {
 		sel := selector(t)
 		return [2]string{
@@ -462,4 +468,26 @@ func cause(state string) string {
 		return "waiting on a channel made outside the bubble (make the world and the system inside Simulate)"
 	}
 	return "blocked outside the bubble's control"
+}
+
+// logReplay logs the commands that replay a failed simulation: exactly on
+// the deterministic clock, the same schedule elsewhere.
+func logReplay(t TB, seed uint64) {
+	cmds := replayCommands(t, seed)
+	if deterministic() {
+		t.Logf("arena: replay exactly: %s\n                     or: %s", cmds[0], cmds[1])
+		return
+	}
+	t.Logf("arena: replay the same schedule: %s\n                              or: %s", cmds[0], cmds[1])
+}
+
+// logSimulation logs what a simulation took: simulated time, and wall
+// time where the program reads the host's (in deterministic mode its wall
+// clock is one the host derives from the seed: arena-wasm times the run).
+func logSimulation(t TB, seed uint64, simulated, wall time.Duration) {
+	if deterministic() {
+		t.Logf("arena: simulation (seed %d, deterministic): %s of simulated time", seed, simulated.Round(time.Millisecond))
+		return
+	}
+	t.Logf("arena: simulation (seed %d): %s of simulated time in %s of wall time", seed, simulated.Round(time.Millisecond), wall.Round(time.Millisecond))
 }

@@ -127,6 +127,9 @@ func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *engine.
 		t.Fatalf("arenatest.Sweep: %v", err)
 	} else if ok {
 		seeds, plan = []uint64{seed}, sweepPlan{count: 1, shard: 1, parts: 1}
+	} else if deterministic() {
+		sweepInstances(t, plan, seeds)
+		return
 	}
 	var failed []sweptSeed
 	var worst *engine.Report
@@ -143,6 +146,7 @@ func Sweep(t *testing.T, count int, run func(t *testing.T, seed uint64) *engine.
 		if rep == nil {
 			rep = noted.worst()
 		}
+		handReport(rep)
 		if worse(rep, worst) {
 			worst = rep
 		}

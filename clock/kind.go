@@ -2,6 +2,8 @@ package clock
 
 import (
 	"time"
+
+	"github.com/ares-arena/arena/internal/wasmguest"
 )
 
 // Kind names the clock a run played on. Every report carries it,
@@ -9,7 +11,7 @@ import (
 // a function of its seed.
 type Kind string
 
-// The three clocks (see DESIGN §14).
+// The four clocks (see DESIGN §14 and §15).
 const (
 	// KindVirtual: arena's Virtual, for systems whose every
 	// goroutine and timer arena controls (the fakes). A run takes no wall
@@ -21,13 +23,24 @@ const (
 	// takes minutes. The schedule is a function of the seed; the outcome
 	// may vary with the order the Go scheduler runs goroutines in.
 	KindSimulated Kind = "simulated (synctest)"
+	// KindDeterministic: a synctest bubble in a test binary built for
+	// GOOS=wasip1 GOARCH=wasm and run by arena-wasm, which gives the
+	// program every random bit and clock reading from the seed, on one
+	// thread. The whole execution, goroutine order included, is then a
+	// function of the command line and the seed, for one build.
+	KindDeterministic Kind = "deterministic (wasip1)"
 	// KindReal: the wall clock. The run takes as long as it says.
 	KindReal Kind = "real"
 )
 
 // Deterministic reports whether a run on the clock is a function of its
-// seed: the same seed, system and options give the same report.
-func (k Kind) Deterministic() bool { return k == KindVirtual }
+// seed: the same seed, system and options give the same report (on a
+// deterministic clock, under the same build and command line).
+func (k Kind) Deterministic() bool { return k == KindVirtual || k == KindDeterministic }
+
+// Bubbled reports whether a run on the clock plays in a synctest bubble:
+// simulated or deterministic.
+func (k Kind) Bubbled() bool { return k == KindSimulated || k == KindDeterministic }
 
 // Time names the clock as reports print it: "virtual time", "simulated
 // time (synctest)", "real time".
@@ -35,6 +48,8 @@ func (k Kind) Time() string {
 	switch k {
 	case KindSimulated:
 		return "simulated time (synctest)"
+	case KindDeterministic:
+		return "deterministic simulated time (wasip1)"
 	case "":
 		return "real time"
 	}
@@ -58,12 +73,16 @@ func InBubble() bool {
 const fakeClockGap = 24 * time.Hour
 
 // KindOf is the kind of a run's clock: virtual for a Virtual,
-// simulated inside a bubble, real otherwise.
+// simulated inside a bubble (deterministic when arena-wasm runs the
+// program), real otherwise.
 func KindOf(c Clock) Kind {
 	if _, ok := c.(*Virtual); ok {
 		return KindVirtual
 	}
 	if InBubble() {
+		if wasmguest.Active() {
+			return KindDeterministic
+		}
 		return KindSimulated
 	}
 	return KindReal

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ares-arena/arena/internal/wasmguest"
 	"math"
 	"slices"
 	"time"
@@ -26,34 +27,39 @@ type Report struct {
 	Virtual bool   `json:"virtual"`
 	// Clock names the clock the run played on: virtual, simulated
 	// (synctest) or real. Only a virtual run is a function of its seed.
-	Clock               clock.Kind     `json:"clock"`
-	ProbeInterval       clock.Duration `json:"probe_interval"` // the resolution of every time measured from samples
-	Start               time.Time      `json:"start"`
-	End                 time.Time      `json:"end"`
-	Score               Score          `json:"score"`
-	Landed              int            `json:"landed"` // faults that landed
-	Recovered           int            `json:"recovered"`
-	Unrecovered         int            `json:"unrecovered"`
-	Undecided           int            `json:"undecided,omitempty"` // the run ended before their verdict: not scored (FaultOutcome.Undecided)
-	MTTR                clock.Duration `json:"mttr"`                // mean TTR of recovered faults
-	P50TTR              clock.Duration `json:"p50_ttr"`
-	P90TTR              clock.Duration `json:"p90_ttr"`
-	P95TTR              clock.Duration `json:"p95_ttr"` // nearest-rank percentiles of recovered faults' TTRs
-	P99TTR              clock.Duration `json:"p99_ttr"`
-	MaxTTR              clock.Duration `json:"max_ttr"`
-	Downtime            clock.Duration `json:"downtime"` // unhealthy samples × probe interval
-	Samples             int            `json:"samples"`
-	HealthySamples      int            `json:"healthy_samples"`
-	ChecksRun           int            `json:"checks_run"`
-	ChecksPassed        int            `json:"checks_passed"`
-	ChecksNotApplicable int            `json:"checks_not_applicable"` // could not look: not measured, not in ChecksRun
-	ChecksUndecided     int            `json:"checks_undecided"`      // ran out of their budget: not measured, not in ChecksRun
-	InjectionErrorCount int            `json:"injection_error_count"`
-	Faults              []FaultOutcome `json:"faults"`
-	InjectionErrors     []fault.Result `json:"injection_errors"` // faults that did not land: not scored
-	Checks              []CheckResult  `json:"checks"`
-	Timeline            []Transition   `json:"timeline"`
-	TimelineDropped     int            `json:"timeline_dropped,omitempty"`
+	Clock clock.Kind `json:"clock"`
+	// Build is, on the deterministic clock, what the replay depends on
+	// besides its command line and seed: the test binary (its sha256,
+	// which pins the toolchain and module versions), the Go version and
+	// the modules. A replay under another build may differ.
+	Build               *wasmguest.Build `json:"build,omitempty"`
+	ProbeInterval       clock.Duration   `json:"probe_interval"` // the resolution of every time measured from samples
+	Start               time.Time        `json:"start"`
+	End                 time.Time        `json:"end"`
+	Score               Score            `json:"score"`
+	Landed              int              `json:"landed"` // faults that landed
+	Recovered           int              `json:"recovered"`
+	Unrecovered         int              `json:"unrecovered"`
+	Undecided           int              `json:"undecided,omitempty"` // the run ended before their verdict: not scored (FaultOutcome.Undecided)
+	MTTR                clock.Duration   `json:"mttr"`                // mean TTR of recovered faults
+	P50TTR              clock.Duration   `json:"p50_ttr"`
+	P90TTR              clock.Duration   `json:"p90_ttr"`
+	P95TTR              clock.Duration   `json:"p95_ttr"` // nearest-rank percentiles of recovered faults' TTRs
+	P99TTR              clock.Duration   `json:"p99_ttr"`
+	MaxTTR              clock.Duration   `json:"max_ttr"`
+	Downtime            clock.Duration   `json:"downtime"` // unhealthy samples × probe interval
+	Samples             int              `json:"samples"`
+	HealthySamples      int              `json:"healthy_samples"`
+	ChecksRun           int              `json:"checks_run"`
+	ChecksPassed        int              `json:"checks_passed"`
+	ChecksNotApplicable int              `json:"checks_not_applicable"` // could not look: not measured, not in ChecksRun
+	ChecksUndecided     int              `json:"checks_undecided"`      // ran out of their budget: not measured, not in ChecksRun
+	InjectionErrorCount int              `json:"injection_error_count"`
+	Faults              []FaultOutcome   `json:"faults"`
+	InjectionErrors     []fault.Result   `json:"injection_errors"` // faults that did not land: not scored
+	Checks              []CheckResult    `json:"checks"`
+	Timeline            []Transition     `json:"timeline"`
+	TimelineDropped     int              `json:"timeline_dropped,omitempty"`
 	// Overtime is how long the run went on observing past its schedule so
 	// that the faults it landed last could be decided (overtime.go).
 	Overtime clock.Duration `json:"overtime,omitempty"`
@@ -82,6 +88,7 @@ func (o *observer) Report(seed uint64) *Report {
 		Seed:                seed,
 		Virtual:             o.ex.Virtual(),
 		Clock:               o.clock,
+		Build:               buildOf(o.clock),
 		ProbeInterval:       clock.Duration(o.opts.ProbeInterval),
 		Start:               o.start,
 		End:                 o.ex.Now(),
@@ -154,4 +161,13 @@ func quantiles(hist map[time.Duration]int, n int, qs ...float64) []clock.Duratio
 		}
 	}
 	return out
+}
+
+// buildOf is the build a run on clock k depends on: the deterministic
+// clock's, nil on the others.
+func buildOf(k clock.Kind) *wasmguest.Build {
+	if k != clock.KindDeterministic {
+		return nil
+	}
+	return wasmguest.Current()
 }

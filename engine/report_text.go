@@ -36,7 +36,7 @@ func (r *Report) writeText(b *strings.Builder, maxRows int) error {
 	if r.Overtime > 0 {
 		fmt.Fprintf(b, " (%s past the schedule, watching its last faults settle)", r.Round(r.Overtime))
 	}
-	if clk == clock.KindSimulated && r.WallTime > 0 {
+	if clk == clock.KindSimulated && r.WallTime > 0 { // a deterministic run's wall clock is its host's fake one
 		fmt.Fprintf(b, " in %s of wall time", r.WallTime.D().Round(time.Millisecond))
 	}
 	b.WriteString("\n")

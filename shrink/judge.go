@@ -251,7 +251,7 @@ func (sh *shrinker) baseline(ctx context.Context) (*scenario.Report, FailRate, e
 			return nil, rate, err
 		}
 		if rate.Runs == 0 {
-			sh.setJudge(rep.Virtual)
+			sh.setJudge(rep.Virtual, rep.Clock.Deterministic())
 		}
 		rate.Runs++
 		if sh.fails == nil && rep.Gate.Verdict == scenario.GateFailed {
@@ -274,12 +274,14 @@ func (sh *shrinker) baseline(ctx context.Context) (*scenario.Report, FailRate, e
 	return failing, rate, nil
 }
 
-func (sh *shrinker) setJudge(virtual bool) {
+// setJudge: one run judges a candidate where a run is a function of its
+// seed (a virtual or deterministic clock), Need of Runs elsewhere.
+func (sh *shrinker) setJudge(virtual, deterministic bool) {
 	sh.virtual = virtual
 	switch {
 	case sh.cfg.Runs > 0:
 		sh.runs, sh.need = sh.cfg.Runs, sh.cfg.Need
-	case virtual:
+	case virtual || deterministic:
 		sh.runs, sh.need = 1, 1
 	default:
 		sh.runs, sh.need = DefaultRuns, DefaultNeed

@@ -53,6 +53,8 @@ func clockName(k clock.Kind, virtual bool) string {
 	switch {
 	case k == clock.KindSimulated:
 		return "a simulated clock (synctest)"
+	case k == clock.KindDeterministic:
+		return "a deterministic clock (wasip1)"
 	case k == clock.KindVirtual || (k == "" && virtual):
 		return "a virtual clock"
 	}
@@ -64,7 +66,12 @@ func clockName(k clock.Kind, virtual bool) string {
 // runs took ("10.6s of wall time, 30m41s simulated").
 func (r *Result) took() string {
 	wall := r.WallTime.D().Round(time.Millisecond).String()
-	if r.Clock != clock.KindSimulated {
+	switch {
+	case r.Clock == clock.KindDeterministic:
+		// The instance's wall clock is the host's fake one: only the
+		// simulated time means anything.
+		return bound.FormatDuration(r.RunTime.D().Round(time.Second)) + " simulated"
+	case !r.Clock.Bubbled():
 		return wall
 	}
 	return fmt.Sprintf("%s of wall time, %s simulated", wall, bound.FormatDuration(r.RunTime.D().Round(time.Second)))
@@ -107,7 +114,7 @@ func writeSchedule(w io.Writer, sc *scenario.Scenario, indent string) error {
 // it comes from and how often it fails, then the scenario (Scenario.WriteYAML).
 func (r *Result) WriteYAML(w io.Writer) error {
 	on := clockName(r.Clock, r.Virtual)
-	if r.Clock == clock.KindSimulated {
+	if r.Clock.Bubbled() {
 		on += ": the search took " + r.took()
 	}
 	head := fmt.Sprintf("# Shrunk by arena from %s (%s, %s) to %s (%s):\n# %s replays on %s.\n",

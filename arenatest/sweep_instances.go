@@ -1,0 +1,126 @@
+package arenatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/internal/wasmguest"
+)
+
+// spawnAhead is how many seeds a deterministic sweep keeps started ahead
+// of the one it waits for: enough to keep every core of the host busy.
+const spawnAhead = 16
+
+// sweepInstances is Sweep in deterministic mode: each seed runs in a child
+// instance of the binary, started with -test.run selecting the seed's
+// subtest and the seed as its own (the host runs as many at once as it has
+// cores). A child is what the seed's replay command runs: the same
+// arguments, environment and seed, so it replays exactly. Each seed's
+// subtest here waits for its child, passes or fails as it did, and shows
+// its output when it failed (or under -v).
+func sweepInstances(t *testing.T, plan sweepPlan, seeds []uint64) {
+	t.Helper()
+	children := make([]wasmguest.Child, len(seeds))
+	errs := make([]error, len(seeds))
+	started := 0
+	startUpTo := func(n int) {
+		for ; started < min(n, len(seeds)); started++ {
+			s := seeds[started]
+			children[started], errs[started] = wasmguest.Spawn(childRun(t, s), s)
+		}
+	}
+	var failed []sweptSeed
+	var worst *engine.Report
+	for i, seed := range seeds {
+		startUpTo(i + spawnAhead)
+		var rep *engine.Report
+		var cmd string
+		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			cmd = detRerun(t, seed, SeedsFlag, ShardFlag)[0]
+			if errs[i] != nil {
+				t.Fatalf("arena: sweep: seed %d: %v", seed, errs[i])
+			}
+			o, err := children[i].Wait()
+			if err != nil {
+				t.Fatalf("arena: sweep: seed %d: %v", seed, err)
+			}
+			rep = childReport(o)
+			switch {
+			case o.Err != "":
+				t.Errorf("arena: sweep: seed %d: the host could not run it: %s\n%s", seed, o.Err, o.Output)
+			case o.Exit != 0:
+				t.Errorf("arena: sweep: seed %d failed in its instance (exit %d):\n%s", seed, o.Exit, childLines(o.Output))
+			case testing.Verbose():
+				t.Logf("seed %d, in its instance:\n%s", seed, childLines(o.Output))
+			}
+		})
+		if worse(rep, worst) {
+			worst = rep
+		}
+		if !ok {
+			failed = append(failed, sweptSeed{seed: seed, rep: rep, cmd: cmd})
+		}
+	}
+	summary := sweepSummary(plan, len(seeds), failed, worst) + "\n  (deterministic: each seed ran in an instance of its own; each command replays it exactly)"
+	if len(failed) > 0 {
+		t.Errorf("%s", summary)
+		return
+	}
+	t.Logf("%s", summary)
+}
+
+// childRun is the -test.run of seed's subtest of t.
+func childRun(t *testing.T, seed uint64) string {
+	return selectorPattern(t.Name() + fmt.Sprintf("/seed=%d", seed))
+}
+
+// selectorPattern is the -test.run pattern that selects the test named
+// name (t.Name()) alone: each element anchored and quoted.
+func selectorPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// childReport is the report a child handed on (handReport), if any.
+func childReport(o wasmguest.Outcome) *engine.Report {
+	if len(o.Result) == 0 {
+		return nil
+	}
+	var rep engine.Report
+	if json.Unmarshal(o.Result, &rep) != nil {
+		return nil
+	}
+	return &rep
+}
+
+// handReport gives a seed's report to the sweep whose child this instance
+// is (a no-op elsewhere).
+func handReport(rep *engine.Report) {
+	if rep == nil || !deterministic() {
+		return
+	}
+	if b, err := json.Marshal(rep); err == nil {
+		wasmguest.Hand(b)
+	}
+}
+
+// childLines is a child's output without the lines the testing package
+// and the sweep wrap its seed in, which repeat the parent's.
+func childLines(out string) string {
+	var keep []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		trimmed := strings.TrimSpace(l)
+		if trimmed == "PASS" || trimmed == "FAIL" || strings.HasPrefix(trimmed, "arena: sweep: 1 seeds run") {
+			continue
+		}
+		keep = append(keep, "    "+l)
+	}
+	return strings.Join(keep, "\n")
+}
