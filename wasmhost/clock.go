@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
+
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // Epoch is where every instance's wall clock starts: midnight UTC,
@@ -25,16 +28,30 @@ const tick = time.Microsecond
 // instance is single-threaded, so reads and sleeps come one at a time.
 type clocks struct {
 	elapsed time.Duration // since the instance started
+	// stop, once set (the run's context ended), makes the next reading
+	// or sleep end the instance: the Go runtime reads the clock in its
+	// scheduler, so a program cannot run on long without one.
+	stop *atomic.Bool
+}
+
+// stopIfAsked ends the instance when its run was stopped: a host
+// function's panic with an exit error ends the call into the program.
+func (c *clocks) stopIfAsked() {
+	if c.stop != nil && c.stop.Load() {
+		panic(sys.NewExitError(exitStopped))
+	}
 }
 
 // nanotime is the monotonic clock, in nanoseconds since the start.
 func (c *clocks) nanotime() int64 {
+	c.stopIfAsked()
 	c.elapsed += tick
 	return int64(c.elapsed)
 }
 
 // walltime is the wall clock: Epoch plus the monotonic time.
 func (c *clocks) walltime() (sec int64, nsec int32) {
+	c.stopIfAsked()
 	c.elapsed += tick
 	t := Epoch.Add(c.elapsed)
 	return t.Unix(), int32(t.Nanosecond())
@@ -43,6 +60,7 @@ func (c *clocks) walltime() (sec int64, nsec int32) {
 // nanosleep is WASI poll_oneoff's clock: the runtime sleeps only when
 // every goroutine waits on a timer, and the sleep moves time to it.
 func (c *clocks) nanosleep(ns int64) {
+	c.stopIfAsked()
 	if ns > 0 {
 		c.elapsed += time.Duration(ns)
 	}

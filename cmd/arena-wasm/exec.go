@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -48,6 +49,14 @@ func execBinary(ctx context.Context, path string, args []string) int {
 		}
 		cfg.Procs = n
 	}
+	if path := os.Getenv("ARENA_WASM_CPUPROFILE"); path != "" {
+		stop, err := cpuProfile(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "arena-wasm: ARENA_WASM_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer stop()
+	}
 	start := time.Now()
 	h, err := wasmhost.New(ctx, wasm, cfg)
 	if err != nil {
@@ -72,4 +81,18 @@ func cacheDir() string {
 		return ""
 	}
 	return filepath.Join(d, "arena", "wazero")
+}
+
+// cpuProfile profiles the host (ARENA_WASM_CPUPROFILE): where its time
+// goes between the compiled program, the host's calls and the runtime.
+func cpuProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -9,30 +9,33 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // goTest runs go test for wasip1/wasm with this program as -exec, and
 // explains a package that does not build there.
-func goTest(ctx context.Context, args []string) int {
+func goTest(ctx context.Context, args []string, dir string, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "arena-wasm: %v\n", err)
+		fmt.Fprintf(stderr, "arena-wasm: %v\n", err)
 		return 3
 	}
 	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-exec", self}, args...)...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	var seen bytes.Buffer
-	cmd.Stdout = io.MultiWriter(os.Stdout, &seen)
-	cmd.Stderr = io.MultiWriter(os.Stderr, &seen)
+	// go test's two streams, copied by two goroutines, into one buffer.
+	seen := &lockedBuffer{}
+	cmd.Stdout = io.MultiWriter(stdout, seen)
+	cmd.Stderr = io.MultiWriter(stderr, seen)
 	err = cmd.Run()
 	if why := unbuildable(seen.String()); why != "" {
-		fmt.Fprint(os.Stderr, why)
+		fmt.Fprint(stderr, why)
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode()
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "arena-wasm: go test: %v\n", err)
+		fmt.Fprintf(stderr, "arena-wasm: go test: %v\n", err)
 		return 3
 	}
 	return 0
@@ -62,4 +65,22 @@ func unbuildable(out string) string {
 	return "arena-wasm: the package does not build for GOOS=wasip1 GOARCH=wasm: " + why + ".\n" +
 		"  fix: run it in the native simulated mode (go test, arenatest.Simulate: fast, not exact), or put that dependency\n" +
 		"  behind an interface the test gives an in-memory implementation of (mmap-backed stores, x/sys/unix, cgo cannot run there)\n"
+}
+
+// lockedBuffer is a buffer two goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

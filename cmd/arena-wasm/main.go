@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string) int {
 		return 0
 	}
 	if args[0] == "test" {
-		return goTest(ctx, args[1:])
+		return goTest(ctx, args[1:], "", os.Stdout, os.Stderr)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		fmt.Fprintf(os.Stderr, "arena-wasm: %s: want a test binary (or \"test\") first\n%s", args[0], usage)
