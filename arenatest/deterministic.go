@@ -72,11 +72,24 @@ func detCommand(t TB, env string, first, drop []string) string {
 	if id := os.Getenv("ARENA_WASM_BUILD"); id != "" {
 		args = append(args, "-arena.build="+id)
 	}
-	args = append(args, keptArgs(drop...)...)
+	// go test's own flags (-test.v=true from -v) come first on the
+	// program's command line: they go before the package, as go test
+	// takes them, so that go test shows what the program prints.
+	kept := keptArgs(drop...)
+	var goFlags []string
+	for len(kept) > 0 && strings.HasPrefix(kept[0], "-test.") {
+		goFlags = append(goFlags, quoteArg("-"+strings.TrimPrefix(kept[0], "-test.")))
+		kept = kept[1:]
+	}
+	args = append(args, kept...)
 	for i, a := range args {
 		args[i] = quoteArg(a)
 	}
-	return fmt.Sprintf("%s%sarena-wasm test %s . -args %s", keptEnv(), env, selector(t), strings.Join(args, " "))
+	sel := selector(t)
+	if len(goFlags) > 0 {
+		sel = strings.Join(goFlags, " ") + " " + sel
+	}
+	return fmt.Sprintf("%s%sarena-wasm test %s . -args %s", keptEnv(), env, sel, strings.Join(args, " "))
 }
 
 // keptArgs are the program's arguments that the host passed on as given

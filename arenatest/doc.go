@@ -186,9 +186,31 @@
 // replay command). A failed Simulate stops its seed's subtest, but the
 // reports made inside it still count.
 //
+// # Deterministic mode
+//
+// The same tests, built for GOOS=wasip1 GOARCH=wasm and run by
+// cmd/arena-wasm (arena-wasm test ./...), run each simulation on the
+// deterministic clock: the host gives the program every random bit and
+// clock reading from the seed, on one thread, so the seed fixes the whole
+// execution, goroutine order included, for one build. Then:
+//
+//   - a simulation's seed is its instance's: an instance that runs under
+//     none yet runs again from the start under it, so that the failure's
+//     command (arena-wasm test … -args -arena.seed=N -arena.build=ID)
+//     replays the very execution;
+//   - a Sweep runs each seed in a child instance, as many at once as the
+//     host has cores, each what its replay command runs;
+//   - the shrinker judges a candidate by one run, and its file's replay
+//     command is arena-wasm's;
+//   - Replays runs a test function once per seed in instances of its own,
+//     to compare the runs of one seed or count the outcomes of many;
+//   - reports name the clock "deterministic (wasip1)" and record the
+//     build (engine.Report.Build); Deterministic says whether the binary
+//     runs so.
+//
 // # Index
 //
-//   - Helpers: Run, Survive, Compare, Simulate, SimulateRun, SimulateSurvive, System, Sweep, TestRuntime (Effect, Observe),
+//   - Helpers: Run, Survive, Compare, Simulate, SimulateRun, SimulateSurvive, System, Sweep, Replays, Deterministic, TestRuntime (Effect, Observe),
 //     TestDeclared, TestRuntimeDoc, RuntimeFactory, TB.
 //   - Options: Option, WithRuntime, WithFreshRuntime, WithDAG, WithFaults, WithCluster,
 //     Virtual, RealTime, WithSeed, WithWatchdog, WithReportDir, WithProbe, WithChecks, WithGate,
