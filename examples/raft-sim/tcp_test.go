@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/engine"
 	"github.com/ares-arena/arena/events"
 	"github.com/ares-arena/arena/fault"
@@ -28,8 +29,11 @@ import (
 // cut off, the two outages agree, and no acknowledged write be lost or
 // applied twice.
 func TestPartitionOverTCP(t *testing.T) {
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		t.Skip("seconds of real time")
+	case arenatest.Deterministic():
+		t.Skip("real TCP sockets in real time, which wasip1 has neither of")
 	}
 	ids := []string{"n1", "n2", "n3"}
 	var opts []netfault.Option

@@ -32,6 +32,12 @@ type WorkloadConfig struct {
 	// instead of the client node's seeded Rand: for measuring what the
 	// seed buys (TestReproducibility).
 	Unseeded bool
+	// AckUncommitted plants a bug: an append is acknowledged as soon as
+	// the node that leads has it in its log, before raft commits it. A
+	// leader that dies or is cut off before the commit loses a write its
+	// client was told is done, which "no acknowledged write lost"
+	// catches, on some schedules and seeds (TestAckUncommitted).
+	AckUncommitted bool
 }
 
 // Outcome of an operation, as the client saw it.
@@ -255,6 +261,11 @@ func (w *Workload) do(ctx context.Context, op *Op, leader string) string {
 		cmd = encode(opRead, op.Key, 0)
 	}
 	f := r.Apply(cmd, w.cfg.Timeout)
+	if w.cfg.AckUncommitted && !op.Read {
+		// The bug: the leader has the entry; its commit is not awaited.
+		op.Outcome = OK
+		return leader
+	}
 	done := make(chan error, 1)
 	go func() { done <- f.Error() }()
 	var err error
