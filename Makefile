@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats etcd raftsim kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats etcd raftsim raftsim-det arena-wasm kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
 ## test: lint, every package under the race detector, the downstream, NATS, etcd, raft-sim, kube and browser modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
-test: lint unit downstream nats etcd raftsim kube browser fuzz serve-rss
+test: lint unit downstream nats etcd raftsim raftsim-det kube browser fuzz serve-rss
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -61,6 +61,18 @@ raftsim:
 	cd examples/raft-sim && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
 		$(GO) test -count=1 -run '^TestSurvival$$' -v -timeout 15m ./
 
+## raftsim-det: examples/raft-sim in deterministic mode (arena-wasm test: built for wasip1, run
+## under wazero, every random bit and clock reading from the seed): identical reports and output
+## across processes, other seeds other outcomes, the planted bug found by a sweep, replayed
+## exactly and shrunk; the compiled module is cached under ~/.cache/arena/wazero
+raftsim-det:
+	cd examples/raft-sim && GOOS=wasip1 GOARCH=wasm $(GO) vet . && \
+		$(GO) test -count=1 -run '^TestDeterministic$$' -v -timeout 30m . -args -raftsim.det
+
+## arena-wasm: the deterministic runner, into $$GOPATH/bin (then: arena-wasm test ./...)
+arena-wasm:
+	$(GO) install ./cmd/arena-wasm
+
 ## etcd: examples/etcd-cluster, a module of its own: a 3-member etcd cluster in Docker (the etcd of
 ## `make kube-tools`, FROM scratch) under arena, its key-value history checked for linearizability
 ## (skips without a daemon or the binary unless ARENA_REQUIRE_DOCKER=1)
@@ -75,7 +87,7 @@ FUZZTARGETS := FuzzParseDuration:./clock FuzzVirtualClockOffset:./clock \
 	FuzzActionValidate:./fault FuzzMetaKeyDecode:./fault FuzzFaultParams:./fault \
 	FuzzActionEventJSON:./engine FuzzHealthEventJSON:./engine FuzzFaultOutcomeJSON:./engine FuzzLiftEventJSON:./engine FuzzActionID:./engine FuzzQueueSampleSlot:./engine \
 	FuzzLoadScenario:./scenario FuzzValidateScenario:./scenario \
-	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest FuzzParseArgs:./wasmhost
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \
@@ -126,3 +138,4 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./arenatest ./internal/wasmguest ./clock ./engine
