@@ -6,11 +6,14 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ares-arena/arena/arenatest"
 )
 
 var (
@@ -85,6 +88,13 @@ func TestDeterministic(t *testing.T) {
 	})
 
 	t.Run("planted", func(t *testing.T) {
+		t.Cleanup(func() {
+			files, _ := filepath.Glob(filepath.Join(arenatest.ShrunkDir, "TestAckUncommitted_seed_*.yaml"))
+			for _, f := range files {
+				os.Remove(f)
+			}
+			os.Remove(arenatest.ShrunkDir) // if empty
+		})
 		sweep, code := shell(t, "arena-wasm test -run '^TestAckUncommitted$' . -args -raftsim.planted -raftsim.planted.seeds=8")
 		if code == 0 {
 			t.Fatalf("the sweep over the planted bug passed:\n%s", sweep)
