@@ -78,7 +78,14 @@ func detCommand(t TB, env string, first, drop []string) string {
 	kept := keptArgs(drop...)
 	var goFlags []string
 	for len(kept) > 0 && strings.HasPrefix(kept[0], "-test.") {
-		goFlags = append(goFlags, quoteArg("-"+strings.TrimPrefix(kept[0], "-test.")))
+		flag := "-" + strings.TrimPrefix(kept[0], "-test.")
+		switch flag {
+		case "-v=true":
+			flag = "-v"
+		case "-v=test2json":
+			flag = "-json" // go test -json passes -test.v=test2json
+		}
+		goFlags = append(goFlags, quoteArg(flag))
 		kept = kept[1:]
 	}
 	args = append(args, kept...)
