@@ -39,45 +39,83 @@ func fixSeed(t TB, seed uint64) {
 	if !deterministic() || wasmguest.Seed(seed) {
 		return
 	}
-	t.Logf("arena: deterministic: this simulation's seed is %d but the test runs under seed %s (its command line): "+
-		"a replay is exact for the test as a whole, under that seed", seed, os.Getenv(SeedEnv))
+	instance, _ := wasmguest.InstanceSeed()
+	t.Logf("arena: deterministic: this simulation's seed is %d, the test's instance runs under seed %d (its first simulation's, or its command line's): "+
+		"its replay command runs the whole test again under that one", seed, instance)
 }
 
-// detRerun returns the two commands that replay t's simulation exactly in
-// deterministic mode: t alone, the seed, the build, the environment and
-// the arguments the program ran with (keptArgs), which are all of its
-// inputs.
-func detRerun(t TB, seed uint64, drop ...string) [2]string {
-	seedArg := fmt.Sprintf("-%s=%d", SeedFlag, seed)
+// detRerun returns the two commands that replay the instance exactly in
+// deterministic mode: its own inputs, which are the test it runs (its
+// -test.run), its seed, the build, the environment and the arguments the
+// program ran with (keptArgs, less drop). The failing run is one of the
+// instance's: the command runs the instance again, not that run alone,
+// since running less would run something else.
+func detRerun(_ TB, _ uint64, drop ...string) [2]string {
+	seed, override := wasmguest.InstanceSeed()
+	return detCommands(ownRun(), seed, override, nil, drop)
+}
+
+// detCommands are the flag and the environment form of the command that
+// runs an instance of run under seed (every run's, when override; the host
+// random source's only, -arena.wasmseed, otherwise; none when 0).
+func detCommands(run string, seed uint64, override bool, extra, drop []string) [2]string {
+	flagSeed, envSeed := "", ""
+	switch {
+	case seed != 0 && override:
+		flagSeed, envSeed = fmt.Sprintf("-%s=%d", SeedFlag, seed), fmt.Sprintf("%s=%d ", SeedEnv, seed)
+	case seed != 0:
+		flagSeed, envSeed = fmt.Sprintf("-arena.wasmseed=%d", seed), fmt.Sprintf("ARENA_WASM_SEED=%d ", seed)
+	}
+	var first []string
+	if flagSeed != "" {
+		first = []string{flagSeed}
+	}
 	return [2]string{
-		detCommand(t, "", []string{seedArg}, drop),
-		detCommand(t, fmt.Sprintf("%s=%d ", SeedEnv, seed), nil, drop),
+		detCommand(run, "", append(first, extra...), drop),
+		detCommand(run, envSeed, extra, drop),
 	}
 }
 
 // detReplayFile is the command that replays file (-arena.replay) on the
-// deterministic clock: its seed is the file's.
-func detReplayFile(t TB, file string) string {
-	return detCommand(t, "", []string{"-" + ReplayFlag + "=" + file}, []string{ReplayFlag})
+// deterministic clock, in this instance's test and under its seed when
+// that is every run's (a sweep's child: else the sweep would run every
+// seed again).
+func detReplayFile(_ TB, file string) string {
+	seed, override := wasmguest.InstanceSeed()
+	if !override {
+		seed = 0
+	}
+	return detCommands(ownRun(), seed, true, []string{"-" + ReplayFlag + "=" + file}, []string{ReplayFlag})[0]
 }
 
-// detCommand is a deterministic replay command: the environment, t's
-// selector, then after -args (go test passes them on as they are) the
-// flags first, the build, and the program's other arguments (keptArgs,
-// less drop).
+// ownRun is the instance's -test.run: what the host runs it for.
+func ownRun() string {
+	for _, a := range os.Args[1:] {
+		if v, ok := strings.CutPrefix(a, "-test.run="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// detCommand is a deterministic replay command: the environment, go
+// test's flags and the -run pattern, then after -args (go test passes
+// them on as they are) first, the build, and the program's other
+// arguments (keptArgs, less drop).
 //
-//	ARENA_X=1 arena-wasm test -run '^TestA$' . -args -arena.seed=7 -arena.build=0d741133029b233d -test.v=true
-func detCommand(t TB, env string, first, drop []string) string {
-	args := first
+//	ARENA_X=1 arena-wasm test -v -run '^TestA$' . -args -arena.wasmseed=7 -arena.build=0d741133029b233d -raftsim.planted
+func detCommand(run, env string, first, drop []string) string {
+	args := slices.Clone(first)
 	if id := os.Getenv("ARENA_WASM_BUILD"); id != "" {
 		args = append(args, "-arena.build="+id)
 	}
 	// go test's own flags (-test.v=true from -v) come first on the
-	// program's command line: they go before the package, as go test
-	// takes them, so that go test shows what the program prints.
+	// program's command line, in the form go test gives them: they go
+	// before the package, as go test takes them, so that go test shows
+	// what the program prints.
 	kept := keptArgs(drop...)
 	var goFlags []string
-	for len(kept) > 0 && strings.HasPrefix(kept[0], "-test.") {
+	for len(kept) > 0 && strings.HasPrefix(kept[0], "-test.") && strings.Contains(kept[0], "=") {
 		flag := "-" + strings.TrimPrefix(kept[0], "-test.")
 		switch flag {
 		case "-v=true":
@@ -92,11 +130,14 @@ func detCommand(t TB, env string, first, drop []string) string {
 	for i, a := range args {
 		args[i] = quoteArg(a)
 	}
-	sel := selector(t)
+	sel := ""
 	if len(goFlags) > 0 {
-		sel = strings.Join(goFlags, " ") + " " + sel
+		sel = strings.Join(goFlags, " ") + " "
 	}
-	return fmt.Sprintf("%s%sarena-wasm test %s . -args %s", keptEnv(), env, sel, strings.Join(args, " "))
+	if run != "" {
+		sel += "-run " + shellQuote(run) + " "
+	}
+	return fmt.Sprintf("%s%sarena-wasm test %s. -args %s", keptEnv(), env, sel, strings.Join(args, " "))
 }
 
 // keptArgs are the program's arguments that the host passed on as given
@@ -121,7 +162,7 @@ func keptEnv() string {
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case k == SeedEnv, strings.HasPrefix(k, "ARENA_WASM_"):
+		case k == SeedEnv, strings.HasPrefix(k, "ARENA_WASM_"): // the host's, given apart
 		case strings.HasPrefix(k, "ARENA_"), k == "GODEBUG", k == "GOGC", k == "GOMEMLIMIT", k == "GOTRACEBACK":
 			fmt.Fprintf(&b, "%s=%s ", k, quoteArg(v))
 		}

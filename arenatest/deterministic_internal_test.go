@@ -28,13 +28,19 @@ func TestDetRerunIsTheChildsCommandLine(t *testing.T) {
 	t.Setenv("ARENA_FOO", "1")
 	t.Setenv("ARENA_WASM_VERBOSE", "1")
 
-	cmds := detRerun(namedT{t, "TestA/seed=7"}, 7, SeedsFlag, ShardFlag)
+	// A sweep's parent prints seed 7's command: its child's inputs.
+	cmds := detCommands(selectorPattern("TestA/seed=7"), 7, true, nil, []string{SeedsFlag, ShardFlag})
 	want := "ARENA_FOO=1 arena-wasm test -v -count=1 -run '^TestA$/^seed=7$' . -args -arena.seed=7 -arena.build=0123456789abcdef -raftsim.planted '-x=a b'"
 	if cmds[0] != want {
-		t.Errorf("detRerun:\n got %s\nwant %s", cmds[0], want)
+		t.Errorf("detCommands:\n got %s\nwant %s", cmds[0], want)
 	}
 	if !strings.HasPrefix(cmds[1], "ARENA_FOO=1 ARENA_SEED=7 arena-wasm test -v -count=1 -run ") || strings.Contains(cmds[1], "-arena.seed=") {
 		t.Errorf("the environment form: %s", cmds[1])
+	}
+	// An instance that asked for its simulation's seed: the host's seed
+	// only, in the instance's own test.
+	if got := detCommands(ownRun(), 9, false, nil, nil)[0]; !strings.Contains(got, "-run '^TestA$/^seed=7$' . -args -arena.wasmseed=9 -arena.build=") {
+		t.Errorf("an instance under its first simulation's seed: %s", got)
 	}
 
 	// What go test hands the binary for that command, as it orders it.

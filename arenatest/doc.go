@@ -195,9 +195,10 @@
 // execution, goroutine order included, for one build. Then:
 //
 //   - a simulation's seed is its instance's: an instance that runs under
-//     none yet runs again from the start under it, so that the failure's
-//     command (arena-wasm test … -args -arena.seed=N -arena.build=ID)
-//     replays the very execution;
+//     none yet runs again from the start with it as its host's seed (the
+//     seeds in the code stay the runs'), so that the failure's command,
+//     which runs the instance again (arena-wasm test -run '^TestA$' . -args
+//     -arena.wasmseed=N -arena.build=ID), replays the very execution;
 //   - a Sweep runs each seed in a child instance, as many at once as the
 //     host has cores, each what its replay command runs;
 //   - the shrinker judges a candidate by one run, and its file's replay

@@ -1,8 +1,9 @@
 package arenatest
 
 import (
-	"os"
-	"strconv"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ares-arena/arena/internal/wasmguest"
@@ -31,25 +32,38 @@ import (
 func Replays(t *testing.T, seeds []uint64, f func(t *testing.T, seed uint64) []byte) [][]byte {
 	t.Helper()
 	out := make([][]byte, len(seeds))
-	switch {
-	case !deterministic():
+	if !deterministic() {
 		for i, s := range seeds {
 			out[i] = f(t, s)
 		}
-	case wasmguest.IsChild():
+		return out
+	}
+	as := callTag(t, "Replays")
+	if wasmguest.ChildAs() == as {
 		// This instance is one call: its seed is the instance's. What
 		// follows Replays in t is the parent's to run.
-		seed, _ := strconv.ParseUint(os.Getenv(SeedEnv), 10, 64)
+		seed, _ := wasmguest.InstanceSeed()
 		wasmguest.Hand(f(t, seed))
 		t.SkipNow()
-	default:
-		replayInstances(t, seeds, out)
 	}
+	replayInstances(t, as, seeds, out)
 	return out
 }
 
+// calls counts each test's calls of Replays and Sweep, for callTag.
+var calls sync.Map // "Replays TestA" → *atomic.Int64
+
+// callTag names this call of fn in t, the k-th of t's: what a child
+// instance spawned for it is to be (ARENA_WASM_CHILD), so that a child
+// acts for that call only.
+func callTag(t *testing.T, fn string) string {
+	key := fn + " " + t.Name()
+	n, _ := calls.LoadOrStore(key, new(atomic.Int64))
+	return fmt.Sprintf("%s #%d", key, n.(*atomic.Int64).Add(1))
+}
+
 // replayInstances runs each seed's call in a child instance that runs t.
-func replayInstances(t *testing.T, seeds []uint64, out [][]byte) {
+func replayInstances(t *testing.T, as string, seeds []uint64, out [][]byte) {
 	t.Helper()
 	run := selectorPattern(t.Name())
 	children := make([]wasmguest.Child, len(seeds))
@@ -57,7 +71,7 @@ func replayInstances(t *testing.T, seeds []uint64, out [][]byte) {
 	started := 0
 	for i, seed := range seeds {
 		for ; started < min(i+spawnAhead, len(seeds)); started++ {
-			children[started], errs[started] = wasmguest.Spawn(run, seeds[started])
+			children[started], errs[started] = wasmguest.Spawn(run, seeds[started], as)
 		}
 		if errs[i] != nil {
 			t.Errorf("arena: Replays: seed %d: %v", seed, errs[i])

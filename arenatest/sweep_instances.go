@@ -24,23 +24,32 @@ const spawnAhead = 16
 // its output when it failed (or under -v).
 func sweepInstances(t *testing.T, plan sweepPlan, seeds []uint64) {
 	t.Helper()
+	if as := callTag(t, "Sweep"); !strings.HasSuffix(as, " #1") {
+		t.Fatalf("arenatest.Sweep: a second Sweep in %s: in deterministic mode a seed's instance runs the test's subtest seed=N, which the first Sweep names; put each Sweep in a test or subtest of its own", t.Name())
+	}
 	children := make([]wasmguest.Child, len(seeds))
 	errs := make([]error, len(seeds))
 	started := 0
 	startUpTo := func(n int) {
 		for ; started < min(n, len(seeds)); started++ {
 			s := seeds[started]
-			children[started], errs[started] = wasmguest.Spawn(childRun(t, s), s)
+			children[started], errs[started] = wasmguest.Spawn(childRun(t, s), s, "sweep "+t.Name())
 		}
+	}
+	// A -test.run that selects among the seeds (arena-wasm test -run
+	// '^TestA$/^seed=7$') would leave children started for seeds no
+	// subtest waits for: start each in its subtest then.
+	ahead := spawnAhead
+	if len(splitPattern(ownRun())) > len(strings.Split(t.Name(), "/")) {
+		ahead = 1
 	}
 	var failed []sweptSeed
 	var worst *engine.Report
 	for i, seed := range seeds {
-		startUpTo(i + spawnAhead)
 		var rep *engine.Report
-		var cmd string
+		cmd := detCommands(childRun(t, seed), seed, true, nil, []string{SeedsFlag, ShardFlag})[0]
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			cmd = detRerun(t, seed, SeedsFlag, ShardFlag)[0]
+			startUpTo(i + ahead)
 			if errs[i] != nil {
 				t.Fatalf("arena: sweep: seed %d: %v", seed, errs[i])
 			}
@@ -123,4 +132,28 @@ func childLines(out string) string {
 		keep = append(keep, "    "+l)
 	}
 	return strings.Join(keep, "\n")
+}
+
+// splitPattern splits a -test.run pattern into its elements, at slashes
+// outside brackets and parentheses, as the testing package does.
+func splitPattern(run string) []string {
+	if run == "" {
+		return nil
+	}
+	var out []string
+	depth, from := 0, 0
+	for i, r := range run {
+		switch r {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case '/':
+			if depth == 0 {
+				out = append(out, run[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, run[from:])
 }

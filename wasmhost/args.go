@@ -12,7 +12,8 @@ import (
 type Args struct {
 	Run      string        // -test.run, "" for every test
 	Timeout  time.Duration // -test.timeout: the host's, on its own clock (0: none)
-	Seed     uint64        // -arena.seed, else ARENA_SEED (0: none)
+	Seed     uint64        // -arena.seed, ARENA_SEED or -arena.wasmseed (0: none)
+	Override bool          // Seed is every run's seed (-arena.seed, ARENA_SEED), not only the host's
 	Build    string        // -arena.build: the build a failure was seen under
 	Single   bool          // -test.list, -test.bench or -test.fuzz: one instance, as given
 	Verbose  bool          // -test.v
@@ -26,12 +27,12 @@ type Args struct {
 // may open.
 var hostFlags = map[string]bool{
 	"test.run": true, "test.timeout": true, "test.testlogfile": true,
-	"test.paniconexit0": true, "arena.seed": true, "arena.build": true,
+	"test.paniconexit0": true, "arena.seed": true, "arena.build": true, "arena.wasmseed": true,
 }
 
 // valued are the flags, of those the host reads, that take a value.
 var valued = map[string]bool{
-	"test.run": true, "test.timeout": true, "test.testlogfile": true, "arena.seed": true,
+	"test.run": true, "test.timeout": true, "test.testlogfile": true, "arena.seed": true, "arena.wasmseed": true,
 	"arena.build": true, "arena.seeds": true, "arena.shard": true, "test.list": true, "test.bench": true, "test.fuzz": true, "test.v": false,
 }
 
@@ -64,7 +65,17 @@ func ParseArgs(args []string) (Args, error) {
 			if err != nil {
 				return a, fmt.Errorf("-arena.seed: %q is not a seed (want a non-negative integer)", value)
 			}
-			a.Seed, a.seedFrom = s, "-arena.seed"
+			a.Seed, a.Override, a.seedFrom = s, true, "-arena.seed"
+		case "arena.wasmseed":
+			// The seed of an instance that asked for its simulation's
+			// seed: the host's random source's, not every run's.
+			s, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				return a, fmt.Errorf("-arena.wasmseed: %q is not a seed (want a non-negative integer)", value)
+			}
+			if !a.Override {
+				a.Seed, a.seedFrom = s, "-arena.wasmseed"
+			}
 		case "arena.build":
 			a.Build = value
 		case "test.list", "test.bench", "test.fuzz":
@@ -94,14 +105,14 @@ func flagOf(arg string) (name, value string, hasValue bool) {
 
 // SeedFromEnv fills Seed from ARENA_SEED when no flag gave one.
 func (a *Args) SeedFromEnv(v string) error {
-	if a.Seed != 0 || v == "" {
+	if a.Override || v == "" {
 		return nil
 	}
 	s, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
 		return fmt.Errorf("ARENA_SEED: %q is not a seed (want a non-negative integer)", v)
 	}
-	a.Seed, a.seedFrom = s, "ARENA_SEED"
+	a.Seed, a.Override, a.seedFrom = s, true, "ARENA_SEED"
 	return nil
 }
 

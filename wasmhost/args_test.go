@@ -19,7 +19,9 @@ func TestParseArgs(t *testing.T) {
 		{name: "go test's command line", args: []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.run=^TestA$", "-test.v=true", "-test.testlogfile=/tmp/x/testlog.txt", "-raftsim.repro=3"},
 			want: Args{Run: "^TestA$", Timeout: 10 * time.Minute, Verbose: true, Keep: []string{"-test.v=true", "-raftsim.repro=3"}}},
 		{name: "seed and build, taken out", args: []string{"-arena.seed", "7", "--arena.build=abc", "-test.short"},
-			want: Args{Seed: 7, Build: "abc", Keep: []string{"-test.short"}, seedFrom: "-arena.seed"}},
+			want: Args{Seed: 7, Override: true, Build: "abc", Keep: []string{"-test.short"}, seedFrom: "-arena.seed"}},
+		{name: "the host's seed only", args: []string{"-arena.wasmseed=9"}, want: Args{Seed: 9, seedFrom: "-arena.wasmseed"}},
+		{name: "the seed wins over the host's", args: []string{"-arena.seed=3", "-arena.wasmseed=9"}, want: Args{Seed: 3, Override: true, seedFrom: "-arena.seed"}},
 		{name: "a value in the next argument, kept joined", args: []string{"-arena.seeds", "100", "-test.run", "A/B"},
 			want: Args{Run: "A/B", Keep: []string{"-arena.seeds=100"}}},
 		{name: "list, bench and fuzz run as given", args: []string{"-test.list=."}, want: Args{Single: true, Keep: []string{"-test.list=."}}},
@@ -48,10 +50,10 @@ func TestParseArgs(t *testing.T) {
 
 func TestSeedFromEnv(t *testing.T) {
 	a := Args{}
-	if err := a.SeedFromEnv("9"); err != nil || a.Seed != 9 {
+	if err := a.SeedFromEnv("9"); err != nil || a.Seed != 9 || !a.Override {
 		t.Errorf("SeedFromEnv(9) = %v, seed %d", err, a.Seed)
 	}
-	a = Args{Seed: 3}
+	a = Args{Seed: 3, Override: true}
 	if err := a.SeedFromEnv("9"); err != nil || a.Seed != 3 {
 		t.Errorf("the flag's seed lost to the environment's: %d, %v", a.Seed, err)
 	}

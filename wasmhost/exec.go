@@ -29,7 +29,7 @@ func (h *Host) Exec(ctx context.Context, a Args, stdout, stderr io.Writer) int {
 		defer cancel()
 	}
 	if a.Single {
-		o := h.run(ctx, spec{keep: a.Keep, run: a.Run, seed: a.Seed})
+		o := h.run(ctx, spec{keep: a.Keep, run: a.Run, seed: a.Seed, override: a.Override})
 		stdout.Write(o.output)
 		return h.exitOf(o, stderr, a, "")
 	}
@@ -42,7 +42,7 @@ func (h *Host) Exec(ctx context.Context, a Args, stdout, stderr io.Writer) int {
 	for i, name := range names {
 		done[i] = make(chan outcome, 1)
 		run := "^" + regexp.QuoteMeta(name) + "$" + rest
-		go func() { done[i] <- h.run(ctx, spec{keep: a.Keep, run: run, seed: a.Seed}) }()
+		go func() { done[i] <- h.run(ctx, spec{keep: a.Keep, run: run, seed: a.Seed, override: a.Override}) }()
 	}
 	failed := false
 	code = 0
@@ -88,7 +88,7 @@ func (h *Host) list(ctx context.Context, a Args, stdout, stderr io.Writer) (name
 		names = append(names, name)
 	}
 	if len(names) == 0 {
-		o := h.run(ctx, spec{keep: a.Keep, run: a.Run, seed: a.Seed})
+		o := h.run(ctx, spec{keep: a.Keep, run: a.Run, seed: a.Seed, override: a.Override})
 		stdout.Write(o.output)
 		return nil, h.exitOf(o, stderr, a, "")
 	}

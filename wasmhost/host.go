@@ -139,10 +139,17 @@ func programEnv(env []string) [][2]string {
 type spec struct {
 	keep []string // arguments, -test.run aside
 	run  string   // -test.run
-	seed uint64   // the run's seed, the host's random source's too; 0: none yet
-	// child: spawned by another instance, which waits for its result.
-	// The program can ask (arena.child), which changes none of its inputs.
-	child bool
+	seed uint64   // the host's random source's seed; 0: none yet
+	// override: seed is also every run's seed (ARENA_SEED, as
+	// -arena.seed gives it, and a sweep's child has it). An instance
+	// that asked for its simulation's seed (arena.seed) runs under it
+	// without: its program sees it as ARENA_WASM_SEED, and the seeds in
+	// its code stay its runs' seeds.
+	override bool
+	// child: what spawned the instance asked it to be (a Replays call
+	// or a sweep's seed), "" for an instance go test started. The
+	// program sees it as ARENA_WASM_CHILD.
+	child string
 }
 
 // outcome is how an instance ended.
@@ -213,7 +220,7 @@ func (h *Host) once(ctx context.Context, s spec) outcome {
 		mc = mc.WithEnv(kv[0], kv[1])
 	}
 	if h.trace != nil {
-		fmt.Fprintf(h.trace, "arena-wasm: instance %s: seed %d, child %v, args %q, env %q\n", name, s.seed, s.child, argv(s.keep, s.run), h.instanceEnv(s))
+		fmt.Fprintf(h.trace, "arena-wasm: instance %s: seed %d, args %q, env %q\n", name, s.seed, argv(s.keep, s.run), h.instanceEnv(s))
 	}
 	h.acquire()
 	mod, err := h.rt.InstantiateModule(ctx, h.mod, mc)
@@ -243,11 +250,17 @@ func (h *Host) once(ctx context.Context, s spec) outcome {
 func (h *Host) instanceEnv(s spec) [][2]string {
 	env := slices.Clone(h.env)
 	env = append(env, [2]string{"ARENA_WASM_HOST", "1"}, [2]string{"ARENA_WASM_BUILD", h.build[:16]}, [2]string{"TMPDIR", "/tmp"})
+	if s.child != "" {
+		env = append(env, [2]string{"ARENA_WASM_CHILD", s.child})
+	}
 	if h.dir != "" {
 		env = append(env, [2]string{"PWD", h.dir})
 	}
-	if s.seed != 0 {
+	switch {
+	case s.seed != 0 && s.override:
 		env = append(env, [2]string{"ARENA_SEED", strconv.FormatUint(s.seed, 10)})
+	case s.seed != 0:
+		env = append(env, [2]string{"ARENA_WASM_SEED", strconv.FormatUint(s.seed, 10)})
 	}
 	slices.SortFunc(env, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	return env

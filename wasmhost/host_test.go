@@ -96,8 +96,13 @@ func TestSeedRunsAgain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	if want := "before: ARENA_SEED = 42\nafter: ARENA_SEED = 42\n"; !strings.Contains(out, want) || strings.Count(out, "before:") != 1 {
-		t.Errorf("output %q, want one run under seed 42 (%q)", out, want)
+	// The host's seed only: the program's runs keep the seeds in its code.
+	if want := "before: 42 false \nafter: 42 false \n"; !strings.Contains(out, want) || strings.Count(out, "before:") != 1 {
+		t.Errorf("output %q, want one run under seed 42, no ARENA_SEED (%q)", out, want)
+	}
+	out, _, _ = execGuest(t, newGuestHost(t), "-test.run=^TestSeed$", "-arena.seed=42")
+	if want := "before: 42 true 42\nafter: 42 true 42\n"; !strings.Contains(out, want) {
+		t.Errorf("under -arena.seed=42: output %q, want %q", out, want)
 	}
 }
 

@@ -16,15 +16,15 @@ import (
 //	spawn(req, len) -> i32         a child instance (a JSON childRequest); its id, or -1
 //	wait(id, buf, cap) -> u32      the child's outcome (JSON childOutcome): its length, written when it fits
 //	result(buf, len)               a value for the parent that spawned this instance
-//	child() -> u32                 1 in an instance spawned by another, 0 in one go test started
-//
+
 // Memory is the program's linear memory: buf and len are offsets in it.
 const hostModule = "arena"
 
 // childRequest is what spawn reads.
 type childRequest struct {
 	Run  string `json:"run"`  // -test.run of the child
-	Seed uint64 `json:"seed"` // its seed (never 0)
+	Seed uint64 `json:"seed"` // its seed (never 0), every run's in it
+	As   string `json:"as"`   // what it is to be (ARENA_WASM_CHILD), never ""
 }
 
 // childOutcome is what wait writes.
@@ -47,7 +47,6 @@ func (h *Host) exportArena(ctx context.Context) error {
 		NewFunctionBuilder().WithFunc(h.spawn).Export("spawn").
 		NewFunctionBuilder().WithFunc(h.wait).Export("wait").
 		NewFunctionBuilder().WithFunc(h.hand).Export("result").
-		NewFunctionBuilder().WithFunc(h.isChild).Export("child").
 		Instantiate(ctx)
 	return err
 }
@@ -83,10 +82,10 @@ func (h *Host) spawn(ctx context.Context, m api.Module, ptr, n uint32) int32 {
 		return -1
 	}
 	var req childRequest
-	if err := json.Unmarshal(b, &req); err != nil || req.Seed == 0 {
+	if err := json.Unmarshal(b, &req); err != nil || req.Seed == 0 || req.As == "" {
 		return -1
 	}
-	s := spec{keep: childArgs(inst.spec.keep), run: req.Run, seed: req.Seed, child: true}
+	s := spec{keep: childArgs(inst.spec.keep), run: req.Run, seed: req.Seed, override: true, child: req.As}
 	c := &child{done: make(chan struct{})}
 	inst.next++
 	inst.children[inst.next] = c
@@ -137,22 +136,15 @@ func (h *Host) hand(ctx context.Context, m api.Module, ptr, n uint32) {
 }
 
 // childArgs are a child's arguments: its parent's, less the sweep's size
-// and share (a child runs one seed).
+// and share (a child runs one seed) and the benchmarks.
 func childArgs(keep []string) []string {
 	var out []string
 	for _, a := range keep {
 		name, _, _ := flagOf(a)
-		if name == "arena.seeds" || name == "arena.shard" {
+		if name == "arena.seeds" || name == "arena.shard" || name == "test.bench" {
 			continue
 		}
 		out = append(out, a)
 	}
 	return out
-}
-
-func (h *Host) isChild(_ context.Context, m api.Module) uint32 {
-	if h.instanceOf(m).spec.child {
-		return 1
-	}
-	return 0
 }

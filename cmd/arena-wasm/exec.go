@@ -19,6 +19,13 @@ func execBinary(ctx context.Context, path string, args []string) int {
 	if err == nil {
 		err = a.SeedFromEnv(os.Getenv("ARENA_SEED"))
 	}
+	if v := os.Getenv("ARENA_WASM_SEED"); err == nil && v != "" && a.Seed == 0 {
+		// The environment form of -arena.wasmseed.
+		a.Seed, err = strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			err = fmt.Errorf("ARENA_WASM_SEED: %q is not a seed (want a non-negative integer)", v)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "arena-wasm: %v\n", err)
 		return 2
@@ -66,6 +73,16 @@ func execBinary(ctx context.Context, path string, args []string) int {
 	defer h.Close(context.Background())
 	if os.Getenv("ARENA_WASM_VERBOSE") != "" {
 		fmt.Fprintf(os.Stderr, "arena-wasm: %s (build %s) loaded in %s\n", filepath.Base(path), h.Build()[:16], time.Since(start).Round(time.Millisecond))
+	}
+	if a.Timeout > 0 {
+		// An instance stops at its next clock reading once its time is
+		// up; one that spins without reading it (Go on wasm has no
+		// preemption) is ended with the process.
+		hard := time.AfterFunc(a.Timeout+10*time.Second, func() {
+			fmt.Fprintf(os.Stderr, "panic: test timed out after %s (arena-wasm: -test.timeout, on the host's clock; the program did not stop at a clock reading)\n", a.Timeout)
+			os.Exit(2)
+		})
+		defer hard.Stop()
 	}
 	return h.Exec(ctx, a, os.Stdout, os.Stderr)
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 )
 
 // ErrNoHost: the program does not run under arena's deterministic host.
@@ -66,4 +67,28 @@ type Outcome struct {
 	Output string          `json:"output"`
 	Result json.RawMessage `json:"result,omitempty"` // what it handed on (Hand)
 	Err    string          `json:"err,omitempty"`    // the host's trouble running it
+}
+
+// ChildAs is what the instance that spawned this one asked it to be
+// (Spawn's as), "" in an instance go test started.
+func ChildAs() string {
+	if !active {
+		return ""
+	}
+	return os.Getenv("ARENA_WASM_CHILD")
+}
+
+// InstanceSeed is the seed the instance runs under (its host random
+// source's) and whether it is every run's too (ARENA_SEED: -arena.seed,
+// or a sweep's child) rather than the seed its first simulation asked for
+// (ARENA_WASM_SEED); 0 when it runs under none.
+func InstanceSeed() (seed uint64, override bool) {
+	if !active {
+		return 0, false
+	}
+	if s, err := strconv.ParseUint(os.Getenv("ARENA_SEED"), 10, 64); err == nil && s != 0 {
+		return s, true
+	}
+	s, _ := strconv.ParseUint(os.Getenv("ARENA_WASM_SEED"), 10, 64)
+	return s, false
 }

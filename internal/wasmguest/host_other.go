@@ -9,13 +9,10 @@ func Seed(uint64) bool { return false }
 type Child struct{}
 
 // Spawn needs the host.
-func Spawn(string, uint64) (Child, error) { return Child{}, ErrNoHost }
+func Spawn(string, uint64, string) (Child, error) { return Child{}, ErrNoHost }
 
 // Wait needs the host.
 func (Child) Wait() (Outcome, error) { return Outcome{}, ErrNoHost }
 
 // Hand is a no-op outside the host.
 func Hand([]byte) {}
-
-// IsChild is false outside the host.
-func IsChild() bool { return false }

@@ -20,13 +20,6 @@ func hostWait(id int32, buf unsafe.Pointer, capacity uint32) uint32
 //go:wasmimport arena result
 func hostResult(buf unsafe.Pointer, n uint32)
 
-//go:wasmimport arena child
-func hostChild() uint32
-
-// IsChild reports whether another instance spawned this one (Spawn) and
-// waits for what it hands on.
-func IsChild() bool { return active && hostChild() == 1 }
-
 // Seed tells the host the seed of the run about to start. An instance
 // that runs under no seed yet stops here and runs again from the start
 // under this one, so that the run is what its replay command runs; Seed
@@ -43,16 +36,18 @@ func Seed(seed uint64) bool {
 type Child struct{ id int32 }
 
 // Spawn starts a child instance of the same binary: the same arguments
-// and environment but -test.run=run and the seed, which is that of the
-// child's runs and of its host random source.
-func Spawn(run string, seed uint64) (Child, error) {
+// (less -arena.seeds, -arena.shard and -test.bench) and environment but
+// -test.run=run and the seed, which is every run's in it (ARENA_SEED) and
+// its host random source's; as says what it is to be (ChildAs).
+func Spawn(run string, seed uint64, as string) (Child, error) {
 	if !active {
 		return Child{}, ErrNoHost
 	}
 	req, err := json.Marshal(struct {
 		Run  string `json:"run"`
 		Seed uint64 `json:"seed"`
-	}{run, seed})
+		As   string `json:"as"`
+	}{run, seed, as})
 	if err != nil {
 		return Child{}, err
 	}

@@ -63,17 +63,19 @@ func TestInputs(t *testing.T) {
 
 // TestSeed asks for seed 42: the instance runs again under it.
 func TestSeed(t *testing.T) {
-	fmt.Println("before: ARENA_SEED =", os.Getenv("ARENA_SEED"))
+	seed, override := wasmguest.InstanceSeed()
+	fmt.Println("before:", seed, override, os.Getenv("ARENA_SEED"))
 	wasmguest.Seed(42)
-	fmt.Println("after: ARENA_SEED =", os.Getenv("ARENA_SEED"))
+	seed, override = wasmguest.InstanceSeed()
+	fmt.Println("after:", seed, override, os.Getenv("ARENA_SEED"))
 }
 
 // TestSpawn runs TestChild in a child instance under seed 5.
 func TestSpawn(t *testing.T) {
-	if wasmguest.IsChild() {
+	if wasmguest.ChildAs() != "" {
 		t.Skip("a child")
 	}
-	c, err := wasmguest.Spawn("^TestChild$", 5)
+	c, err := wasmguest.Spawn("^TestChild$", 5, "child")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestSpawn(t *testing.T) {
 
 // TestChild hands its seed to the parent that spawned it.
 func TestChild(t *testing.T) {
-	if !wasmguest.IsChild() {
+	if wasmguest.ChildAs() != "child" {
 		return
 	}
 	wasmguest.Hand([]byte(`{"seed":"` + os.Getenv("ARENA_SEED") + `"}`))
