@@ -160,10 +160,7 @@ func keptArgs(drop ...string) []string {
 func keptEnv() string {
 	var b strings.Builder
 	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		switch {
-		case k == SeedEnv, strings.HasPrefix(k, "ARENA_WASM_"): // the host's, given apart
-		case strings.HasPrefix(k, "ARENA_"), k == "GODEBUG", k == "GOGC", k == "GOMEMLIMIT", k == "GOTRACEBACK":
+		if k, v, _ := strings.Cut(kv, "="); wasmguest.Passed(k) {
 			fmt.Fprintf(&b, "%s=%s ", k, quoteArg(v))
 		}
 	}

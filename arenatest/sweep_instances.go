@@ -40,7 +40,7 @@ func sweepInstances(t *testing.T, plan sweepPlan, seeds []uint64) {
 	// '^TestA$/^seed=7$') would leave children started for seeds no
 	// subtest waits for: start each in its subtest then.
 	ahead := spawnAhead
-	if len(splitPattern(ownRun())) > len(strings.Split(t.Name(), "/")) {
+	if len(wasmguest.SplitRun(ownRun())) > len(strings.Split(t.Name(), "/")) {
 		ahead = 1
 	}
 	var failed []sweptSeed
@@ -132,28 +132,4 @@ func childLines(out string) string {
 		keep = append(keep, "    "+l)
 	}
 	return strings.Join(keep, "\n")
-}
-
-// splitPattern splits a -test.run pattern into its elements, at slashes
-// outside brackets and parentheses, as the testing package does.
-func splitPattern(run string) []string {
-	if run == "" {
-		return nil
-	}
-	var out []string
-	depth, from := 0, 0
-	for i, r := range run {
-		switch r {
-		case '[', '(':
-			depth++
-		case ']', ')':
-			depth--
-		case '/':
-			if depth == 0 {
-				out = append(out, run[from:i])
-				from = i + 1
-			}
-		}
-	}
-	return append(out, run[from:])
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/ares-arena/arena/internal/wasmguest"
 )
 
 // Exec runs a test binary's command line as go test gives it (-exec):
@@ -117,22 +119,13 @@ func orAll(test string) string {
 
 // splitRun splits -test.run into its top-level pattern and the rest,
 // which keeps its leading slash ("^TestA$/^seed=7$" → "^TestA$",
-// "/^seed=7$"). A slash inside brackets or parentheses is no separator.
+// "/^seed=7$"), as the testing package splits it.
 func splitRun(run string) (top, rest string) {
-	depth := 0
-	for i, r := range run {
-		switch r {
-		case '[', '(':
-			depth++
-		case ']', ')':
-			depth--
-		case '/':
-			if depth == 0 {
-				return run[:i], run[i:]
-			}
-		}
+	parts := wasmguest.SplitRun(run)
+	if len(parts) == 0 {
+		return "", ""
 	}
-	return run, ""
+	return parts[0], run[len(parts[0]):]
 }
 
 // trimVerdict takes the testing package's last line, PASS or FAIL, off

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ares-arena/arena/internal/wasmguest"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -117,16 +118,9 @@ func (h *Host) Build() string { return h.build }
 func programEnv(env []string) [][2]string {
 	var out [][2]string
 	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		switch {
-		case k == "ARENA_SEED", strings.HasPrefix(k, "ARENA_WASM_"):
-			// the host's own: it sets the seed and its marks for each
-			// instance, and its settings (ARENA_WASM_VERBOSE) are no
-			// input of the program
-		case strings.HasPrefix(k, "ARENA_"), k == "GODEBUG", k == "GOGC", k == "GOMEMLIMIT", k == "GOTRACEBACK":
+		// The host sets the seed and its marks for each instance, and its
+		// own settings (ARENA_WASM_VERBOSE) are no input of the program.
+		if k, v, ok := strings.Cut(kv, "="); ok && wasmguest.Passed(k) {
 			out = append(out, [2]string{k, v})
 		}
 	}

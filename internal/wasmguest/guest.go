@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 // ErrNoHost: the program does not run under arena's deterministic host.
@@ -91,4 +92,42 @@ func InstanceSeed() (seed uint64, override bool) {
 	}
 	s, _ := strconv.ParseUint(os.Getenv("ARENA_WASM_SEED"), 10, 64)
 	return s, false
+}
+
+// Passed reports whether the host passes the environment variable k on
+// to the program from its own environment: the ARENA_* variables (but
+// ARENA_SEED and the host's own ARENA_WASM_*, which it sets per instance)
+// and those that steer the Go runtime. A replay command repeats them.
+func Passed(k string) bool {
+	switch {
+	case k == "ARENA_SEED", strings.HasPrefix(k, "ARENA_WASM_"):
+		return false
+	case strings.HasPrefix(k, "ARENA_"), k == "GODEBUG", k == "GOGC", k == "GOMEMLIMIT", k == "GOTRACEBACK":
+		return true
+	}
+	return false
+}
+
+// SplitRun splits a -test.run pattern into its elements, at slashes
+// outside brackets and parentheses, as the testing package does.
+func SplitRun(run string) []string {
+	if run == "" {
+		return nil
+	}
+	var out []string
+	depth, from := 0, 0
+	for i, r := range run {
+		switch r {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case '/':
+			if depth == 0 {
+				out = append(out, run[from:i])
+				from = i + 1
+			}
+		}
+	}
+	return append(out, run[from:])
 }
