@@ -154,6 +154,16 @@ func rerun(t TB, seed uint64) [2]string {
 	}
 }
 
+// selectorPattern is the -test.run pattern that selects the test named
+// name (t.Name()) alone: each element anchored and quoted.
+func selectorPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
 // selector returns the go test flags that select t alone: the -run (or
 // -bench) pattern, or Ginkgo's focus on the spec's full text.
 func selector(t TB) string {

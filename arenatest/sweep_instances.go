@@ -3,7 +3,6 @@ package arenatest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -85,16 +84,6 @@ func sweepInstances(t *testing.T, plan sweepPlan, seeds []uint64) {
 // childRun is the -test.run of seed's subtest of t.
 func childRun(t *testing.T, seed uint64) string {
 	return selectorPattern(t.Name() + fmt.Sprintf("/seed=%d", seed))
-}
-
-// selectorPattern is the -test.run pattern that selects the test named
-// name (t.Name()) alone: each element anchored and quoted.
-func selectorPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 // childReport is the report a child handed on (handReport), if any.

@@ -16,9 +16,7 @@ type Args struct {
 	Override bool          // Seed is every run's seed (-arena.seed, ARENA_SEED), not only the host's
 	Build    string        // -arena.build: the build a failure was seen under
 	Single   bool          // -test.list, -test.bench or -test.fuzz: one instance, as given
-	Verbose  bool          // -test.v
 	Keep     []string      // every other argument, in order, as given
-	seedFrom string        // where Seed came from, for errors
 }
 
 // hostFlags are the flags the host takes out of the program's command
@@ -65,7 +63,7 @@ func ParseArgs(args []string) (Args, error) {
 			if err != nil {
 				return a, fmt.Errorf("-arena.seed: %q is not a seed (want a non-negative integer)", value)
 			}
-			a.Seed, a.Override, a.seedFrom = s, true, "-arena.seed"
+			a.Seed, a.Override = s, true
 		case "arena.wasmseed":
 			// The seed of an instance that asked for its simulation's
 			// seed: the host's random source's, not every run's.
@@ -74,7 +72,7 @@ func ParseArgs(args []string) (Args, error) {
 				return a, fmt.Errorf("-arena.wasmseed: %q is not a seed (want a non-negative integer)", value)
 			}
 			if !a.Override {
-				a.Seed, a.seedFrom = s, "-arena.wasmseed"
+				a.Seed = s
 			}
 		case "arena.build":
 			a.Build = value
@@ -82,8 +80,6 @@ func ParseArgs(args []string) (Args, error) {
 			if value != "" {
 				a.Single = true
 			}
-		case "test.v":
-			a.Verbose = !hasValue || value == "true" || value == "test2json"
 		}
 		if !hostFlags[name] {
 			a.Keep = append(a.Keep, arg)
@@ -112,7 +108,7 @@ func (a *Args) SeedFromEnv(v string) error {
 	if err != nil {
 		return fmt.Errorf("ARENA_SEED: %q is not a seed (want a non-negative integer)", v)
 	}
-	a.Seed, a.Override, a.seedFrom = s, true, "ARENA_SEED"
+	a.Seed, a.Override = s, true
 	return nil
 }
 

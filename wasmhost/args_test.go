@@ -17,15 +17,15 @@ func TestParseArgs(t *testing.T) {
 		err  string
 	}{
 		{name: "go test's command line", args: []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.run=^TestA$", "-test.v=true", "-test.testlogfile=/tmp/x/testlog.txt", "-raftsim.repro=3"},
-			want: Args{Run: "^TestA$", Timeout: 10 * time.Minute, Verbose: true, Keep: []string{"-test.v=true", "-raftsim.repro=3"}}},
+			want: Args{Run: "^TestA$", Timeout: 10 * time.Minute, Keep: []string{"-test.v=true", "-raftsim.repro=3"}}},
 		{name: "seed and build, taken out", args: []string{"-arena.seed", "7", "--arena.build=abc", "-test.short"},
-			want: Args{Seed: 7, Override: true, Build: "abc", Keep: []string{"-test.short"}, seedFrom: "-arena.seed"}},
-		{name: "the host's seed only", args: []string{"-arena.wasmseed=9"}, want: Args{Seed: 9, seedFrom: "-arena.wasmseed"}},
-		{name: "the seed wins over the host's", args: []string{"-arena.seed=3", "-arena.wasmseed=9"}, want: Args{Seed: 3, Override: true, seedFrom: "-arena.seed"}},
+			want: Args{Seed: 7, Override: true, Build: "abc", Keep: []string{"-test.short"}}},
+		{name: "the host's seed only", args: []string{"-arena.wasmseed=9"}, want: Args{Seed: 9}},
+		{name: "the seed wins over the host's", args: []string{"-arena.seed=3", "-arena.wasmseed=9"}, want: Args{Seed: 3, Override: true}},
 		{name: "a value in the next argument, kept joined", args: []string{"-arena.seeds", "100", "-test.run", "A/B"},
 			want: Args{Run: "A/B", Keep: []string{"-arena.seeds=100"}}},
 		{name: "list, bench and fuzz run as given", args: []string{"-test.list=."}, want: Args{Single: true, Keep: []string{"-test.list=."}}},
-		{name: "test2json is verbose", args: []string{"-test.v=test2json"}, want: Args{Verbose: true, Keep: []string{"-test.v=test2json"}}},
+		{name: "test2json is verbose", args: []string{"-test.v=test2json"}, want: Args{Keep: []string{"-test.v=test2json"}}},
 		{name: "positional arguments end the flags", args: []string{"-test.short", "pos", "-test.run=X"}, want: Args{Keep: []string{"-test.short", "pos", "-test.run=X"}}},
 		{name: "a bad timeout", args: []string{"-test.timeout=soon"}, err: `-test.timeout: "soon" is not a duration`},
 		{name: "a bad seed", args: []string{"-arena.seed=-1"}, err: `-arena.seed: "-1" is not a seed`},
@@ -41,7 +41,7 @@ func TestParseArgs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(Args{})); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ParseArgs(%q) (-want +got):\n%s", tc.args, diff)
 			}
 		})
