@@ -41,8 +41,9 @@ type Handler struct {
 	wg        sync.WaitGroup // runs started in the background (survival, scenario start)
 	startMu   sync.Mutex     // held while such a run is started (lockStart)
 
-	survMu   sync.Mutex // guards the fields below
-	survOwn  bool       // a survival run started here is going
+	survMu   sync.Mutex    // guards the fields below
+	survOwn  chan struct{} // a survival run started here is going; closed once its outcome is recorded
+	survSeen bool          // the engine has shown survOwn's run running
 	survLast *engine.SurvivalReport
 	survErr  error
 }

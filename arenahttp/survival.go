@@ -47,7 +47,7 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	}
 	defer unlock()
 	h.survMu.Lock()
-	busy := h.survOwn
+	busy := h.survOwn != nil
 	h.survMu.Unlock()
 	if busy || h.svc.SurvivalStatus().Running {
 		msg := engine.ErrSurvivalRunning.Error()
@@ -59,7 +59,8 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 	}
 
 	h.survMu.Lock()
-	h.survOwn = true
+	own := make(chan struct{})
+	h.survOwn, h.survSeen = own, false
 	h.survMu.Unlock()
 	type outcome struct {
 		rep *engine.SurvivalReport
@@ -71,11 +72,12 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 		defer h.wg.Done()
 		rep, err := h.svc.RunSurvival(h.ctx, cfg)
 		h.survMu.Lock()
-		h.survOwn = false
+		h.survOwn = nil
 		if rep != nil {
 			h.survLast, h.survErr = rep, err
 		}
 		h.survMu.Unlock()
+		close(own)
 		if rep != nil {
 			h.runs.finished(rep) // GET /arena/run and /arena/report (runs.go)
 		}
@@ -101,6 +103,9 @@ func (h *Handler) survivalStart(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-tick.C:
 			if st := h.svc.SurvivalStatus(); st.Running && st.Seed == cfg.Seed {
+				h.survMu.Lock()
+				h.survSeen = h.survOwn == own
+				h.survMu.Unlock()
 				accepted(w, SurvivalStarted{Seed: cfg.Seed, Status: st})
 				return
 			}
@@ -134,6 +139,9 @@ func writeSurvivalConfigError(w http.ResponseWriter, err error) {
 // when none is running.
 func (h *Handler) survivalStop(w http.ResponseWriter, r *http.Request) {
 	rep, err := h.svc.StopSurvival()
+	if err == nil {
+		h.awaitOwnSurvival(r, false) // a status read after this answer shows the report as the last
+	}
 	switch {
 	case errors.Is(err, engine.ErrNoSurvival):
 		writeError(w, http.StatusConflict, "", err.Error())
@@ -147,6 +155,7 @@ func (h *Handler) survivalStop(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) survivalStatus(w http.ResponseWriter, r *http.Request) {
 	v := SurvivalStatusView{SurvivalStatus: h.svc.SurvivalStatus()}
 	if !v.Running {
+		h.awaitOwnSurvival(r, true) // over in the engine: its outcome is moments from being recorded
 		h.survMu.Lock()
 		v.Last = h.survLast
 		if h.survErr != nil {
@@ -155,4 +164,21 @@ func (h *Handler) survivalStatus(w http.ResponseWriter, r *http.Request) {
 		h.survMu.Unlock()
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// awaitOwnSurvival waits, once the engine has no survival run going, until a
+// run started here has recorded its outcome (survLast), or the request ends.
+// With seenOnly it waits only for a run the engine has shown running: one
+// not yet started would keep the caller for its whole duration.
+func (h *Handler) awaitOwnSurvival(r *http.Request, seenOnly bool) {
+	h.survMu.Lock()
+	own, seen := h.survOwn, h.survSeen
+	h.survMu.Unlock()
+	if own == nil || seenOnly && !seen {
+		return
+	}
+	select {
+	case <-own:
+	case <-r.Context().Done():
+	}
 }
