@@ -24,6 +24,10 @@ type systemState struct {
 	// agents, and on nodes and edges, in place of byStatus and the lists
 	// (the runtime has feeds: systemView).
 	agentTrees, dagTrees *systemView
+	// reach, when set, says which agents a fault type reaches (the runtime
+	// is a fault.Reacher): the targets on agents are then counted and
+	// picked by walking them.
+	reach func(t fault.Type, agentID string) bool
 }
 
 type statusCount struct {
@@ -44,8 +48,11 @@ func (c *chaos) state(ctx context.Context) systemState {
 	in := c.svc.Injector()
 	st := systemState{filter: c.sv.cfg.Targets}
 	c.view.filter = st.filter
+	if in.HasReacher() {
+		st.reach = in.Reaches
+	}
 	if in.HasRuntime() { // every runtime lists its agents
-		if feed := in.AgentFeed(); feed != nil && !c.view.agentsOff {
+		if feed := in.AgentFeed(); feed != nil && !c.view.agentsOff && st.reach == nil {
 			if err := faulterr.Safely(func() error { return c.view.syncAgents(ctx, feed) }); err == nil {
 				st.agents, st.agentTrees = c.view.agents, &c.view
 			} else {
@@ -171,7 +178,7 @@ func (st *systemState) walk(spec *fault.Spec, visit func(target) bool) {
 		// role, filters aside; if the filters exclude it, nothing to hit.
 		for i := range st.agents {
 			if a := &st.agents[i]; a.Type == spec.Role && spec.LandsOn(a.Status) {
-				if st.filter.allows(*a) {
+				if st.filter.allows(*a) && st.reaches(spec.Type, a.ID) {
 					visit(target{id: a.ID})
 				}
 				return
@@ -180,12 +187,16 @@ func (st *systemState) walk(spec *fault.Spec, visit func(target) bool) {
 		return
 	}
 	for i := range st.agents {
-		if a := &st.agents[i]; st.filter.allows(*a) && spec.LandsOn(a.Status) {
+		if a := &st.agents[i]; st.filter.allows(*a) && spec.LandsOn(a.Status) && st.reaches(spec.Type, a.ID) {
 			if !visit(target{id: a.ID}) {
 				return
 			}
 		}
 	}
+}
+
+func (st *systemState) reaches(t fault.Type, id string) bool {
+	return st.reach == nil || st.reach(t, id)
 }
 
 // count returns how many targets walk visits, stopping at limit (< 0: no
@@ -210,6 +221,13 @@ func (st *systemState) count(spec *fault.Spec, limit int) int {
 		})
 		return n
 	default: // on agents
+		if st.reach != nil {
+			st.walk(spec, func(target) bool {
+				n++
+				return n != limit
+			})
+			return n
+		}
 		if st.agentTrees != nil {
 			n = st.agentTrees.countAgents(spec)
 			break

@@ -58,6 +58,18 @@ type AgentLister interface {
 	ListAgents(ctx context.Context) ([]AgentInfo, error)
 }
 
+// Reacher is implemented by a runtime whose agents do not all have what a
+// fault type acts on: an agent with no model client for llm_failure, a tool
+// server with no MCP client for mcp_disconnect (agentwire.Agents).
+// Reaches says whether a fault of type t can land on the agent; selectors
+// (any, type:<t>, not:<t>) and survival then pick only among the agents it
+// reaches, so a portable scenario's not:leader finds the agents that call
+// a model. A target named by its ID is not filtered: landing it says why
+// it cannot.
+type Reacher interface {
+	Reaches(t Type, agentID string) bool
+}
+
 // AgentStopper kills an agent: kill_leader, kill_orchestrator, kill_agent.
 type AgentStopper interface {
 	StopAgent(ctx context.Context, agentID string) error

@@ -239,6 +239,20 @@ func (o hideOption) apply(in *Injector) {
 // refused before a run starts.
 func WithoutAgents(ids ...string) InjectorOption { return hideOption(slices.Clone(ids)) }
 
+// Reaches reports whether a fault of type t can land on the agent, as the
+// runtime says when it is a Reacher; true otherwise.
+func (in *Injector) Reaches(t Type, agentID string) bool {
+	r, ok := in.runtime.(Reacher)
+	return !ok || r.Reaches(t, agentID)
+}
+
+// HasReacher reports whether the runtime is a Reacher: not every fault type
+// reaches every agent.
+func (in *Injector) HasReacher() bool {
+	_, ok := in.runtime.(Reacher)
+	return ok
+}
+
 // HasRuntime reports whether the injector has a runtime, and so agents to
 // list (ListAgents) and to target.
 func (in *Injector) HasRuntime() bool { return in.runtime != nil }
@@ -446,6 +460,9 @@ func (in *Injector) Resolve(ctx context.Context, a Action, rng *rand.Rand) (Acti
 				*buf = agents
 				if err != nil {
 					return fmt.Errorf("list agents: %w", err)
+				}
+				if r, ok := in.runtime.(Reacher); ok {
+					agents = slices.DeleteFunc(agents, func(ag AgentInfo) bool { return !r.Reaches(a.Type, ag.ID) })
 				}
 				a.TargetID, err = resolveAgent(a, spec, agents, rng, in.busy.holds)
 				return err

@@ -1,0 +1,417 @@
+package agentwire
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/ares-arena/arena/fault"
+)
+
+// The MCP streamable HTTP transport's session header.
+const sessionHeader = "Mcp-Session-Id"
+
+// ToolKind is what a tool fault does to a tools/call.
+type ToolKind string
+
+// The tool faults.
+const (
+	// ToolHang holds the call for Timeout, then answers it with a
+	// JSON-RPC error; the server still gets the call and does it, so its
+	// effect may be done although the caller saw it fail.
+	ToolHang ToolKind = "timeout"
+	// ToolError answers the call with a result whose isError is true,
+	// without calling the server: the tool ran and failed.
+	ToolError ToolKind = "error"
+	// ToolLie calls the server and changes the result: a valid answer with
+	// a wrong value.
+	ToolLie ToolKind = "lie"
+)
+
+// ToolFault is one fault on an agent's MCP tool calls.
+type ToolFault struct {
+	Kind ToolKind
+	// Tools limits the fault to these tools; empty: every tool.
+	Tools []string
+	// Rate is the share of the matching calls hit, in (0, 1]; 0: every
+	// call.
+	Rate float64
+	// Timeout is how long ToolHang holds a call (fault.DefaultToolTimeout).
+	Timeout time.Duration
+	// Message is ToolError's text (DefaultToolError).
+	Message string
+	// Field limits ToolLie to the numbers under this key of the result;
+	// empty: every number.
+	Field string
+	// Offset is what ToolLie adds to each number it changes (1 when 0).
+	Offset float64
+}
+
+// DefaultToolError is a tool_error's text when the fault gives none.
+const DefaultToolError = "tool failed: internal error"
+
+func (f ToolFault) withDefaults() ToolFault {
+	if f.Rate == 0 {
+		f.Rate = 1
+	}
+	if f.Timeout == 0 {
+		f.Timeout = fault.DefaultToolTimeout
+	}
+	if f.Message == "" {
+		f.Message = DefaultToolError
+	}
+	if f.Offset == 0 {
+		f.Offset = 1
+	}
+	return f
+}
+
+func (f ToolFault) validate() error {
+	switch {
+	case f.Kind != ToolHang && f.Kind != ToolError && f.Kind != ToolLie:
+		return fmt.Errorf("tool fault %q: want timeout, error or lie", f.Kind)
+	case f.Rate < 0 || f.Rate > 1 || f.Rate != f.Rate:
+		return fmt.Errorf("rate %v: want a share in (0, 1]", f.Rate)
+	case f.Timeout < 0 || f.Timeout > fault.MaxDelay:
+		return fmt.Errorf("timeout %v: want 0 to %v", f.Timeout, fault.MaxDelay)
+	}
+	return nil
+}
+
+type toolFault struct {
+	ToolFault
+	calls uint64
+}
+
+func (f *toolFault) takes(tool string) bool {
+	if len(f.Tools) > 0 && !slices.Contains(f.Tools, tool) {
+		return false
+	}
+	f.calls++
+	n := float64(f.calls)
+	return int64(n*f.Rate) > int64((n-1)*f.Rate)
+}
+
+// mcpState is an agent's MCP links: the exchanges in flight (a drop cuts
+// them), whether the link is down, the sessions seen and those forgotten,
+// and the tool faults.
+type mcpState struct {
+	flights   map[*flight]struct{}
+	down      uint64 // the drop holding the link down; 0: up
+	sessions  map[string]bool
+	forgotten map[string]bool
+	tools     []*toolFault
+}
+
+func (m *mcpState) init() {
+	m.flights, m.sessions, m.forgotten = map[*flight]struct{}{}, map[string]bool{}, map[string]bool{}
+}
+
+type flight struct {
+	cancel context.CancelCauseFunc
+	sid    string
+}
+
+// DroppedError is what an MCP exchange cut by mcp_disconnect returns: it
+// wraps syscall.ECONNRESET, as a connection reset by the peer does.
+type DroppedError struct{ Agent string }
+
+func (e *DroppedError) Error() string {
+	return fmt.Sprintf("agentwire: %s: MCP connection dropped: %v", e.Agent, syscall.ECONNRESET)
+}
+
+// Unwrap returns syscall.ECONNRESET.
+func (e *DroppedError) Unwrap() error { return syscall.ECONNRESET }
+
+// DownError is what an MCP request returns while the agent's link is down
+// after a drop: it wraps syscall.ECONNREFUSED.
+type DownError struct{ Agent string }
+
+func (e *DownError) Error() string {
+	return fmt.Sprintf("agentwire: %s: MCP server unreachable (mcp_disconnect): %v", e.Agent, syscall.ECONNREFUSED)
+}
+
+// Unwrap returns syscall.ECONNREFUSED.
+func (e *DownError) Unwrap() error { return syscall.ECONNREFUSED }
+
+// DisconnectMCP drops agentID's MCP links: every exchange in flight (the
+// session's event stream, calls awaiting their answer) is cut with a reset,
+// and new ones are refused until lifted, or for the reconnect time
+// (WithMCPReconnect) when arena does not lift it: mcp_disconnect. The
+// sessions survive on the server: a client that reconnects its stream
+// goes on with its session.
+func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.wired(agentID, false, false)
+	if err != nil {
+		return nil, err
+	}
+	a.seq++
+	drop := a.seq
+	s.mcp.down = drop
+	cut := &DroppedError{Agent: agentID}
+	for fl := range s.mcp.flights {
+		fl.cancel(cut)
+		s.hits["mcp:disconnect"]++
+	}
+	up := func() {
+		if s.mcp.down == drop {
+			s.mcp.down = 0
+		}
+	}
+	if a.reconnect >= 0 {
+		time.AfterFunc(a.reconnect, func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			up()
+		})
+	}
+	return a.once(up), nil
+}
+
+// ForgetSessions makes agentID's MCP server forget every session it has
+// given so far, as a server restarted without a session store does: each
+// later request of such a session, its event stream included, is answered
+// 404 "session not found" (the protocol's answer; go-sdk's client then
+// fails with mcp.ErrSessionMissing), and its open streams are cut. A new
+// session works. It is never lifted: the sessions are gone.
+func (a *Agents) ForgetSessions(ctx context.Context, agentID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.wired(agentID, false, false)
+	if err != nil {
+		return err
+	}
+	for sid := range s.mcp.sessions {
+		s.mcp.forgotten[sid] = true
+	}
+	cut := &DroppedError{Agent: agentID}
+	for fl := range s.mcp.flights {
+		if s.mcp.forgotten[fl.sid] {
+			fl.cancel(cut)
+		}
+	}
+	return nil
+}
+
+// ToolTimeout makes agentID's tool calls hang for timeout and then fail,
+// until lifted: tool_timeout (a ToolFault of kind ToolHang).
+func (a *Agents) ToolTimeout(ctx context.Context, agentID string, timeout time.Duration) (fault.Lift, error) {
+	return a.FailTools(ctx, agentID, ToolFault{Kind: ToolHang, Timeout: timeout})
+}
+
+// FailTools lands f on agentID's tool calls until lifted. A later fault is
+// consulted first.
+func (a *Agents) FailTools(ctx context.Context, agentID string, f ToolFault) (fault.Lift, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.wired(agentID, false, false)
+	if err != nil {
+		return nil, err
+	}
+	tf := &toolFault{ToolFault: f.withDefaults()}
+	s.mcp.tools = append(s.mcp.tools, tf)
+	return a.once(func() { s.mcp.tools = deleteFault(s.mcp.tools, tf) }), nil
+}
+
+// mcpTransport is an agent's MCP client's RoundTripper (Agents.MCP).
+type mcpTransport struct {
+	a     *Agents
+	agent string
+	base  http.RoundTripper
+}
+
+func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if err := t.a.slowdown(ctx, t.agent); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	sid := req.Header.Get(sessionHeader)
+	t.a.mu.Lock()
+	s := t.a.agent(t.agent)
+	down, forgotten := s.mcp.down != 0, sid != "" && s.mcp.forgotten[sid]
+	switch {
+	case down:
+		s.hits["mcp:refused"]++
+	case forgotten:
+		s.hits["mcp:session_not_found"]++
+	}
+	t.a.mu.Unlock()
+	switch {
+	case down:
+		closeBody(req)
+		return nil, &DownError{Agent: t.agent}
+	case forgotten:
+		closeBody(req)
+		h := http.Header{}
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("X-Content-Type-Options", "nosniff")
+		return answer{http.StatusNotFound, h, []byte("session not found\n")}.response(req), nil
+	}
+	call, err := toolCall(req)
+	if err != nil {
+		return nil, err
+	}
+	if call != nil {
+		if f := t.a.toolFaultFor(t.agent, call.tool); f != nil {
+			return t.toolFault(req, call, f)
+		}
+	}
+	return t.send(req, sid)
+}
+
+// send passes req on as an exchange in flight, which a drop cuts.
+func (t mcpTransport) send(req *http.Request, sid string) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	fl := &flight{cancel: cancel, sid: sid}
+	t.a.mu.Lock()
+	s := t.a.agent(t.agent)
+	s.mcp.flights[fl] = struct{}{}
+	t.a.mu.Unlock()
+	done := func() {
+		t.a.mu.Lock()
+		delete(s.mcp.flights, fl)
+		t.a.mu.Unlock()
+		cancel(nil)
+	}
+	res, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		done()
+		return nil, cutOr(ctx, err)
+	}
+	if got := res.Header.Get(sessionHeader); got != "" {
+		t.a.mu.Lock()
+		s.mcp.sessions[got] = true
+		fl.sid = got
+		t.a.mu.Unlock()
+	}
+	res.Body = &flightBody{rc: res.Body, ctx: ctx, done: done}
+	return res, nil
+}
+
+// cutOr is the drop that cut ctx, else err.
+func cutOr(ctx context.Context, err error) error {
+	var d *DroppedError
+	if cause := context.Cause(ctx); errors.As(cause, &d) {
+		return d
+	}
+	return err
+}
+
+// flightBody is the body of an exchange in flight: its end (EOF, an error,
+// Close) ends the flight; a drop surfaces as the DroppedError.
+type flightBody struct {
+	rc   io.ReadCloser
+	ctx  context.Context
+	done func()
+	once bool
+}
+
+func (b *flightBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil {
+		b.end()
+		if err != io.EOF {
+			err = cutOr(b.ctx, err)
+		}
+	}
+	return n, err
+}
+
+func (b *flightBody) Close() error {
+	err := b.rc.Close()
+	b.end()
+	return err
+}
+
+func (b *flightBody) end() {
+	if !b.once {
+		b.once = true
+		b.done()
+	}
+}
+
+func (a *Agents) toolFaultFor(agent, tool string) *toolFault {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.agents[agent]
+	if s == nil {
+		return nil
+	}
+	for i := len(s.mcp.tools) - 1; i >= 0; i-- {
+		if f := s.mcp.tools[i]; f.takes(tool) {
+			s.hits["tool:"+string(f.Kind)]++
+			return f
+		}
+	}
+	return nil
+}
+
+// toolFault does f to the tools/call req.
+func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) (*http.Response, error) {
+	switch f.Kind {
+	case ToolError:
+		closeBody(req)
+		return jsonAnswer(req, toolErrorResult(call.id, f.Message)), nil
+	case ToolHang:
+		// The server gets the call and does it; its answer is lost.
+		bg := req.Clone(context.WithoutCancel(req.Context()))
+		go func() {
+			if res, err := t.base.RoundTrip(bg); err == nil {
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}()
+		if err := sleep(req.Context(), f.Timeout); err != nil {
+			return nil, err
+		}
+		return jsonAnswer(req, rpcError(call.id, -32001, fmt.Sprintf("tools/call %s: request timed out after %v", call.tool, f.Timeout))), nil
+	}
+	res, err := t.send(req, req.Header.Get(sessionHeader))
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	lied, ok := lie(body, isEventStream(res), call.id, f.ToolFault)
+	if !ok {
+		lied = body // not the answer to the call (an error): passed on as it came
+	}
+	res.Body = io.NopCloser(bytes.NewReader(lied))
+	res.ContentLength = int64(len(lied))
+	res.Header.Del("Content-Length")
+	return res, nil
+}
+
+// maxMessage bounds the answer to a tools/call that a lie reads whole.
+const maxMessage = 16 << 20
+
+func jsonAnswer(req *http.Request, body []byte) *http.Response {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	return answer{http.StatusOK, h, body}.response(req)
+}
+

@@ -1,0 +1,28 @@
+package agentwire
+
+import (
+	"maps"
+
+	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/sim"
+)
+
+// World is the runtime of an agent system in simulated time: a sim.World
+// (its nodes are the agents: kills, pauses, partitions, latency) whose
+// agents' model and MCP calls go through Agents (llm_failure,
+// mcp_disconnect, tool_timeout, slow_agent, and this package's types).
+// Give it to arenatest.WithRuntime, with WithFaults(w.Faults()...).
+type World struct {
+	*sim.World
+	*Agents
+}
+
+var _ fault.Reacher = World{}
+
+// Refusals are the world's, less slow_agent: Agents lands it on the
+// agent's calls.
+func (w World) Refusals() map[fault.Type]string {
+	r := maps.Clone(w.World.Refusals())
+	delete(r, fault.SlowAgent)
+	return r
+}
