@@ -55,10 +55,10 @@ func New(opts ...Option) *Agents {
 }
 
 type agentState struct {
-	llm   []*llmFault
-	slow  map[uint64]time.Duration
-	mcp   mcpState
-	hits  map[string]int
+	llm  []*llmFault
+	slow map[uint64]time.Duration
+	mcp  mcpState
+	hits map[string]int
 	// llmClients and mcpClients count the transports made for the agent
 	// (LLM, MCP): a fault lands on an agent with one of its kind.
 	llmClients, mcpClients int

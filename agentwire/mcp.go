@@ -414,4 +414,3 @@ func jsonAnswer(req *http.Request, body []byte) *http.Response {
 	h.Set("Content-Type", "application/json")
 	return answer{http.StatusOK, h, body}.response(req)
 }
-
