@@ -103,7 +103,8 @@ func (f *toolFault) takes(tool string) bool {
 // and the tool faults.
 type mcpState struct {
 	flights   map[*flight]struct{}
-	down      uint64 // the drop holding the link down; 0: up
+	down      uint64    // the drop holding the link down; 0: up
+	downUntil time.Time // when it comes back by itself; zero: when lifted
 	sessions  map[string]bool
 	forgotten map[string]bool
 	tools     []*toolFault
@@ -158,25 +159,20 @@ func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift,
 	}
 	a.seq++
 	drop := a.seq
-	s.mcp.down = drop
+	s.mcp.down, s.mcp.downUntil = drop, time.Time{}
+	if a.reconnect >= 0 {
+		s.mcp.downUntil = time.Now().Add(a.reconnect)
+	}
 	cut := &DroppedError{Agent: agentID}
 	for fl := range s.mcp.flights {
 		fl.cancel(cut)
 		s.hits["mcp:disconnect"]++
 	}
-	up := func() {
+	return a.once(func() {
 		if s.mcp.down == drop {
 			s.mcp.down = 0
 		}
-	}
-	if a.reconnect >= 0 {
-		time.AfterFunc(a.reconnect, func() {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			up()
-		})
-	}
-	return a.once(up), nil
+	}), nil
 }
 
 // ForgetSessions makes agentID's MCP server forget every session it has
@@ -249,7 +245,8 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sid := req.Header.Get(sessionHeader)
 	t.a.mu.Lock()
 	s := t.a.agent(t.agent)
-	down, forgotten := s.mcp.down != 0, sid != "" && s.mcp.forgotten[sid]
+	down := s.mcp.down != 0 && (s.mcp.downUntil.IsZero() || time.Now().Before(s.mcp.downUntil))
+	forgotten := sid != "" && s.mcp.forgotten[sid]
 	switch {
 	case down:
 		s.hits["mcp:refused"]++

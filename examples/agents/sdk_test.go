@@ -52,7 +52,7 @@ func underFault(t *testing.T, p agentwire.Provider, f agentwire.LLMFault, stream
 	synctest.Test(t, func(t *testing.T) {
 		w := sim.New(sim.WithSeed(1))
 		defer w.Close(context.Background())
-		startModel(t, w, &Model{Think: 200 * time.Millisecond})
+		serveNode(t, w, "model", "model", func() (http.Handler, func()) { return &Model{Think: 200 * time.Millisecond}, nil })
 		agent, _ := w.AddNode("agent", sim.NodeConfig{Type: "worker"})
 		a := agentwire.New()
 		count := &attempts{base: a.LLM("agent", p, agent.HTTPTransport())}
@@ -220,23 +220,3 @@ func TestSDKsUnderLLMFaults(t *testing.T) {
 	t.Logf("fault | provider | SDK error | status | API error type (code) | attempts | waited (simulated)\n%s", strings.Join(table, "\n"))
 }
 
-// startModel serves m on the world's node "model", port 80.
-func startModel(t *testing.T, w *sim.World, m *Model) {
-	t.Helper()
-	var srv *http.Server
-	_, err := w.AddNode("model", sim.NodeConfig{Type: "model", RestartAfter: time.Second,
-		Start: func(ctx context.Context, n *sim.Node) error {
-			l, err := n.Listen(":80")
-			if err != nil {
-				return err
-			}
-			srv = &http.Server{Handler: m}
-			go srv.Serve(l)
-			return nil
-		},
-		Stop: func(ctx context.Context, n *sim.Node) error { return srv.Close() },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
