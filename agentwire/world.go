@@ -2,6 +2,7 @@ package agentwire
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/sim"
@@ -15,9 +16,17 @@ import (
 type World struct {
 	*sim.World
 	*Agents
+	// Clients are the nodes the test's own clients run on (its users, its
+	// probe): no fault reaches them.
+	Clients []string
 }
 
 var _ fault.Reacher = World{}
+
+// Reaches is Agents.Reaches, and false for the Clients.
+func (w World) Reaches(t fault.Type, agentID string) bool {
+	return !slices.Contains(w.Clients, agentID) && w.Agents.Reaches(t, agentID)
+}
 
 // Refusals are the world's, less slow_agent: Agents lands it on the
 // agent's calls.

@@ -3,15 +3,18 @@ package arenatest
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/ares-arena/arena/clock"
 	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/scenario"
 	"github.com/ares-arena/arena/shrink"
 	"github.com/ares-arena/arena/sim"
+	"gopkg.in/yaml.v3"
 )
 
 // System is your system on a simulated world, written once: it builds the
@@ -74,11 +77,9 @@ func SimulateRun(t *testing.T, sys System, scen any, opts ...Option) *scenario.R
 	}
 	inCode := uint64(0)
 	if replayFile() == "" {
-		sc, _, err := loadScenario(scen, r.o.faults)
-		if err != nil {
+		if inCode, err = scenarioSeed(scen, r.o.faults); err != nil {
 			return stop[scenario.Report](t, "SimulateRun", err)
 		}
-		inCode = sc.Config.Seed
 	}
 	if r.seed, err = simulationSeedOr(r.o, inCode); err != nil {
 		return stop[scenario.Report](t, "SimulateRun", err)
@@ -89,6 +90,31 @@ func SimulateRun(t *testing.T, sys System, scen any, opts ...Option) *scenario.R
 		rep = Run(t, scen, opts...)
 	})
 	return rep
+}
+
+// scenarioSeed is the seed a scenario's config gives. A scenario file with
+// fault types of the system's own (a System's WithFaults, known once the
+// system is built) cannot be validated yet: its seed is read alone, and
+// Run validates the whole inside the bubble.
+func scenarioSeed(scen any, faults []fault.Spec) (uint64, error) {
+	sc, _, err := loadScenario(scen, faults)
+	if err == nil {
+		return sc.Config.Seed, nil
+	}
+	path, ok := scen.(string)
+	if !ok {
+		return 0, err
+	}
+	data, rerr := os.ReadFile(path)
+	var head struct {
+		Config struct {
+			Seed uint64 `yaml:"seed"`
+		} `yaml:"config"`
+	}
+	if rerr != nil || yaml.Unmarshal(data, &head) != nil {
+		return 0, err
+	}
+	return head.Config.Seed, nil
 }
 
 // SimulateSurvive is SimulateRun for a survival run (Survive): seeded

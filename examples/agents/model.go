@@ -79,17 +79,17 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := m.ids.Add(1)
 	switch r.URL.Path {
 	case "/v1/chat/completions":
-		t := decide(openAIConversation(req.Messages))
+		t := decide(openAITurns(req.Messages))
 		m.openAI(w, r, req.Stream, id, t)
 	case "/v1/messages":
-		t := decide(anthropicConversation(req.Messages))
+		t := decide(anthropicTurns(req.Messages))
 		m.anthropic(w, r, req.Stream, id, t)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-func openAIConversation(msgs []json.RawMessage) (task string, result *string) {
+func openAITurns(msgs []json.RawMessage) (task string, result *string) {
 	for _, raw := range msgs {
 		var m struct {
 			Role    string `json:"role"`
@@ -109,7 +109,7 @@ func openAIConversation(msgs []json.RawMessage) (task string, result *string) {
 	return task, result
 }
 
-func anthropicConversation(msgs []json.RawMessage) (task string, result *string) {
+func anthropicTurns(msgs []json.RawMessage) (task string, result *string) {
 	for _, raw := range msgs {
 		var m struct {
 			Role    string          `json:"role"`

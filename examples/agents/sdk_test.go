@@ -219,4 +219,3 @@ func TestSDKsUnderLLMFaults(t *testing.T) {
 	}
 	t.Logf("fault | provider | SDK error | status | API error type (code) | attempts | waited (simulated)\n%s", strings.Join(table, "\n"))
 }
-

@@ -85,12 +85,11 @@ func (s *Store) pay(account string, amount int, key string) Payment {
 func (s *Store) receipt(id string) (Payment, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, p := range s.payments {
-		if p.Receipt == id {
-			return p, true
-		}
+	var n int
+	if _, err := fmt.Sscanf(id, "r-%d", &n); err != nil || n < 1 || n > len(s.payments) || s.payments[n-1].Receipt != id {
+		return Payment{}, false
 	}
-	return Payment{}, false
+	return s.payments[n-1], true
 }
 
 func (s *Store) openTicket(title, key string) Ticket {
@@ -111,12 +110,11 @@ func (s *Store) openTicket(title, key string) Ticket {
 func (s *Store) ticket(id string) (Ticket, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.tickets {
-		if t.Ticket == id {
-			return t, true
-		}
+	var n int
+	if _, err := fmt.Sscanf(id, "T-%d", &n); err != nil || n < 1 || n > len(s.tickets) || s.tickets[n-1].Ticket != id {
+		return Ticket{}, false
 	}
-	return Ticket{}, false
+	return s.tickets[n-1], true
 }
 
 // The tools' inputs.
@@ -183,11 +181,15 @@ func TicketServer(s *Store) *mcp.Server {
 	return srv
 }
 
+// SessionTimeout is how long an MCP server keeps a session nobody uses.
+const SessionTimeout = time.Minute
+
 // mcpServe serves srv over MCP's streamable HTTP, and closes its sessions
 // when the node stops. A new handler (each start of the node) knows no
 // session: a restarted server answers the old ones 404.
 func mcpServe(srv *mcp.Server) (http.Handler, func()) {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil), func() {
+	opts := &mcp.StreamableHTTPOptions{SessionTimeout: SessionTimeout}
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts), func() {
 		for ss := range srv.Sessions() {
 			ss.Close()
 		}
