@@ -1,10 +1,10 @@
 package agents
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
-	"flag"
 	"testing"
 	"time"
 
