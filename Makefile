@@ -8,14 +8,14 @@ PKGS     := ./...
 
 DEMO     ?= everything-at-once
 
-.PHONY: demo test unit downstream nats etcd raftsim raftsim-det arena-wasm kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
+.PHONY: demo test unit downstream nats etcd raftsim raftsim-det agents arena-wasm kube browser kube-tools fuzz fuzz-long bench bench-compare lint schema serve serve-rss containers agentd-image bench-containers
 
 ## demo: a built-in scenario through the CLI, against the fake cluster in virtual time
 demo:
 	$(GO) run ./cmd/arena run $(DEMO) --seed 7
 
 ## test: lint, every package under the race detector, the downstream, NATS, etcd, raft-sim, kube and browser modules, each fuzz target briefly, then arena serve's peak memory under alias bodies
-test: lint unit downstream nats etcd raftsim raftsim-det kube browser fuzz serve-rss
+test: lint unit downstream nats etcd raftsim raftsim-det agents kube browser fuzz serve-rss
 
 # The container tests run in real time against Docker: they run alone, after
 # the rest, so that two cores busy with race-instrumented packages do not
@@ -61,6 +61,15 @@ raftsim:
 	cd examples/raft-sim && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
 		$(GO) test -count=1 -run '^TestSurvival$$' -v -timeout 15m ./
 
+## agents: examples/agents, a module of its own: an orchestrator and workers on the OpenAI and
+## Anthropic SDKs and go-sdk MCP sessions (scripted model and tool servers), in simulated time:
+## the tables of what the SDKs return under each agent fault, the built-in agent scenarios, ten
+## minutes of survival, under the race detector; then each planted bug caught and shrunk, and
+## an hour of survival, without it, their figures logged
+agents:
+	cd examples/agents && $(GO) vet ./... && $(GO) test -race -count=1 ./... && \
+		$(GO) test -count=1 -run '^(TestPlantedCaught|TestSurvival)$$' -v -timeout 15m ./ -args -agents.survival=1h
+
 ## raftsim-det: examples/raft-sim in deterministic mode (arena-wasm test: built for wasip1, run
 ## under wazero, every random bit and clock reading from the seed): identical reports and output
 ## across processes, other seeds other outcomes, the planted bug found by a sweep, replayed
@@ -87,7 +96,8 @@ FUZZTARGETS := FuzzParseDuration:./clock FuzzVirtualClockOffset:./clock \
 	FuzzActionValidate:./fault FuzzMetaKeyDecode:./fault FuzzFaultParams:./fault \
 	FuzzActionEventJSON:./engine FuzzHealthEventJSON:./engine FuzzFaultOutcomeJSON:./engine FuzzLiftEventJSON:./engine FuzzActionID:./engine FuzzQueueSampleSlot:./engine \
 	FuzzLoadScenario:./scenario FuzzValidateScenario:./scenario \
-	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest FuzzParseArgs:./wasmhost
+	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest FuzzParseArgs:./wasmhost \
+	FuzzToolMessages:./agentwire FuzzStreamFault:./agentwire
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \

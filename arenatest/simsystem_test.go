@@ -254,3 +254,32 @@ func TestSimulateNamesANodesGoroutinesLeft(t *testing.T) {
 		t.Errorf("the node's goroutine is blamed on the test function:\n%s", out)
 	}
 }
+
+// TestSimulateRunSystemFaultTypes: a scenario file whose fault types are
+// the System's own (WithFaults returned by it, once the system exists)
+// plays, with the seed of its config.
+func TestSimulateRunSystemFaultTypes(t *testing.T) {
+	var landed []string
+	var mu sync.Mutex
+	sys := func(t *testing.T, w *sim.World) []Option {
+		probe := startAPI(t, w)
+		spec := fault.Spec{Type: "acme_flush", Doc: "Flushes the api's cache.", Target: fault.TargetAgent, Priority: 3,
+			Fix: "target the api", Suggestion: "warm the cache again after a flush",
+			Inject: func(_ context.Context, a fault.Action, _ fault.Params) error {
+				mu.Lock()
+				landed = append(landed, a.TargetID)
+				mu.Unlock()
+				return nil
+			}}
+		return []Option{WithProbe(probe), WithFaults(spec)}
+	}
+	path := filepath.Join(t.TempDir(), "flush.yaml")
+	yaml := "name: flush\nconfig: {seed: 77, warmup: 1s, cooldown: 2s}\nactions:\n  - {delay: 1s, action: {type: acme_flush, target_id: api}}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := SimulateRun(t, sys, path)
+	if rep.Seed != 77 || rep.Landed != 1 || len(landed) != 1 || landed[0] != "api" {
+		t.Errorf("seed %d, %d landed (%v); want seed 77 and acme_flush on api", rep.Seed, rep.Landed, landed)
+	}
+}

@@ -63,7 +63,10 @@
 // netfault reach no agent's code, a runtime without a DAG no DAG fault).
 // arenatest.TestRuntime fails it while a built-in type is neither landed
 // nor refused: a new built-in type asks every runtime that reaches its
-// scope to decide, and is refused by the others with their reason.
+// scope to decide, and is refused by the others with their reason. A
+// runtime whose agents do not all have what a type acts on (agentwire: an
+// agent without a model client, for llm_failure) is a Reacher: selectors
+// and survival then pick among the agents it reaches.
 //
 // The Injector finds the capabilities by type assertion
 // (NewInjectorFor(rt, WithDAG(dag))); a type the runtime cannot land is
@@ -106,7 +109,7 @@
 //     Pauser, Slower, Partitioner, ToolTimeouter, MemoryCorrupter,
 //     MCPDisconnecter, LLMFailer, LatencyInjector, Latency, Direction,
 //     BandwidthLimiter, ConnectionResetter, ClockJumper, DAGProvider, Lift,
-//     Refuser, ScopeRefuser, RefusalsOf, HealReporter, Lifter (deprecated),
+//     Refuser, ScopeRefuser, RefusalsOf, Reacher, HealReporter, Lifter (deprecated),
 //     AgentInfo, AgentStatus,
 //     TypeLeader, TypeOrchestrator, TypeWorker, Edge; change feeds for large
 //     systems: AgentFeed, AgentChange, DAGFeed, NodeChange, EdgeChange.

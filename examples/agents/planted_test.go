@@ -46,6 +46,9 @@ func TestPlantedCaught(t *testing.T) {
 	if arenatest.Deterministic() {
 		t.Skip("starts the test binary again (os/exec), which wasip1 cannot")
 	}
+	if raceEnabled {
+		t.Skip("three shrinks of a minute's budget each, five times slower under the race detector: make test runs them without it")
+	}
 	shrunk := regexp.MustCompile(`shrunk \S+ from (\d+) faults \([^)]*\) to (\d+) \(`)
 	for name, p := range planted {
 		t.Run(name, func(t *testing.T) {

@@ -92,8 +92,9 @@ func (u *users) do(ctx context.Context, t *Task) {
 		if ctx.Err() != nil {
 			return // the run ended: the task is neither done nor lost
 		}
+		a := attempt{at: time.Now(), failed: err != nil || res.Status != "done"}
 		u.mu.Lock()
-		u.attempts = append(u.attempts, attempt{at: time.Now(), failed: err != nil || res.Status != "done"})
+		u.attempts = append(u.attempts, a)
 		u.mu.Unlock()
 		if err == nil {
 			outcome, result = res.Status, &res
@@ -106,8 +107,9 @@ func (u *users) do(ctx context.Context, t *Task) {
 		}
 		backoff *= 2
 	}
+	end := time.Now()
 	u.mu.Lock()
-	t.Outcome, t.Result, t.End = outcome, result, time.Now()
+	t.Outcome, t.Result, t.End = outcome, result, end
 	u.mu.Unlock()
 }
 

@@ -10,7 +10,8 @@ import (
 	"github.com/ares-arena/arena/arenatest"
 )
 
-// TestREADMESnippets keeps the README's section on tests true: each code
+// TestREADMESnippets keeps the README's sections on tests in simulated time
+// (examples/agents' among them) true: each code
 // block there appears, line for line, in the file that the nearest link
 // before it names (indentation and, for plain text, "// " set aside), and
 // those files are compiled and run by make test.
@@ -24,7 +25,8 @@ func TestREADMESnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(data)
-	for _, title := range []string{"## Testing your own Go code in simulated time\n", "## Shrinking a failure in simulated time\n"} {
+	for _, title := range []string{"## Testing your own Go code in simulated time\n", "## Shrinking a failure in simulated time\n",
+		"## Testing an agent system\n"} {
 		checkSection(t, root, readme, title)
 	}
 }

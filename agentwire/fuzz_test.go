@@ -1,0 +1,76 @@
+package agentwire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// FuzzToolMessages: whatever an MCP request or answer holds, reading a
+// tools/call puts the body back as it was, and a lie rewrites only an answer
+// to the call, into valid JSON, never panicking.
+func FuzzToolMessages(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"pay"}}`),
+		[]byte(`{"jsonrpc":"2.0","id":5,"result":{"structuredContent":{"balance":100},"content":[{"type":"text","text":"balance: 100"}]}}`), false)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/call"}`),
+		[]byte("id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"content\":[]}}\n\n"), true)
+	f.Add([]byte(`[`), []byte("data: {\n\n"), true)
+	f.Fuzz(func(t *testing.T, req, answer []byte, sse bool) {
+		r, _ := http.NewRequest(http.MethodPost, "http://tools/mcp", bytes.NewReader(req))
+		call, err := toolCall(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, _ := io.ReadAll(r.Body); !bytes.Equal(back, req) {
+			t.Fatalf("body put back as %q, want %q", back, req)
+		}
+		if call == nil {
+			return
+		}
+		out, ok := lie(answer, sse, call.id, ToolFault{Kind: ToolLie, Offset: 1, Field: "balance"})
+		if !ok {
+			return
+		}
+		if !sse && !json.Valid(out) {
+			t.Fatalf("lie made invalid JSON of %q: %q", answer, out)
+		}
+		if sse && strings.Count(string(out), "\n\n") != strings.Count(string(answer), "\n\n") {
+			t.Fatalf("lie changed the events of %q: %q", answer, out)
+		}
+	})
+}
+
+// FuzzStreamFault: whatever a model's answer holds, a stream fault hands
+// out a prefix of it (stream_cut), all of it (slow_first_token,
+// stream_stall), or all of it with one event added (malformed_event).
+func FuzzStreamFault(f *testing.F) {
+	f.Add([]byte("event: a\ndata: {}\n\nevent: b\ndata: {}\n\n"), true, 1)
+	f.Add([]byte(`{"id":"x"}`), false, 1)
+	f.Add([]byte("data: 1\r\n\r\ndata: 2\n\n"), true, 0)
+	f.Fuzz(func(t *testing.T, body []byte, sse bool, after int) {
+		after = max(0, min(after, 64))
+		for _, k := range []ErrorKind{ErrStreamCut, ErrStreamStall, ErrMalformedEvent, ErrSlowFirstToken} {
+			f := LLMFault{Error: k, AfterEvents: after, Delay: 1}
+			rc := newStreamFault(context.Background(), io.NopCloser(bytes.NewReader(body)), f, OpenAI, sse)
+			out, err := io.ReadAll(rc)
+			switch k {
+			case ErrStreamCut:
+				if !bytes.HasPrefix(body, out) || err != nil && err != io.ErrUnexpectedEOF {
+					t.Fatalf("%s: %q, %v from %q", k, out, err, body)
+				}
+			case ErrMalformedEvent:
+				if err != nil || len(out) < len(body) {
+					t.Fatalf("%s: %q, %v from %q", k, out, err, body)
+				}
+			default:
+				if err != nil || !bytes.Equal(out, body) {
+					t.Fatalf("%s: %q, %v from %q", k, out, err, body)
+				}
+			}
+		}
+	})
+}
