@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 var (
@@ -75,19 +76,48 @@ func (a *Agents) agent(id string) *agentState {
 	return s
 }
 
+// client is the kind of client a fault acts on.
+type client int
+
+const (
+	modelClient client = iota // LLM
+	mcpClient                 // MCP
+	anyClient                 // either
+)
+
 // wired returns the state of agent id when it has a client of the kind
-// (llm: a model client; else an MCP client; either when any), or why not.
-func (a *Agents) wired(id string, llm, any bool) (*agentState, error) {
+// need, or why not.
+func (a *Agents) wired(id string, need client) (*agentState, error) {
 	s := a.agents[id]
 	switch {
 	case s == nil:
 		return nil, fmt.Errorf("agentwire: %w %q: it has no model or MCP client here (Agents.LLM, Agents.MCP)", fault.ErrNoAgent, id)
-	case any && s.llmClients+s.mcpClients > 0, !any && llm && s.llmClients > 0, !any && !llm && s.mcpClients > 0:
+	case need == anyClient && s.llmClients+s.mcpClients > 0, need == modelClient && s.llmClients > 0, need == mcpClient && s.mcpClients > 0:
 		return s, nil
-	case llm:
+	case need == modelClient:
 		return nil, fmt.Errorf("agentwire: agent %q has no model client here (Agents.LLM): %w", id, fault.ErrCannotLand)
 	}
 	return nil, fmt.Errorf("agentwire: agent %q has no MCP client here (Agents.MCP): %w", id, fault.ErrCannotLand)
+}
+
+// land lands a fault on agent id, which must have a client of the kind
+// need (and invalid, the fault's validation, be nil): do changes the
+// agent's state, under a.mu, and returns what undoes it, which the Lift
+// runs at most once.
+func (a *Agents) land(ctx context.Context, id string, need client, invalid error, do func(s *agentState) (undo func())) (fault.Lift, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if invalid != nil {
+		return nil, invalid
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.wired(id, need)
+	if err != nil {
+		return nil, err
+	}
+	return a.once(do(s)), nil
 }
 
 // LLM returns the RoundTripper for agent's client of provider's API:
@@ -143,25 +173,14 @@ func (a *Agents) InjectLLMFailure(ctx context.Context, agentID string, errType f
 // InjectLLM lands f on agentID's model calls until lifted. A later fault
 // is consulted first.
 func (a *Agents) InjectLLM(ctx context.Context, agentID string, f LLMFault) (fault.Lift, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, err := a.wired(agentID, true, false)
-	if err != nil {
-		return nil, err
-	}
-	a.seq++
-	lf := &llmFault{LLMFault: f.withDefaults(), seq: a.seq, lifted: make(chan struct{})}
-	s.llm = append(s.llm, lf)
-	return a.once(func() {
-		s.llm = deleteFault(s.llm, lf)
-		close(lf.lifted)
-	}), nil
+	return a.land(ctx, agentID, modelClient, f.validate(), func(s *agentState) func() {
+		lf := &llmFault{LLMFault: f.withDefaults(), lifted: make(chan struct{})}
+		s.llm = append(s.llm, lf)
+		return func() {
+			s.llm = deleteFault(s.llm, lf)
+			close(lf.lifted)
+		}
+	})
 }
 
 func deleteFault[T comparable](fs []T, f T) []T {
@@ -209,19 +228,12 @@ func (a *Agents) llmFaultFor(agent string, p Provider, path string) (*llmFault, 
 // leaves, until lifted: slow_agent on code that cannot be slowed from
 // outside, through the calls it makes.
 func (a *Agents) SlowAgent(ctx context.Context, agentID string, delay time.Duration) (fault.Lift, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, err := a.wired(agentID, false, true)
-	if err != nil {
-		return nil, err
-	}
-	a.seq++
-	seq := a.seq
-	s.slow[seq] = delay
-	return a.once(func() { delete(s.slow, seq) }), nil
+	return a.land(ctx, agentID, anyClient, nil, func(s *agentState) func() {
+		a.seq++
+		seq := a.seq
+		s.slow[seq] = delay
+		return func() { delete(s.slow, seq) }
+	})
 }
 
 // slowdown waits out the agent's slow_agent delays, or until ctx ends.
@@ -237,21 +249,5 @@ func (a *Agents) slowdown(ctx context.Context, agent string) error {
 		}
 	}
 	a.mu.Unlock()
-	return sleep(ctx, d)
-}
-
-// sleep waits d on a timer (the bubble's in simulated time), or until ctx
-// ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return ctxtime.Sleep(ctx, d)
 }

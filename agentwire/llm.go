@@ -122,7 +122,6 @@ func kindList() string {
 // llmFault is a landed LLMFault.
 type llmFault struct {
 	LLMFault
-	seq    uint64
 	calls  uint64        // matching calls so far (for Rate)
 	lifted chan struct{} // closed by the lift: a held call goes on
 }

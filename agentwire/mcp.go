@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ares-arena/arena/fault"
+	"github.com/ares-arena/arena/internal/ctxtime"
 )
 
 // The MCP streamable HTTP transport's session header.
@@ -148,31 +149,25 @@ func (e *DownError) Unwrap() error { return syscall.ECONNREFUSED }
 // sessions survive on the server: a client that reconnects its stream
 // goes on with its session.
 func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, err := a.wired(agentID, false, false)
-	if err != nil {
-		return nil, err
-	}
-	a.seq++
-	drop := a.seq
-	s.mcp.down, s.mcp.downUntil = drop, time.Time{}
-	if a.reconnect >= 0 {
-		s.mcp.downUntil = time.Now().Add(a.reconnect)
-	}
-	cut := &DroppedError{Agent: agentID}
-	for fl := range s.mcp.flights {
-		fl.cancel(cut)
-		s.hits["mcp:disconnect"]++
-	}
-	return a.once(func() {
-		if s.mcp.down == drop {
-			s.mcp.down = 0
+	now := time.Now()
+	return a.land(ctx, agentID, mcpClient, nil, func(s *agentState) func() {
+		a.seq++
+		drop := a.seq
+		s.mcp.down, s.mcp.downUntil = drop, time.Time{}
+		if a.reconnect >= 0 {
+			s.mcp.downUntil = now.Add(a.reconnect)
 		}
-	}), nil
+		cut := &DroppedError{Agent: agentID}
+		for fl := range s.mcp.flights {
+			fl.cancel(cut)
+			s.hits["mcp:disconnect"]++
+		}
+		return func() {
+			if s.mcp.down == drop {
+				s.mcp.down = 0
+			}
+		}
+	})
 }
 
 // ForgetSessions makes agentID's MCP server forget every session it has
@@ -187,7 +182,7 @@ func (a *Agents) ForgetSessions(ctx context.Context, agentID string) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, err := a.wired(agentID, false, false)
+	s, err := a.wired(agentID, mcpClient)
 	if err != nil {
 		return err
 	}
@@ -212,21 +207,11 @@ func (a *Agents) ToolTimeout(ctx context.Context, agentID string, timeout time.D
 // FailTools lands f on agentID's tool calls until lifted. A later fault is
 // consulted first.
 func (a *Agents) FailTools(ctx context.Context, agentID string, f ToolFault) (fault.Lift, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, err := a.wired(agentID, false, false)
-	if err != nil {
-		return nil, err
-	}
-	tf := &toolFault{ToolFault: f.withDefaults()}
-	s.mcp.tools = append(s.mcp.tools, tf)
-	return a.once(func() { s.mcp.tools = deleteFault(s.mcp.tools, tf) }), nil
+	return a.land(ctx, agentID, mcpClient, f.validate(), func(s *agentState) func() {
+		tf := &toolFault{ToolFault: f.withDefaults()}
+		s.mcp.tools = append(s.mcp.tools, tf)
+		return func() { s.mcp.tools = deleteFault(s.mcp.tools, tf) }
+	})
 }
 
 // mcpTransport is an agent's MCP client's RoundTripper (Agents.MCP).
@@ -379,7 +364,7 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 				res.Body.Close()
 			}
 		}()
-		if err := sleep(req.Context(), f.Timeout); err != nil {
+		if err := ctxtime.Sleep(req.Context(), f.Timeout); err != nil {
 			return nil, err
 		}
 		return jsonAnswer(req, rpcError(call.id, -32001, fmt.Sprintf("tools/call %s: request timed out after %v", call.tool, f.Timeout))), nil
