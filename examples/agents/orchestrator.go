@@ -7,17 +7,63 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"sync"
 	"time"
 )
 
-// WorkerTimeout is how long the orchestrator waits for a worker's answer.
-const WorkerTimeout = 20 * time.Second
+// The orchestrator's policy.
+const (
+	WorkerTimeout = 20 * time.Second // its wait for a worker's answer
+	SlowWorker    = 2 * time.Second  // a worker that failed, or answered later, is passed over…
+	Bench         = 10 * time.Second // …for this long, while another is not
+)
 
 // orchestrator hands each task to a worker, and to the next one when that
-// one fails or does not answer in time (at most every worker once).
+// one fails or does not answer in time (at most every worker once). A
+// worker that failed or was slow is benched: passed over for Bench while
+// another is not, so one bad worker costs one slow task, not a stream of
+// them.
 type orchestrator struct {
 	workers []string
 	client  *http.Client
+
+	mu      sync.Mutex
+	benched map[string]time.Time // until when
+}
+
+// order is the workers to try for a task: from the task's own (a hash of
+// its ID), those not benched first.
+func (o *orchestrator) order(task string) []string {
+	h := fnv.New32a()
+	h.Write([]byte(task))
+	first := int(h.Sum32() % uint32(len(o.workers)))
+	now := time.Now()
+	var ready, later []string
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.workers {
+		name := o.workers[(first+i)%len(o.workers)]
+		if now.Before(o.benched[name]) {
+			later = append(later, name)
+		} else {
+			ready = append(ready, name)
+		}
+	}
+	return append(ready, later...)
+}
+
+// judge benches the worker when it failed or was slow.
+func (o *orchestrator) judge(worker string, ok bool, took time.Duration) {
+	if ok && took <= SlowWorker {
+		return
+	}
+	until := time.Now().Add(Bench)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.benched == nil {
+		o.benched = map[string]time.Time{}
+	}
+	o.benched[worker] = until
 }
 
 func (o *orchestrator) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -26,23 +72,59 @@ func (o *orchestrator) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(rw, "want a task: {id, text}", http.StatusBadRequest)
 		return
 	}
-	h := fnv.New32a()
-	h.Write([]byte(task.ID))
-	first := int(h.Sum32() % uint32(len(o.workers)))
+	writeJSON(rw, o.run(r.Context(), task))
+}
+
+// run hands the task to the workers in order: to the next when one fails,
+// and also (a hedge) when one has not answered within SlowWorker. The
+// first done answer wins and the others are called off; the task's
+// idempotency key makes a task done twice pay once.
+func (o *orchestrator) run(ctx context.Context, task TaskRequest) Result {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	order := o.order(task.ID)
+	answers := make(chan Result, len(order))
+	next, going := 0, 0
+	launch := func() {
+		name := order[next]
+		next++
+		going++
+		go func() {
+			start := time.Now()
+			res, err := o.hand(ctx, name, task)
+			if err != nil {
+				res = Result{Task: task.ID, Status: "failed", Worker: name, Error: err.Error()}
+			}
+			if ctx.Err() == nil {
+				o.judge(name, res.Status == "done", time.Since(start))
+			}
+			answers <- res
+		}()
+	}
+	launch()
+	hedge := time.NewTimer(SlowWorker)
+	defer hedge.Stop()
 	var last Result
-	for i := range o.workers {
-		name := o.workers[(first+i)%len(o.workers)]
-		res, err := o.hand(r.Context(), name, task)
-		if err != nil {
-			last = Result{Task: task.ID, Status: "failed", Worker: name, Error: err.Error()}
-		} else {
+	for going > 0 {
+		select {
+		case res := <-answers:
+			going--
 			last = res
-		}
-		if last.Status == "done" || r.Context().Err() != nil {
-			break
+			if res.Status == "done" {
+				return res
+			}
+			if going == 0 && next < len(order) && ctx.Err() == nil {
+				launch()
+				hedge.Reset(SlowWorker)
+			}
+		case <-hedge.C:
+			if next < len(order) {
+				launch()
+				hedge.Reset(SlowWorker)
+			}
 		}
 	}
-	writeJSON(rw, last)
+	return last
 }
 
 // hand gives the task to one worker.

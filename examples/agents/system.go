@@ -119,7 +119,7 @@ func (s *System) Stop() {
 }
 
 // Probe is the users' view: healthy while at most MaxFailures of their
-// attempts in the last Window failed.
+// attempts in the last Window failed or took longer than MaxLatency.
 func (s *System) Probe(ctx context.Context) error { return s.users.probe(ctx) }
 
 // Tasks returns the tasks the users finished (done, failed or lost).

@@ -19,6 +19,7 @@ const (
 	TaskAttempts = 5                // attempts per task, 1s, 2s, 4s, 8s apart
 	Window       = 5 * time.Second  // the probe's look back
 	MaxFailures  = 0.2              // share of the attempts in Window that may fail
+	MaxLatency   = 5 * time.Second  // an attempt answered later counts as failed
 )
 
 // Task is one task of a user, as the user saw it.
@@ -88,11 +89,13 @@ func (u *users) do(ctx context.Context, t *Task) {
 		u.mu.Lock()
 		t.Attempts = n
 		u.mu.Unlock()
+		start := time.Now()
 		res, err := u.ask(ctx, t)
 		if ctx.Err() != nil {
 			return // the run ended: the task is neither done nor lost
 		}
 		a := attempt{at: time.Now(), failed: err != nil || res.Status != "done"}
+		a.failed = a.failed || a.at.Sub(start) > MaxLatency
 		u.mu.Lock()
 		u.attempts = append(u.attempts, a)
 		u.mu.Unlock()
@@ -132,7 +135,7 @@ func (u *users) ask(ctx context.Context, t *Task) (Result, error) {
 }
 
 // probe is healthy while, over the last Window, at most MaxFailures of the
-// users' attempts failed.
+// users' attempts failed (or took longer than MaxLatency).
 func (u *users) probe(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -152,7 +155,7 @@ func (u *users) probe(ctx context.Context) error {
 		}
 	}
 	if n := len(u.attempts); n > 0 && float64(failed)/float64(n) > MaxFailures {
-		return fmt.Errorf("%d of the users' %d tasks in the last %v failed", failed, n, Window)
+		return fmt.Errorf("%d of the users' %d tasks in the last %v failed or took over %v", failed, n, Window, MaxLatency)
 	}
 	return nil
 }

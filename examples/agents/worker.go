@@ -39,7 +39,7 @@ type WorkerConfig struct {
 const (
 	ModelAttempts = 2                      // model calls made per turn, each with the SDK's retries (2)
 	ModelBackoff  = time.Second            // between them
-	ToolAttempts  = 4                      // tool calls made per step
+	ToolAttempts  = 3                      // tool calls made per step
 	ToolTimeout   = 2 * time.Second        // each tool call's deadline
 	ToolBackoff   = 250 * time.Millisecond // doubled after each failed attempt
 )
@@ -238,8 +238,10 @@ func (w *worker) verify(ctx context.Context, taskID, tool string, out json.RawMe
 type toolClient struct {
 	client *mcp.Client
 	tr     *mcp.StreamableClientTransport
-	mu     sync.Mutex
-	cs     *mcp.ClientSession
+
+	mu         sync.Mutex
+	cs         *mcp.ClientSession
+	connecting chan struct{} // closed when the connect under way ends
 }
 
 func newToolClient(agent, endpoint string, rt http.RoundTripper) *toolClient {
@@ -268,19 +270,40 @@ func withoutDelete(rt http.RoundTripper) http.RoundTripper {
 	})
 }
 
-// session returns the session, connecting one when there is none.
+// session returns the session, connecting one when there is none. The
+// lock is never held while connecting: a call waits for a connect under
+// way on a channel (in a synctest bubble a goroutine waiting on a lock is
+// not durably blocked, and simulated time would stop while the connect
+// waits on the network).
 func (tc *toolClient) session(ctx context.Context) (*mcp.ClientSession, error) {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if tc.cs != nil {
-		return tc.cs, nil
+	for {
+		tc.mu.Lock()
+		cs, connecting := tc.cs, tc.connecting
+		if cs == nil && connecting == nil {
+			tc.connecting = make(chan struct{})
+		}
+		tc.mu.Unlock()
+		switch {
+		case cs != nil:
+			return cs, nil
+		case connecting != nil:
+			select {
+			case <-connecting:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		cs, err := tc.client.Connect(ctx, tc.tr, nil)
+		tc.mu.Lock()
+		if err == nil {
+			tc.cs = cs
+		}
+		close(tc.connecting)
+		tc.connecting = nil
+		tc.mu.Unlock()
+		return cs, err
 	}
-	cs, err := tc.client.Connect(ctx, tc.tr, nil)
-	if err != nil {
-		return nil, err
-	}
-	tc.cs = cs
-	return cs, nil
 }
 
 // drop forgets cs, so that the next call connects anew.
