@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -306,7 +307,7 @@ type flightBody struct {
 	rc   io.ReadCloser
 	ctx  context.Context
 	done func()
-	once bool
+	once sync.Once // Read and Close may come from two goroutines
 }
 
 func (b *flightBody) Read(p []byte) (int, error) {
@@ -326,12 +327,7 @@ func (b *flightBody) Close() error {
 	return err
 }
 
-func (b *flightBody) end() {
-	if !b.once {
-		b.once = true
-		b.done()
-	}
-}
+func (b *flightBody) end() { b.once.Do(b.done) }
 
 func (a *Agents) toolFaultFor(agent, tool string) *toolFault {
 	a.mu.Lock()
