@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzToolMessages: whatever an MCP request or answer holds, reading a
-// tools/call puts the body back as it was, and a lie rewrites only an answer
+// tools/call sends the body as it was, in a clone of the request, and a lie rewrites only an answer
 // to the call, into valid JSON, never panicking.
 func FuzzToolMessages(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"pay"}}`),
@@ -21,25 +21,28 @@ func FuzzToolMessages(f *testing.F) {
 	f.Add([]byte(`[`), []byte("data: {\n\n"), true)
 	f.Fuzz(func(t *testing.T, req, answer []byte, sse bool) {
 		r, _ := http.NewRequest(http.MethodPost, "http://tools/mcp", bytes.NewReader(req))
-		call, err := toolCall(r)
+		out, call, err := toolCall(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back, _ := io.ReadAll(r.Body); !bytes.Equal(back, req) {
-			t.Fatalf("body put back as %q, want %q", back, req)
+		if out == r {
+			t.Fatal("toolCall hands back the caller's request: it must send a clone")
+		}
+		if back, _ := io.ReadAll(out.Body); !bytes.Equal(back, req) {
+			t.Fatalf("body sent as %q, want %q", back, req)
 		}
 		if call == nil {
 			return
 		}
-		out, ok := lie(answer, sse, call.id, ToolFault{Kind: ToolLie, Offset: 1, Field: "balance"})
+		lied, ok := lie(answer, sse, call.id, ToolFault{Kind: ToolLie, Offset: 1, Field: "balance"})
 		if !ok {
 			return
 		}
-		if !sse && !json.Valid(out) {
-			t.Fatalf("lie made invalid JSON of %q: %q", answer, out)
+		if !sse && !json.Valid(lied) {
+			t.Fatalf("lie made invalid JSON of %q: %q", answer, lied)
 		}
-		if sse && strings.Count(string(out), "\n\n") != strings.Count(string(answer), "\n\n") {
-			t.Fatalf("lie changed the events of %q: %q", answer, out)
+		if sse && strings.Count(string(lied), "\n\n") != strings.Count(string(answer), "\n\n") {
+			t.Fatalf("lie changed the events of %q: %q", answer, lied)
 		}
 	})
 }

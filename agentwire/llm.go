@@ -71,9 +71,10 @@ type LLMFault struct {
 	// Delay is a stream_stall's stall and a slow_first_token's wait
 	// (DefaultStreamDelay).
 	Delay time.Duration
-	// AfterEvents is how many events (server-sent events; for an answer
-	// that is not a stream, its whole body counts as one) a stream fault
-	// lets through before it acts (DefaultAfterEvents; 0 acts at once).
+	// AfterEvents is how many events (server-sent events) of a stream a
+	// stream fault lets through before it acts; 0 acts at once (llm_error's
+	// after_events defaults to DefaultAfterEvents). On an answer that is
+	// not a stream the fault acts halfway through its body.
 	AfterEvents int
 }
 

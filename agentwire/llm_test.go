@@ -363,3 +363,27 @@ func TestInvalidResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseEndsAStall: closing the body ends a stall under way, as closing
+// a body ends a read waiting on its connection.
+func TestCloseEndsAStall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		rt := a.LLM("w1", OpenAI, sseModel(4))
+		a.InjectLLM(context.Background(), "w1", LLMFault{Error: ErrStreamStall, Delay: time.Hour, AfterEvents: 1})
+		res, err := post(t, rt, context.Background(), "https://api.example/v1/chat/completions", `{"stream":true}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		go func() {
+			time.Sleep(10 * time.Second)
+			res.Body.Close()
+		}()
+		_, err = io.ReadAll(res.Body)
+		if err == nil || time.Since(start) != 10*time.Second {
+			t.Errorf("%v after %v, want the read ended by the Close at 10s", err, time.Since(start))
+		}
+		time.Sleep(time.Minute)
+	})
+}

@@ -112,6 +112,11 @@ type mcpState struct {
 	tools     []*toolFault
 }
 
+// isDown reports whether a drop holds the link down at now.
+func (m *mcpState) isDown(now time.Time) bool {
+	return m.down != 0 && (m.downUntil.IsZero() || now.Before(m.downUntil))
+}
+
 func (m *mcpState) init() {
 	m.flights, m.sessions, m.forgotten = map[*flight]struct{}{}, map[string]bool{}, map[string]bool{}
 }
@@ -145,8 +150,11 @@ func (e *DownError) Unwrap() error { return syscall.ECONNREFUSED }
 
 // DisconnectMCP drops agentID's MCP links: every exchange in flight (the
 // session's event stream, calls awaiting their answer) is cut with a reset,
-// and new ones are refused until lifted, or for the reconnect time
-// (WithMCPReconnect) when arena does not lift it: mcp_disconnect. The
+// and new ones are refused until lifted or for the reconnect time
+// (WithMCPReconnect), whichever ends first: mcp_disconnect. A fault with a
+// longer duration still has its link back after the reconnect time (as
+// the fakes' and agentd's sessions reconnect after a second); a longer
+// outage is WithMCPReconnect(-1), or network_partition. The
 // sessions survive on the server: a client that reconnects its stream
 // goes on with its session.
 func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift, error) {
@@ -171,8 +179,9 @@ func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift,
 	})
 }
 
-// ForgetSessions makes agentID's MCP server forget every session it has
-// given so far, as a server restarted without a session store does: each
+// ForgetSessions makes the MCP servers of agentID (every one its clients
+// through MCP talk to) forget every session they have given it so far, as
+// servers restarted without a session store do: each
 // later request of such a session, its event stream included, is answered
 // 404 "session not found" (the protocol's answer; go-sdk's client then
 // fails with mcp.ErrSessionMissing), and its open streams are cut. A new
@@ -229,9 +238,10 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	sid := req.Header.Get(sessionHeader)
+	now := time.Now()
 	t.a.mu.Lock()
 	s := t.a.agent(t.agent)
-	down := s.mcp.down != 0 && (s.mcp.downUntil.IsZero() || time.Now().Before(s.mcp.downUntil))
+	down := s.mcp.isDown(now)
 	forgotten := sid != "" && s.mcp.forgotten[sid]
 	switch {
 	case down:
@@ -251,7 +261,7 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h.Set("X-Content-Type-Options", "nosniff")
 		return answer{http.StatusNotFound, h, []byte("session not found\n")}.response(req), nil
 	}
-	call, err := toolCall(req)
+	req, call, err := toolCall(req)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +277,16 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t mcpTransport) send(req *http.Request, sid string) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	fl := &flight{cancel: cancel, sid: sid}
+	now := time.Now()
 	t.a.mu.Lock()
 	s := t.a.agent(t.agent)
+	if s.mcp.isDown(now) { // a drop that landed since RoundTrip looked
+		s.hits["mcp:refused"]++
+		t.a.mu.Unlock()
+		cancel(nil)
+		closeBody(req)
+		return nil, &DownError{Agent: t.agent}
+	}
 	s.mcp.flights[fl] = struct{}{}
 	t.a.mu.Unlock()
 	done := func() {
@@ -352,10 +370,14 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 		closeBody(req)
 		return jsonAnswer(req, toolErrorResult(call.id, f.Message)), nil
 	case ToolHang:
-		// The server gets the call and does it; its answer is lost.
-		bg := req.Clone(context.WithoutCancel(req.Context()))
+		// The server gets the call and does it; its answer is lost. The
+		// call goes on without its caller, as an exchange in flight (a
+		// drop cuts it), for at most hangGrace past the timeout.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), f.Timeout+hangGrace)
+		bg := req.Clone(ctx)
 		go func() {
-			if res, err := t.base.RoundTrip(bg); err == nil {
+			defer cancel()
+			if res, err := t.send(bg, req.Header.Get(sessionHeader)); err == nil {
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
 			}
@@ -369,11 +391,19 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
-	res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxMessage+1))
 	if err != nil {
+		res.Body.Close()
 		return nil, err
 	}
+	if len(body) > maxMessage { // too long to lie in: passed on as it comes
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), res.Body), res.Body}
+		return res, nil
+	}
+	res.Body.Close()
 	lied, ok := lie(body, isEventStream(res), call.id, f.ToolFault)
 	if !ok {
 		lied = body // not the answer to the call (an error): passed on as it came
@@ -384,8 +414,14 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 	return res, nil
 }
 
-// maxMessage bounds the answer to a tools/call that a lie reads whole.
+// maxMessage bounds an MCP message agentwire reads whole: a request, to see
+// whether it is a tools/call; an answer, to lie in it. A longer one passes
+// as it came.
 const maxMessage = 16 << 20
+
+// hangGrace is how long past its timeout a held tools/call may still take
+// on the server before agentwire gives up on it.
+const hangGrace = time.Minute
 
 func jsonAnswer(req *http.Request, body []byte) *http.Response {
 	h := http.Header{}

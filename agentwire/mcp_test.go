@@ -264,3 +264,23 @@ func TestMCPRefusals(t *testing.T) {
 		t.Errorf("bad kind: %v", err)
 	}
 }
+
+// TestCallerRequestUnchanged: the MCP transport sends a clone; the caller's
+// request keeps its body and headers as they were.
+func TestCallerRequestUnchanged(t *testing.T) {
+	a, srv := New(), &toolServer{}
+	rt := a.MCP("w1", srv)
+	req, _ := http.NewRequest(http.MethodPost, "http://tools/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"pay"}}`))
+	body, getBody := req.Body, req.GetBody
+	res, err := rt.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, res)
+	if req.Body != body || req.GetBody == nil || getBody == nil {
+		t.Errorf("the caller's request was changed")
+	}
+	if srv.ran() != 1 {
+		t.Errorf("tool ran %d times", srv.ran())
+	}
+}

@@ -143,7 +143,7 @@ func (a *Agents) toolSpec(t fault.Type) fault.Spec {
 
 func (a *Agents) sessionLossSpec() fault.Spec {
 	return fault.Spec{
-		Type: ActionMCPSessionLoss, Doc: "The agent's MCP server forgets its sessions, as after a restart: their next request gets 404 session not found.",
+		Type: ActionMCPSessionLoss, Doc: "The agent's MCP servers forget its sessions, as after a restart: their next request gets 404 session not found.",
 		Target: fault.TargetAgent,
 		Inject: func(ctx context.Context, act fault.Action, _ fault.Params) error {
 			return a.ForgetSessions(ctx, act.TargetID)

@@ -3,14 +3,16 @@ package agentwire
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"sync"
 	"time"
 )
 
 // streamFault is a model answer's body under a stream fault: stream_cut,
 // stream_stall, malformed_event or slow_first_token. On a stream
 // (text/event-stream) it acts after AfterEvents whole events; on an answer
-// that is not a stream, halfway through its body.
+// that is not a stream, once the first half of its body is handed out.
 type streamFault struct {
 	ctx      context.Context
 	rc       io.ReadCloser
@@ -21,16 +23,23 @@ type streamFault struct {
 	out    []byte // ready to hand out
 	held   []byte // read, handed out after the fault's point
 	events int    // whole events handed out (a stream)
+	split  bool   // an answer that is not a stream: read and cut in two
 	acted  bool
 	eof    bool  // rc is read to its end
 	err    error // once out is empty: what Read returns
+
+	closeOnce sync.Once
+	closed    chan struct{} // Close ends a stall under way, as it ends a read on a connection
 }
 
 func newStreamFault(ctx context.Context, rc io.ReadCloser, f LLMFault, p Provider, sse bool) io.ReadCloser {
-	return &streamFault{ctx: ctx, rc: rc, f: f, provider: p, sse: sse}
+	return &streamFault{ctx: ctx, rc: rc, f: f, provider: p, sse: sse, closed: make(chan struct{})}
 }
 
-func (s *streamFault) Close() error { return s.rc.Close() }
+func (s *streamFault) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	return s.rc.Close()
+}
 
 func (s *streamFault) Read(p []byte) (int, error) {
 	for len(s.out) == 0 && s.err == nil {
@@ -62,14 +71,16 @@ func (s *streamFault) step() error {
 	case s.f.Error == ErrSlowFirstToken:
 		s.acted = true
 		return s.wait(s.f.Delay)
-	case !s.sse:
+	case !s.sse && !s.split:
 		body, err := io.ReadAll(s.rc)
 		if err != nil {
 			return s.readErr(err)
 		}
-		s.eof = true
+		s.eof, s.split = true, true
 		half := len(body) / 2
 		s.out, s.held = body[:half], body[half:]
+		return nil // the first half; the fault acts at the next step
+	case !s.sse:
 		return s.act()
 	case s.events >= s.f.AfterEvents:
 		return s.act()
@@ -127,7 +138,8 @@ func (s *streamFault) act() error {
 	return nil
 }
 
-// wait stalls the answer for d, or until the caller gives up.
+// wait stalls the answer for d, or until the caller gives up or closes
+// the body.
 func (s *streamFault) wait(d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -137,8 +149,13 @@ func (s *streamFault) wait(d time.Duration) error {
 	case <-s.ctx.Done():
 		s.rc.Close()
 		return s.ctx.Err()
+	case <-s.closed:
+		return errClosed
 	}
 }
+
+// errClosed is what a read of a closed answer returns (net/http's words).
+var errClosed = errors.New("http: read on closed response body")
 
 // eventEnd is the length of the first whole server-sent event in b (through
 // its blank line), or -1.

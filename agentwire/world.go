@@ -17,7 +17,8 @@ type World struct {
 	*sim.World
 	*Agents
 	// Clients are the nodes the test's own clients run on (its users, its
-	// probe): no fault reaches them.
+	// probe): selectors and survival never pick them (a fault that names
+	// one by its ID still lands, as fault.Reacher says).
 	Clients []string
 }
 

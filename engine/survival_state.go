@@ -175,10 +175,11 @@ func (st *systemState) walk(spec *fault.Spec, visit func(target) bool) {
 		return
 	case fault.TargetRole:
 		// The holder Prepare will hit: the first running agent of the
-		// role, filters aside; if the filters exclude it, nothing to hit.
+		// role that the runtime reaches, filters aside; if the filters
+		// exclude it, nothing to hit.
 		for i := range st.agents {
-			if a := &st.agents[i]; a.Type == spec.Role && spec.LandsOn(a.Status) {
-				if st.filter.allows(*a) && st.reaches(spec.Type, a.ID) {
+			if a := &st.agents[i]; a.Type == spec.Role && spec.LandsOn(a.Status) && st.reaches(spec.Type, a.ID) {
+				if st.filter.allows(*a) {
 					visit(target{id: a.ID})
 				}
 				return

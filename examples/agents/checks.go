@@ -10,14 +10,15 @@ import (
 	"sync"
 )
 
-// MaxModelCalls bounds the model calls of one task: the correct worker
-// makes at most 2 turns × ModelAttempts × 3 (the SDK's tries), and the
-// orchestrator tries up to 3 workers (36); a retry storm makes hundreds.
+// MaxModelCalls bounds the model calls of one attempt of a user at a task:
+// the correct worker makes at most 2 turns × ModelAttempts × 3 (the SDK's
+// tries), and the orchestrator tries up to 3 workers (36); a retry storm
+// makes hundreds.
 const MaxModelCalls = 36
 
-// modelCalls counts the requests each task's model calls send, retries of
-// the SDK included (their X-Task header), above the faults: a request a
-// fault answers is counted too.
+// modelCalls counts the requests each attempt at a task sends for its
+// model calls (their X-Task header: task#attempt), the SDK's retries
+// included, above the faults: a request a fault answers is counted too.
 type modelCalls struct {
 	mu sync.Mutex
 	n  map[string]int
@@ -39,10 +40,16 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func (m *modelCalls) of(task string) int {
+// of returns the model calls of a task's attempts 1 to attempts: their sum
+// and the most one made.
+func (m *modelCalls) of(task string, attempts int) (sum, most int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.n[task]
+	for a := 1; a <= attempts; a++ {
+		n := m.n[fmt.Sprintf("%s#%d", task, a)]
+		sum, most = sum+n, max(most, n)
+	}
+	return sum, most
 }
 
 // checker holds the checks' cursors: each check reads only the tasks
@@ -123,15 +130,16 @@ func (c *checker) noFabrication(ctx context.Context) error {
 	return violations("tasks done on a result no tool gave", wrong)
 }
 
-// boundedModelCalls: no task made more than MaxModelCalls model calls.
+// boundedModelCalls: no attempt at a task made more than MaxModelCalls
+// model calls.
 func (c *checker) boundedModelCalls(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tasks := c.s.users.finished(c.calls)
 	var over []string
 	for _, t := range tasks {
-		if n := c.s.calls.of(t.ID); n > MaxModelCalls {
-			over = append(over, fmt.Sprintf("%s made %d model calls", t.ID, n))
+		if _, most := c.s.calls.of(t.ID, t.Attempts); most > MaxModelCalls {
+			over = append(over, fmt.Sprintf("%s made %d model calls in one attempt", t.ID, most))
 		}
 	}
 	return violations(fmt.Sprintf("tasks over %d model calls", MaxModelCalls), over)

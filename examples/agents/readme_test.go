@@ -35,7 +35,7 @@ func agentSystem(t *testing.T, w *sim.World) []arenatest.Option {
 	}
 	t.Cleanup(s.Stop)
 	return []arenatest.Option{arenatest.WithRuntime(s.Runtime), arenatest.WithProbe(s.Probe),
-		arenatest.WithChecks(s.Checks()...), arenatest.WithFaults(s.Runtime.Faults()...)}
+		arenatest.WithChecks(s.Checks()...), arenatest.WithFaults(s.Faults()...)}
 }
 
 func TestLLMBrownout(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ares-arena/arena/arenatest"
 	"github.com/ares-arena/arena/engine"
+	"github.com/ares-arena/arena/scenario"
 )
 
 var survival = flag.Duration("agents.survival", 10*time.Minute, "how long TestSurvival's simulated run lasts (an hour: -agents.survival=1h)")
@@ -21,7 +22,8 @@ func TestSurvival(t *testing.T) {
 	var sys *System
 	start := time.Now()
 	rep := arenatest.SimulateSurvive(t, Harness(DefaultConfig(), func(s *System) { sys = s }),
-		engine.SurvivalConfig{Duration: *survival, Interval: 10 * time.Second}, arenatest.WithSeed(7))
+		engine.SurvivalConfig{Duration: *survival, Interval: 10 * time.Second}, arenatest.WithSeed(7),
+		arenatest.WithGate(scenario.Gate{Consistent: true, MinGrade: engine.GradeA}))
 	sum := summarize(sys)
 	var types []string
 	for typ, st := range rep.ByType {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ares-arena/arena/agentwire"
 	"github.com/ares-arena/arena/arenatest"
+	"github.com/ares-arena/arena/fault"
 	"github.com/ares-arena/arena/sim"
 )
 
@@ -127,14 +129,36 @@ func (s *System) Tasks() []Task {
 	return s.users.all()
 }
 
-// ModelCalls returns the model calls of a task, the SDKs' retries included.
-func (s *System) ModelCalls(task string) int { return s.calls.of(task) }
+// ModelCalls returns the model calls of a finished task, the SDKs' retries
+// included: all its attempts', and the most one attempt made.
+func (s *System) ModelCalls(t Task) (sum, most int) { return s.calls.of(t.ID, t.Attempts) }
 
 // Options are arenatest's options for the system: its runtime (the sim
-// world with agentwire's faults), probe, checks and agentwire's fault types.
+// world with agentwire's faults), probe, checks and agentwire's fault types
+// (Faults).
 func (s *System) Options() []arenatest.Option {
 	return []arenatest.Option{arenatest.WithRuntime(s.Runtime), arenatest.WithProbe(s.Probe),
-		arenatest.WithChecks(s.Checks()...), arenatest.WithFaults(s.Runtime.Faults()...)}
+		arenatest.WithChecks(s.Checks()...), arenatest.WithFaults(s.Faults()...)}
+}
+
+// Faults are agentwire's fault types, tool_lie's tool "pay" by default:
+// when every tool of the ledger lies alike (pay and receipt), no agent
+// without another source can see through it, and the check of results
+// says so; a scenario that wants that names tool: "" itself.
+func (s *System) Faults() []fault.Spec {
+	specs := s.Runtime.Faults()
+	for i := range specs {
+		if specs[i].Type != agentwire.ActionToolLie {
+			continue
+		}
+		specs[i].Metadata = slices.Clone(specs[i].Metadata)
+		for k := range specs[i].Metadata {
+			if specs[i].Metadata[k].Name == "tool" {
+				specs[i].Metadata[k].Default = "pay"
+			}
+		}
+	}
+	return specs
 }
 
 // Harness is cfg as an arenatest.System: built afresh in each simulated

@@ -30,9 +30,9 @@ func summarize(s *System) summary {
 		default:
 			out.lost++
 		}
-		n := s.ModelCalls(t.ID)
-		out.totalCalls += n
-		out.maxCalls = max(out.maxCalls, n)
+		sum, most := s.ModelCalls(t)
+		out.totalCalls += sum
+		out.maxCalls = max(out.maxCalls, most)
 	}
 	out.payments, out.tickets = len(s.Store.Payments()), len(s.Store.Tickets())
 	out.hits = map[string]int{}
@@ -50,7 +50,7 @@ func (s summary) String() string {
 	if tasks > 0 {
 		per = float64(s.totalCalls) / float64(tasks)
 	}
-	return fmt.Sprintf("tasks %d done, %d failed, %d lost; tool effects checked: %d payments, %d tickets; model calls per task %.1f (max %d); calls hit: %v",
+	return fmt.Sprintf("tasks %d done, %d failed, %d lost; tool effects checked: %d payments, %d tickets; model calls per task %.1f (max %d in one attempt); calls hit: %v",
 		s.done, s.failed, s.lost, s.payments, s.tickets, per, s.maxCalls, s.hits)
 }
 

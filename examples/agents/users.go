@@ -90,7 +90,7 @@ func (u *users) do(ctx context.Context, t *Task) {
 		t.Attempts = n
 		u.mu.Unlock()
 		start := time.Now()
-		res, err := u.ask(ctx, t)
+		res, err := u.ask(ctx, t, n)
 		if ctx.Err() != nil {
 			return // the run ended: the task is neither done nor lost
 		}
@@ -116,10 +116,10 @@ func (u *users) do(ctx context.Context, t *Task) {
 	u.mu.Unlock()
 }
 
-func (u *users) ask(ctx context.Context, t *Task) (Result, error) {
+func (u *users) ask(ctx context.Context, t *Task, attempt int) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, TaskTimeout)
 	defer cancel()
-	body, _ := json.Marshal(TaskRequest{ID: t.ID, Text: t.Text})
+	body, _ := json.Marshal(TaskRequest{ID: t.ID, Text: t.Text, Attempt: attempt})
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://orchestrator/task", bytes.NewReader(body))
 	res, err := u.client.Do(req)
 	if err != nil {

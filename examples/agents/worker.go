@@ -55,10 +55,13 @@ type Result struct {
 	Worker  string   `json:"worker"`
 }
 
-// TaskRequest is a task as the orchestrator hands it on.
+// TaskRequest is a task as the orchestrator hands it on: which of the
+// user's attempts at it this is, too (the count of model calls is per
+// attempt).
 type TaskRequest struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	ID      string `json:"id"`
+	Text    string `json:"text"`
+	Attempt int    `json:"attempt"`
 }
 
 // worker is an agent: it asks the model what to do, does it with the
@@ -101,7 +104,7 @@ func (w *worker) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // made (retried with the task's idempotency key) and its result checked
 // against the store's own record; the model's second turn sums up.
 func (w *worker) do(ctx context.Context, task TaskRequest) Result {
-	conv := w.model.start(task.ID, task.Text)
+	conv := w.model.start(fmt.Sprintf("%s#%d", task.ID, task.Attempt), task.Text)
 	first, err := w.ask(ctx, conv)
 	if err != nil {
 		return Result{Status: "failed", Error: "model: " + err.Error()}
@@ -119,7 +122,7 @@ func (w *worker) do(ctx context.Context, task TaskRequest) Result {
 		conv.answer(err.Error(), true)
 		res = Result{Status: "done"} // the flaw: done without what the tool was to give
 	default:
-		res, err = w.verify(ctx, task.ID, first.tool, out)
+		res, err = w.verify(ctx, task.ID, first.tool, input, out)
 		if err != nil {
 			return Result{Status: "failed", Error: err.Error()}
 		}
@@ -192,8 +195,9 @@ func (w *worker) call(ctx context.Context, taskID, tool string, input map[string
 }
 
 // verify reads the store's own record of what the tool said it did (the
-// receipt, the ticket) through another tool, and answers from that record.
-func (w *worker) verify(ctx context.Context, taskID, tool string, out json.RawMessage) (Result, error) {
+// receipt, the ticket) through another tool, checks it is what was asked
+// for, and answers from that record.
+func (w *worker) verify(ctx context.Context, taskID, tool string, asked map[string]any, out json.RawMessage) (Result, error) {
 	switch tool {
 	case "pay":
 		var said Payment
@@ -211,6 +215,9 @@ func (w *worker) verify(ctx context.Context, taskID, tool string, out json.RawMe
 		if err != nil {
 			return Result{}, fmt.Errorf("pay: receipt %s could not be checked: %v", said.Receipt, err)
 		}
+		if truth.Account != asked["account"] || float64(truth.Amount) != asked["amount"] {
+			return Result{}, fmt.Errorf("pay: receipt %s is for %d to %s, not what was asked (%v to %v)", said.Receipt, truth.Amount, truth.Account, asked["amount"], asked["account"])
+		}
 		return Result{Status: "done", Payment: &truth}, nil
 	case "open_ticket":
 		var said Ticket
@@ -227,6 +234,9 @@ func (w *worker) verify(ctx context.Context, taskID, tool string, out json.RawMe
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("open_ticket: ticket %s could not be checked: %v", said.Ticket, err)
+		}
+		if truth.Title != asked["title"] {
+			return Result{}, fmt.Errorf("open_ticket: ticket %s is %q, not what was asked (%v)", said.Ticket, truth.Title, asked["title"])
 		}
 		return Result{Status: "done", Ticket: &truth}, nil
 	}
