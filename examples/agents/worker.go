@@ -309,9 +309,10 @@ func (tc *toolClient) session(ctx context.Context) (*mcp.ClientSession, error) {
 		if err == nil {
 			tc.cs = cs
 		}
-		close(tc.connecting)
+		done := tc.connecting
 		tc.connecting = nil
 		tc.mu.Unlock()
+		close(done)
 		return cs, err
 	}
 }
