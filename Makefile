@@ -97,7 +97,7 @@ FUZZTARGETS := FuzzParseDuration:./clock FuzzVirtualClockOffset:./clock \
 	FuzzActionEventJSON:./engine FuzzHealthEventJSON:./engine FuzzFaultOutcomeJSON:./engine FuzzLiftEventJSON:./engine FuzzActionID:./engine FuzzQueueSampleSlot:./engine \
 	FuzzLoadScenario:./scenario FuzzValidateScenario:./scenario \
 	FuzzHandler:./arenahttp FuzzRoundTrip:./internal/sse FuzzShrinkInput:./cmd/arena FuzzReadSurvival:./shrink FuzzStreamChecks:./history FuzzPlanSweep:./arenatest FuzzParseArgs:./wasmhost \
-	FuzzToolMessages:./agentwire FuzzStreamFault:./agentwire
+	FuzzToolMessages:./agentwire FuzzStreamFault:./agentwire FuzzMCPConn:./agentwire
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
 		echo "fuzz $${t%%:*} ($(FUZZTIME))"; \

@@ -91,13 +91,13 @@ func (a *Agents) wired(id string, need client) (*agentState, error) {
 	s := a.agents[id]
 	switch {
 	case s == nil:
-		return nil, fmt.Errorf("agentwire: %w %q: it has no model or MCP client here (Agents.LLM, Agents.MCP)", fault.ErrNoAgent, id)
+		return nil, fmt.Errorf("agentwire: %w %q: it has no model or MCP client here (Agents.LLM, Agents.MCP, Agents.MCPConn)", fault.ErrNoAgent, id)
 	case need == anyClient && s.llmClients+s.mcpClients > 0, need == modelClient && s.llmClients > 0, need == mcpClient && s.mcpClients > 0:
 		return s, nil
 	case need == modelClient:
 		return nil, fmt.Errorf("agentwire: agent %q has no model client here (Agents.LLM): %w", id, fault.ErrCannotLand)
 	}
-	return nil, fmt.Errorf("agentwire: agent %q has no MCP client here (Agents.MCP): %w", id, fault.ErrCannotLand)
+	return nil, fmt.Errorf("agentwire: agent %q has no MCP client here (Agents.MCP, Agents.MCPConn): %w", id, fault.ErrCannotLand)
 }
 
 // land lands a fault on agent id, which must have a client of the kind

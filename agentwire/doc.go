@@ -1,8 +1,9 @@
 // Package agentwire puts an agent system's own code under arena's agent
 // faults, on the wire: the model calls its agents make through the
 // providers' SDKs (OpenAI, Anthropic) and the tool calls they make through
-// MCP clients (the official Go SDK's streamable HTTP transport) go through
-// its RoundTrippers, and the faults landed on an agent act on those calls
+// MCP clients (the official Go SDK's streamable HTTP transport; its stdio
+// and in-memory transports through MCPConn) go through its RoundTrippers,
+// and the faults landed on an agent act on those calls
 // exactly as the provider or the MCP server would fail them. Nothing of the
 // agent or of the SDKs is patched; in a testing/synctest bubble every wait
 // is the bubble's (simulated time), outside one the wall clock's.
@@ -10,6 +11,8 @@
 //	a := agentwire.New()
 //	llm := openai.NewClient(option.WithHTTPClient(&http.Client{Transport: a.LLM("worker-1", agentwire.OpenAI, base)}))
 //	tools := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: a.MCP("worker-1", base)}}
+//	conn := a.MCPConn("worker-1", stream) // a command's stdout and stdin, or a net.Pipe's end
+//	stdio := &mcp.IOTransport{Reader: conn, Writer: conn}
 //
 // # Model faults
 //
@@ -58,6 +61,16 @@
 //     result (structuredContent and text, or under one key) change: a valid
 //     answer with a wrong value.
 //
+// On a stream (MCPConn: newline-delimited JSON-RPC, go-sdk's stdio and
+// in-memory transports) the session is the connection: mcp_disconnect
+// closes it (the client reads a DroppedError, the server EOF) and a stream
+// opened while the link is down is refused and closed (DownError);
+// mcp_session_loss is a server that went away (the client reads EOF, its
+// writes fail with EPIPE); the tool faults act as on HTTP, and a held
+// call's late error is not sent once the client cancels the call
+// (notifications/cancelled). slow_agent delays each message the client
+// sends.
+//
 // # The other built-in types
 //
 // slow_agent delays each of the agent's model and MCP calls before it
@@ -75,7 +88,7 @@
 // # Index
 //
 //   - Agents: New, Option, WithMCPReconnect, DefaultMCPReconnect, Agents,
-//     Agents.LLM, Agents.MCP, Agents.Hits, Agents.Reaches, World.
+//     Agents.LLM, Agents.MCP, Agents.MCPConn, Agents.Hits, Agents.Reaches, World.
 //   - Model faults: Provider, OpenAI, Anthropic, Providers, ErrorKind,
 //     ErrorKinds, LLMFault, Agents.InjectLLM, Agents.InjectLLMFailure,
 //     DefaultRetryAfter, DefaultStreamDelay, DefaultAfterEvents.

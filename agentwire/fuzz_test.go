@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 // FuzzToolMessages: whatever an MCP request or answer holds, reading a
@@ -19,6 +21,7 @@ func FuzzToolMessages(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/call"}`),
 		[]byte("id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"content\":[]}}\n\n"), true)
 	f.Add([]byte(`[`), []byte("data: {\n\n"), true)
+	f.Add([]byte(`{"id":[1],"method":"tools/call"}`), []byte(`{"id":[1],"result":{}}`), false) // an array id panicked sameID
 	f.Fuzz(func(t *testing.T, req, answer []byte, sse bool) {
 		r, _ := http.NewRequest(http.MethodPost, "http://tools/mcp", bytes.NewReader(req))
 		out, call, err := toolCall(r)
@@ -75,5 +78,53 @@ func FuzzStreamFault(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzMCPConn: whatever the client and the server write on a stream, and
+// however the client's writes are cut, the server gets the client's
+// messages whole and in order, and the client gets each of the server's
+// messages, as it came or (an answer to a lied-in call) as valid JSON.
+func FuzzMCPConn(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay"}}`+"\n"+`{"id":2}`+"\n"),
+		[]byte(`{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"balance":100}}}`+"\n"), uint8(7))
+	f.Add([]byte("not json\n\n{\"method\":\"tools/call\",\"id\":[1]}\npartial"), []byte("{\"id\":[1],\"result\":{}}\nx"), uint8(1))
+	f.Fuzz(func(t *testing.T, in, out []byte, cut uint8) {
+		synctest.Test(t, func(t *testing.T) {
+			a := New()
+			c1, c2 := net.Pipe()
+			conn := a.MCPConn("w1", c2)
+			defer conn.Close()
+			a.FailTools(context.Background(), "w1", ToolFault{Kind: ToolLie})
+			got := make(chan []byte)
+			go func() { b, _ := io.ReadAll(c1); got <- b }()
+			step := max(1, int(cut))
+			for i := 0; i < len(in); i += step {
+				if _, err := conn.Write(in[i:min(i+step, len(in))]); err != nil {
+					t.Fatalf("write: %v", err)
+				}
+			}
+			whole := in[:bytes.LastIndexByte(in, '\n')+1]
+			synctest.Wait()
+			read := make(chan []byte)
+			go func() { b, _ := io.ReadAll(conn); read <- b }()
+			if _, err := c1.Write(out); err != nil && len(out) > 0 {
+				t.Fatalf("server write: %v", err)
+			}
+			c1.Close()
+			if b := <-got; !bytes.Equal(b, whole) {
+				t.Fatalf("the server got %q, want %q", b, whole)
+			}
+			back := bytes.SplitAfter(<-read, []byte("\n"))
+			sent := bytes.SplitAfter(out, []byte("\n"))
+			if len(back) != len(sent) {
+				t.Fatalf("the client got %q, want the messages of %q", back, sent)
+			}
+			for i := range sent {
+				if !bytes.Equal(back[i], sent[i]) && !json.Valid(back[i]) {
+					t.Fatalf("message %d: %q, want %q or a lie in valid JSON", i, back[i], sent[i])
+				}
+			}
+		})
 	})
 }

@@ -144,7 +144,8 @@ func lieMessage(msg []byte, id json.RawMessage, f ToolFault) ([]byte, bool) {
 }
 
 // sameID reports whether a decoded JSON-RPC id (json.Number or string) is
-// the raw id of the call, compared as values.
+// the raw id of the call, compared as values. An id of another kind (an
+// array, an object: not JSON-RPC's) is no call's.
 func sameID(got any, raw json.RawMessage) bool {
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -152,7 +153,16 @@ func sameID(got any, raw json.RawMessage) bool {
 	if d.Decode(&want) != nil {
 		return false
 	}
-	return got == want
+	switch got.(type) {
+	case json.Number, string:
+	default:
+		return false
+	}
+	switch want.(type) {
+	case json.Number, string:
+		return got == want
+	}
+	return false
 }
 
 // lieValue adds f.Offset to the numbers of v: every one when all, else

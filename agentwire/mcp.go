@@ -124,6 +124,7 @@ func (m *mcpState) init() {
 type flight struct {
 	cancel context.CancelCauseFunc
 	sid    string
+	stream bool // a stream's whole life (Agents.MCPConn)
 }
 
 // DroppedError is what an MCP exchange cut by mcp_disconnect returns: it
@@ -156,7 +157,8 @@ func (e *DownError) Unwrap() error { return syscall.ECONNREFUSED }
 // the fakes' and agentd's sessions reconnect after a second); a longer
 // outage is WithMCPReconnect(-1), or network_partition. The
 // sessions survive on the server: a client that reconnects its stream
-// goes on with its session.
+// goes on with its session. A stream (MCPConn), whose session is the
+// connection, is closed.
 func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift, error) {
 	now := time.Now()
 	return a.land(ctx, agentID, mcpClient, nil, func(s *agentState) func() {
@@ -185,7 +187,8 @@ func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift,
 // later request of such a session, its event stream included, is answered
 // 404 "session not found" (the protocol's answer; go-sdk's client then
 // fails with mcp.ErrSessionMissing), and its open streams are cut. A new
-// session works. It is never lifted: the sessions are gone.
+// session works. A stream (MCPConn) ends as when its server exits: the
+// client reads EOF. It is never lifted: the sessions are gone.
 func (a *Agents) ForgetSessions(ctx context.Context, agentID string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -201,7 +204,10 @@ func (a *Agents) ForgetSessions(ctx context.Context, agentID string) error {
 	}
 	cut := &DroppedError{Agent: agentID}
 	for fl := range s.mcp.flights {
-		if s.mcp.forgotten[fl.sid] {
+		switch {
+		case fl.stream:
+			fl.cancel(errServerGone)
+		case s.mcp.forgotten[fl.sid]:
 			fl.cancel(cut)
 		}
 	}
