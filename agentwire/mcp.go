@@ -388,7 +388,7 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 				res.Body.Close()
 			}
 		}()
-		if err := ctxtime.Sleep(req.Context(), f.Timeout); err != nil {
+		if err := t.hold(req, f.Timeout); err != nil {
 			return nil, err
 		}
 		return jsonAnswer(req, rpcError(call.id, -32001, fmt.Sprintf("tools/call %s: request timed out after %v", call.tool, f.Timeout))), nil
@@ -418,6 +418,26 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 	res.ContentLength = int64(len(lied))
 	res.Header.Del("Content-Length")
 	return res, nil
+}
+
+// hold waits out a held call for d, as an exchange in flight: a drop cuts
+// the caller's wait too.
+func (t mcpTransport) hold(req *http.Request, d time.Duration) error {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	defer cancel(nil)
+	fl := &flight{cancel: cancel, sid: req.Header.Get(sessionHeader)}
+	t.a.mu.Lock()
+	s := t.a.agent(t.agent)
+	s.mcp.flights[fl] = struct{}{}
+	t.a.mu.Unlock()
+	err := ctxtime.Sleep(ctx, d)
+	t.a.mu.Lock()
+	delete(s.mcp.flights, fl)
+	t.a.mu.Unlock()
+	if err != nil {
+		return cutOr(ctx, err)
+	}
+	return nil
 }
 
 // maxMessage bounds an MCP message agentwire reads whole: a request, to see

@@ -176,6 +176,34 @@ func TestToolFaults(t *testing.T) {
 	})
 }
 
+// TestDisconnectCutsAHeldCall: a drop cuts a caller waiting out a
+// tool_timeout, as it cuts any exchange in flight.
+func TestDisconnectCutsAHeldCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, srv := New(), &toolServer{}
+		rt := a.MCP("w1", srv)
+		a.ToolTimeout(context.Background(), "w1", 5*time.Second)
+		start := time.Now()
+		done := make(chan error)
+		go func() {
+			res, err := call(t, rt, context.Background(), "s1", "tools/call", "pay")
+			if err == nil {
+				res.Body.Close()
+			}
+			done <- err
+		}()
+		time.Sleep(time.Second)
+		a.DisconnectMCP(context.Background(), "w1")
+		if err := <-done; !errors.Is(err, syscall.ECONNRESET) || time.Since(start) != time.Second {
+			t.Errorf("the held call got %v after %v, want the drop (ECONNRESET) at 1s", err, time.Since(start))
+		}
+		synctest.Wait()
+		if srv.ran() != 1 {
+			t.Errorf("the server ran the call %d times, want once (it had it before the drop)", srv.ran())
+		}
+	})
+}
+
 func TestDisconnect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := New(), &toolServer{}
