@@ -95,25 +95,41 @@ func lie(body []byte, sse bool, id json.RawMessage, f ToolFault) ([]byte, bool) 
 	return out, found
 }
 
-// lieEvent changes the data of one server-sent event: its one data line
-// (go-sdk writes a message on one; an event whose data spans several lines
-// is passed on as it came).
+// lieEvent changes the data of one server-sent event, which may span
+// several data lines (joined by newlines, as the client reads them); the
+// lie is written back as one data line, in the place of the first.
 func lieEvent(ev []byte, id json.RawMessage, f ToolFault) ([]byte, bool) {
 	lines := bytes.SplitAfter(ev, []byte("\n"))
+	var data [][]byte
+	first := -1
 	for i, l := range lines {
-		data, ok := bytes.CutPrefix(l, []byte("data:"))
+		v, ok := bytes.CutPrefix(l, []byte("data:"))
 		if !ok {
 			continue
 		}
-		trimmed := bytes.TrimSpace(data)
-		changed, ok := lieMessage(trimmed, id, f)
-		if !ok {
-			return nil, false
+		if first < 0 {
+			first = i
 		}
-		lines[i] = append(append([]byte("data: "), changed...), '\n')
-		return bytes.Join(lines, nil), true
+		data = append(data, bytes.TrimRight(bytes.TrimPrefix(v, []byte(" ")), "\r\n"))
 	}
-	return nil, false
+	if first < 0 {
+		return nil, false
+	}
+	changed, ok := lieMessage(bytes.Join(data, []byte("\n")), id, f)
+	if !ok {
+		return nil, false
+	}
+	end := lines[first][len(bytes.TrimRight(lines[first], "\r\n")):] // its line's end as it came
+	var out []byte
+	for i, l := range lines {
+		switch {
+		case i == first:
+			out = append(append(append(out, "data: "...), changed...), end...)
+		case !bytes.HasPrefix(l, []byte("data:")):
+			out = append(out, l...)
+		}
+	}
+	return out, true
 }
 
 func lieMessage(msg []byte, id json.RawMessage, f ToolFault) ([]byte, bool) {

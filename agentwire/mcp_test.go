@@ -312,3 +312,14 @@ func TestCallerRequestUnchanged(t *testing.T) {
 		t.Errorf("tool ran %d times", srv.ran())
 	}
 }
+
+// TestLieInMultiLineData: an answer whose event data spans several lines
+// is lied in, and goes back as one event with one data line.
+func TestLieInMultiLineData(t *testing.T) {
+	ev := "id: 4\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\r\ndata: \"result\":{\"structuredContent\":{\"balance\":100}}}\r\n\r\n"
+	out, ok := lie([]byte(ev), true, json.RawMessage("5"), ToolFault{Kind: ToolLie, Offset: 1})
+	want := "id: 4\r\nevent: message\r\ndata: {\"id\":5,\"jsonrpc\":\"2.0\",\"result\":{\"structuredContent\":{\"balance\":101}}}\r\n\r\n"
+	if !ok || string(out) != want {
+		t.Errorf("lie: %v %q, want %q", ok, out, want)
+	}
+}
