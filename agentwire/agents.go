@@ -76,6 +76,13 @@ func (a *Agents) agent(id string) *agentState {
 	return s
 }
 
+// with runs f on id's state (made on first use) under a.mu.
+func (a *Agents) with(id string, f func(s *agentState)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f(a.agent(id))
+}
+
 // client is the kind of client a fault acts on.
 type client int
 
@@ -127,9 +134,7 @@ func (a *Agents) LLM(agent string, p Provider, base http.RoundTripper) http.Roun
 	if !p.valid() {
 		panic(fmt.Sprintf("agentwire: LLM(%q, %q): provider: want openai or anthropic", agent, p))
 	}
-	a.mu.Lock()
-	a.agent(agent).llmClients++
-	a.mu.Unlock()
+	a.with(agent, func(s *agentState) { s.llmClients++ })
 	return llmTransport{a: a, agent: agent, provider: p, base: orDefault(base)}
 }
 
@@ -137,9 +142,7 @@ func (a *Agents) LLM(agent string, p Provider, base http.RoundTripper) http.Roun
 // base (http.DefaultTransport when nil) under the agent's MCP and tool
 // faults. Give it to mcp.StreamableClientTransport's HTTPClient.
 func (a *Agents) MCP(agent string, base http.RoundTripper) http.RoundTripper {
-	a.mu.Lock()
-	a.agent(agent).mcpClients++
-	a.mu.Unlock()
+	a.with(agent, func(s *agentState) { s.mcpClients++ })
 	return mcpTransport{a: a, agent: agent, base: orDefault(base)}
 }
 

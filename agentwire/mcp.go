@@ -245,17 +245,17 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	sid := req.Header.Get(sessionHeader)
 	now := time.Now()
-	t.a.mu.Lock()
-	s := t.a.agent(t.agent)
-	down := s.mcp.isDown(now)
-	forgotten := sid != "" && s.mcp.forgotten[sid]
-	switch {
-	case down:
-		s.hits["mcp:refused"]++
-	case forgotten:
-		s.hits["mcp:session_not_found"]++
-	}
-	t.a.mu.Unlock()
+	var down, forgotten bool
+	t.a.with(t.agent, func(s *agentState) {
+		down = s.mcp.isDown(now)
+		forgotten = sid != "" && s.mcp.forgotten[sid]
+		switch {
+		case down:
+			s.hits["mcp:refused"]++
+		case forgotten:
+			s.hits["mcp:session_not_found"]++
+		}
+	})
 	switch {
 	case down:
 		closeBody(req)
@@ -284,17 +284,21 @@ func (t mcpTransport) send(req *http.Request, sid string) (*http.Response, error
 	ctx, cancel := context.WithCancelCause(req.Context())
 	fl := &flight{cancel: cancel, sid: sid}
 	now := time.Now()
-	t.a.mu.Lock()
-	s := t.a.agent(t.agent)
-	if s.mcp.isDown(now) { // a drop that landed since RoundTrip looked
-		s.hits["mcp:refused"]++
-		t.a.mu.Unlock()
+	var s *agentState
+	refused := false
+	t.a.with(t.agent, func(st *agentState) {
+		s = st
+		if refused = st.mcp.isDown(now); refused { // a drop that landed since RoundTrip looked
+			st.hits["mcp:refused"]++
+			return
+		}
+		st.mcp.flights[fl] = struct{}{}
+	})
+	if refused {
 		cancel(nil)
 		closeBody(req)
 		return nil, &DownError{Agent: t.agent}
 	}
-	s.mcp.flights[fl] = struct{}{}
-	t.a.mu.Unlock()
 	done := func() {
 		t.a.mu.Lock()
 		delete(s.mcp.flights, fl)
@@ -426,14 +430,9 @@ func (t mcpTransport) hold(req *http.Request, d time.Duration) error {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	defer cancel(nil)
 	fl := &flight{cancel: cancel, sid: req.Header.Get(sessionHeader)}
-	t.a.mu.Lock()
-	s := t.a.agent(t.agent)
-	s.mcp.flights[fl] = struct{}{}
-	t.a.mu.Unlock()
+	t.a.with(t.agent, func(s *agentState) { s.mcp.flights[fl] = struct{}{} })
 	err := ctxtime.Sleep(ctx, d)
-	t.a.mu.Lock()
-	delete(s.mcp.flights, fl)
-	t.a.mu.Unlock()
+	t.a.with(t.agent, func(s *agentState) { delete(s.mcp.flights, fl) })
 	if err != nil {
 		return cutOr(ctx, err)
 	}

@@ -43,16 +43,15 @@ func (a *Agents) MCPConn(agent string, conn io.ReadWriteCloser) io.ReadWriteClos
 	c := &mcpConn{a: a, agent: agent, conn: conn, pr: pr, pw: pw, cancel: cancel, ctx: ctx, held: map[string]*heldCall{}}
 	c.fl = &flight{cancel: cancel, stream: true}
 	now := time.Now()
-	a.mu.Lock()
-	s := a.agent(agent)
-	s.mcpClients++
-	down := s.mcp.isDown(now)
-	if down {
-		s.hits["mcp:refused"]++
-	} else {
-		s.mcp.flights[c.fl] = struct{}{}
-	}
-	a.mu.Unlock()
+	var down bool
+	a.with(agent, func(s *agentState) {
+		s.mcpClients++
+		if down = s.mcp.isDown(now); down {
+			s.hits["mcp:refused"]++
+		} else {
+			s.mcp.flights[c.fl] = struct{}{}
+		}
+	})
 	if down {
 		c.end(&DownError{Agent: agent})
 		return c
@@ -116,9 +115,7 @@ func (c *mcpConn) end(err error) {
 				h.timer.Stop()
 			}
 		}
-		c.a.mu.Lock()
-		delete(c.a.agent(c.agent).mcp.flights, c.fl)
-		c.a.mu.Unlock()
+		c.a.with(c.agent, func(s *agentState) { delete(s.mcp.flights, c.fl) })
 		c.conn.Close()
 		if err == io.EOF {
 			c.pw.Close()
@@ -129,9 +126,7 @@ func (c *mcpConn) end(err error) {
 }
 
 func (c *mcpConn) hit(what string) {
-	c.a.mu.Lock()
-	c.a.agent(c.agent).hits[what]++
-	c.a.mu.Unlock()
+	c.a.with(c.agent, func(s *agentState) { s.hits[what]++ })
 }
 
 func (c *mcpConn) Read(p []byte) (int, error) { return c.pr.Read(p) }

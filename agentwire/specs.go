@@ -169,8 +169,8 @@ func (a *Agents) keep(act fault.Action, land func() (fault.Lift, error)) error {
 	if err != nil {
 		return err
 	}
-	a.mu.Lock()
 	k := keyOf(act)
+	a.mu.Lock()
 	a.lifts[k] = append(a.lifts[k], lift)
 	a.mu.Unlock()
 	return nil
@@ -178,8 +178,8 @@ func (a *Agents) keep(act fault.Action, land func() (fault.Lift, error)) error {
 
 // lift is the Lift of this package's types: the lift kept for act.
 func (a *Agents) lift(ctx context.Context, act fault.Action) error {
-	a.mu.Lock()
 	k := keyOf(act)
+	a.mu.Lock()
 	ls := a.lifts[k]
 	delete(a.lifts, k)
 	a.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 // and examples that play one): the code arena calls while a run holds the
 // service. kube and the examples' own modules are read as files; they need
 // not build here.
-var runtimeDirs = []string{"../fakes", "../netfault", "../sim", "../containers", "../kube", "../cmd/agentd", "../examples", "../internal/netrules"}
+var runtimeDirs = []string{"../agentwire", "../fakes", "../netfault", "../sim", "../containers", "../kube", "../cmd/agentd", "../examples", "../internal/netrules"}
 
 // A runtime that panics while it holds a mutex must not keep it for good: a
 // jitter that overflowed inside the fakes' lock wedged every later call and
