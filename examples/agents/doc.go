@@ -22,7 +22,10 @@
 // model calls per task. Flaws plants a bug per check.
 //
 // The tests: TestSDKsUnderLLMFaults and TestGoSDKUnderMCPFaults, the tables
-// of what the SDKs return under each fault; TestScenarios, the built-in
+// of what the SDKs return under each fault; TestGoSDKUnderStreamFaults and
+// TestGoSDKOverCommandUnderFaults, the same over go-sdk's in-memory
+// transport (simulated) and a ledger process on stdio (real time, the one
+// test on the wall clock); TestScenarios, the built-in
 // agent scenarios and testdata/agent-wire.yaml against the correct system;
 // TestPlantedCaught, each planted bug caught and shrunk; TestSurvival, ten
 // minutes of survival (an hour with -agents.survival=1h, as make test runs
