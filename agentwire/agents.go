@@ -46,7 +46,7 @@ type Option func(*Agents)
 // lifted first (DefaultMCPReconnect); negative: until lifted.
 func WithMCPReconnect(d time.Duration) Option { return func(a *Agents) { a.reconnect = d } }
 
-// New returns Agents with no agent yet: LLM and MCP add them.
+// New returns Agents with no agent yet: LLM, MCP and MCPConn add them.
 func New(opts ...Option) *Agents {
 	a := &Agents{reconnect: DefaultMCPReconnect, agents: map[string]*agentState{}, lifts: map[liftKey][]fault.Lift{}}
 	for _, o := range opts {

@@ -1,9 +1,10 @@
 // Package agentwire puts an agent system's own code under arena's agent
 // faults, on the wire: the model calls its agents make through the
 // providers' SDKs (OpenAI, Anthropic) and the tool calls they make through
-// MCP clients (the official Go SDK's streamable HTTP transport; its stdio
-// and in-memory transports through MCPConn) go through its RoundTrippers,
-// and the faults landed on an agent act on those calls
+// MCP clients (the official Go SDK's streamable HTTP transport) go through
+// its RoundTrippers, those over go-sdk's stdio and in-memory transports
+// through its stream (MCPConn), and the faults landed on an agent act on
+// those calls
 // exactly as the provider or the MCP server would fail them. Nothing of the
 // agent or of the SDKs is patched; in a testing/synctest bubble every wait
 // is the bubble's (simulated time), outside one the wall clock's.
@@ -68,8 +69,8 @@
 // mcp_session_loss is a server that went away (the client reads EOF, its
 // writes fail with EPIPE); the tool faults act as on HTTP, and a held
 // call's late error is not sent once the client cancels the call
-// (notifications/cancelled). slow_agent delays each message the client
-// sends.
+// (notifications/cancelled). slow_agent delays each request and
+// notification the client sends, in order.
 //
 // # The other built-in types
 //

@@ -33,10 +33,14 @@ import (
 //     the server, its answer is dropped, and the JSON-RPC error comes after
 //     Timeout, unless the client cancels the call first
 //     (notifications/cancelled).
-//   - slow_agent: each message the client sends waits before it leaves.
+//   - slow_agent: each request and notification the client sends waits
+//     before it leaves; on one stream messages leave in order, so those
+//     sent at once wait one after another (the client's answers to the
+//     server are not delayed, but queue behind).
 //
 // A batch (a JSON array) and a message longer than 16 MiB pass as they
-// came.
+// came, except a held tool_timeout call's answer, which is dropped
+// whatever its length.
 func (a *Agents) MCPConn(agent string, conn io.ReadWriteCloser) io.ReadWriteCloser {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -92,17 +96,22 @@ type heldCall struct {
 	f     *toolFault
 	timer *time.Timer // ToolHang's answer
 	// For ToolHang: the server's answer came (and was dropped), and the
-	// fault's own answer went or was cancelled. It is forgotten once both.
+	// fault's own answer went or was cancelled (at doneAt). It is
+	// forgotten once both, or hangGrace after done.
 	answered, done bool
+	doneAt         time.Time
 }
+
+// finish marks the fault's own answer gone (or cancelled).
+func (h *heldCall) finish() { h.done, h.doneAt = true, time.Now() }
 
 // end closes the stream: the client reads err (EOF when the server went
 // away), its writes fail, the server reads EOF.
 func (c *mcpConn) end(err error) {
 	c.endOnce.Do(func() {
-		write := err
+		write := c.writeErr(err)
 		if errors.Is(err, errServerGone) {
-			err, write = io.EOF, fmt.Errorf("agentwire: %s: MCP server gone: %w", c.agent, syscall.EPIPE)
+			err = io.EOF
 			c.hit("mcp:session_lost")
 		}
 		c.mu.Lock()
@@ -123,6 +132,23 @@ func (c *mcpConn) end(err error) {
 			c.pw.CloseWithError(err)
 		}
 	})
+}
+
+// writeErr is what the client's writes fail with once the stream ended
+// with err: EPIPE when the server went away or closed its end, the drop or
+// refusal itself, io.ErrClosedPipe after the client's own Close.
+func (c *mcpConn) writeErr(err error) error {
+	var d *DroppedError
+	var r *DownError
+	switch {
+	case errors.As(err, &d), errors.As(err, &r):
+		return err
+	case errors.Is(err, errServerGone), err == io.EOF:
+		return fmt.Errorf("agentwire: %s: MCP server gone: %w", c.agent, syscall.EPIPE)
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, io.ErrClosedPipe):
+		return io.ErrClosedPipe
+	}
+	return err
 }
 
 func (c *mcpConn) hit(what string) {
@@ -218,11 +244,11 @@ func (c *mcpConn) send(msg []byte) error {
 	if json.Unmarshal(msg, &m) != nil || m.Method == "" {
 		return c.forward(msg) // an answer to the server, a batch, not JSON
 	}
-	if err := c.a.slowdown(c.ctx, c.agent); err != nil {
-		return c.causeOr(err) // a drop while the message waited
-	}
 	if m.Method == "notifications/cancelled" && len(m.Params.RequestID) > 0 {
-		c.unhold(m.Params.RequestID)
+		c.unhold(m.Params.RequestID) // before any slow_agent wait: the client has given up now
+	}
+	if err := c.a.slowdown(c.ctx, c.agent); err != nil {
+		return c.writeErr(c.causeOr(err)) // the stream ended while the message waited
 	}
 	if m.Method != "tools/call" || len(m.ID) == 0 {
 		return c.forward(msg)
@@ -235,20 +261,38 @@ func (c *mcpConn) send(msg []byte) error {
 		c.answer(toolErrorResult(m.ID, f.Message))
 		return nil
 	}
+	if err := c.hold(m.ID, m.Params.Name, f); err != nil {
+		return err
+	}
+	return c.forward(msg)
+}
+
+// hold keeps the tools/call id for its fault f to act on its answer; for
+// ToolHang it starts the fault's own answer. It fails once the stream has
+// ended. Calls whose fault's answer went (or was cancelled) more than
+// hangGrace ago, and whose server never answered, are forgotten here.
+func (c *mcpConn) hold(id json.RawMessage, tool string, f *toolFault) error {
+	key := idKey(id)
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	for k, h := range c.held {
+		if h.done && now.Sub(h.doneAt) > hangGrace {
+			delete(c.held, k)
+		}
+	}
 	h := &heldCall{f: f}
+	c.held[key] = h
 	if f.Kind == ToolHang {
-		id, tool := m.ID, m.Params.Name
-		key := idKey(id)
 		h.timer = time.AfterFunc(f.Timeout, func() {
-			c.settle(key, func(h *heldCall) { h.done = true })
+			c.settle(key, (*heldCall).finish)
 			c.answer(rpcError(id, -32001, fmt.Sprintf("tools/call %s: request timed out after %v", tool, f.Timeout)))
 		})
 	}
-	key := idKey(m.ID)
-	c.mu.Lock()
-	c.held[key] = h
-	c.mu.Unlock()
-	return c.forward(msg)
+	return nil
 }
 
 // unhold stops the answer of a held call the client cancelled.
@@ -258,7 +302,7 @@ func (c *mcpConn) unhold(id json.RawMessage) {
 	h := c.held[key]
 	c.mu.Unlock()
 	if h != nil && h.timer != nil && h.timer.Stop() {
-		c.settle(key, func(h *heldCall) { h.done = true })
+		c.settle(key, (*heldCall).finish)
 	}
 }
 
@@ -286,40 +330,95 @@ func (c *mcpConn) answer(msg []byte) {
 }
 
 // pump passes the server's messages to the client, the answers to held
-// calls as their faults say, until either side ends.
+// calls as their faults say, until either side ends. A message longer
+// than maxMessage passes as it comes, unless it answers a held
+// tool_timeout call: then it is dropped, as that call's answer always is.
 func (c *mcpConn) pump() {
 	br := bufio.NewReaderSize(c.conn, 64<<10)
 	var msg []byte
-	passing := false // the rest of a message too long to look into
+	var passing, dropping bool // the rest of a long message: passed on, dropped
 	for {
 		chunk, err := br.ReadSlice('\n')
+		last := err != bufio.ErrBufferFull // chunk ends its message (or the stream)
 		var out []byte
 		switch {
+		case dropping:
+			dropping = !last
 		case passing:
-			out, passing = chunk, err == bufio.ErrBufferFull
-		case err == bufio.ErrBufferFull:
-			msg = append(msg, chunk...)
-			if len(msg) > maxMessage {
-				out, passing = msg, true
-				msg = msg[:0]
-			}
+			out, passing = chunk, !last
 		default:
 			msg = append(msg, chunk...)
-			if len(msg) > 0 {
+			switch {
+			case len(msg) > maxMessage && c.dropLong(msg):
+				dropping = !last
+				msg = msg[:0]
+			case len(msg) > maxMessage:
+				out, passing = msg, !last
+				msg = msg[:0]
+			case last && len(msg) > 0:
 				out = c.fromServer(msg)
+				msg = msg[:0]
 			}
-			msg = msg[:0]
 		}
 		if len(out) > 0 {
 			if _, werr := c.pw.Write(out); werr != nil {
 				return
 			}
 		}
-		if err != nil && err != bufio.ErrBufferFull {
+		if last && err != nil {
 			c.end(c.causeOr(err))
 			return
 		}
 	}
+}
+
+// dropLong reports whether msg, the start of a message too long to look
+// into, answers a held tool_timeout call (its id read from the start),
+// and so is dropped; a tool_lie call's answer that long passes as it came.
+func (c *mcpConn) dropLong(msg []byte) bool {
+	id, ok := leadingID(msg)
+	if !ok {
+		return false
+	}
+	key := idKey(id)
+	c.mu.Lock()
+	h := c.held[key]
+	if h != nil && h.f.Kind == ToolLie {
+		delete(c.held, key)
+	}
+	c.mu.Unlock()
+	if h == nil || h.f.Kind != ToolHang {
+		return false
+	}
+	c.settle(key, func(h *heldCall) { h.answered = true })
+	return true
+}
+
+// leadingID is the id of the answer msg begins (a JSON object whose
+// "id" comes before any field too long to read here, as go-sdk and most
+// JSON-RPC encoders write it, and which has no "method").
+func leadingID(msg []byte) (json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, false
+		}
+		switch tok {
+		case "id":
+			return v, true
+		case "method":
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // causeOr is what cut the stream, else err.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -388,6 +389,138 @@ func TestMCPConnClose(t *testing.T) {
 		a.mu.Unlock()
 		if n != 0 {
 			t.Errorf("%d flights left after Close", n)
+		}
+	})
+}
+
+// TestMCPConnLongHeldAnswerDropped: the answer to a held tool_timeout call
+// is dropped even when it is too long to read whole; the client gets the
+// fault's error alone.
+func TestMCPConnLongHeldAnswerDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		c1, c2 := net.Pipe()
+		conn := a.MCPConn("w1", c2)
+		defer conn.Close()
+		a.ToolTimeout(context.Background(), "w1", 5*time.Second)
+		go func() {
+			br := bufio.NewReader(c1)
+			br.ReadBytes('\n')
+			c1.Write([]byte(`{"jsonrpc":"2.0","id":4,"result":{"pad":"` + strings.Repeat("x", maxMessage+100<<10) + `"}}` + "\n"))
+			c1.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress"}` + "\n"))
+		}()
+		got := make(chan []string)
+		go func() {
+			var msgs []string
+			sc := bufio.NewScanner(conn)
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				msgs = append(msgs, sc.Text())
+			}
+			got <- msgs
+		}()
+		conn.Write([]byte(toolCallMsg("4", "pay") + "\n"))
+		time.Sleep(time.Minute)
+		c1.Close()
+		msgs := <-got
+		if len(msgs) != 2 || !strings.Contains(msgs[0], "progress") || !strings.Contains(msgs[1], `"code":-32001`) {
+			short := make([]string, len(msgs))
+			for i, m := range msgs {
+				short[i] = m[:min(len(m), 80)]
+			}
+			t.Errorf("the client got %q, want the notification and then the fault's -32001 alone", short)
+		}
+	})
+}
+
+// TestMCPConnWriteErrors: what a write fails with once the stream ended,
+// also while it waited out a slow_agent delay.
+func TestMCPConnWriteErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		end  func(a *Agents, r *streamRig)
+		want error
+	}{
+		{"server gone", func(a *Agents, r *streamRig) { a.ForgetSessions(context.Background(), "w1") }, syscall.EPIPE},
+		{"server closed its end", func(a *Agents, r *streamRig) { r.srv.conn.Close() }, syscall.EPIPE},
+		{"drop", func(a *Agents, r *streamRig) { a.DisconnectMCP(context.Background(), "w1") }, syscall.ECONNRESET},
+		{"own close", func(a *Agents, r *streamRig) { r.conn.Close() }, io.ErrClosedPipe},
+	}
+	for _, tc := range cases {
+		for _, slow := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/slow=%v", tc.name, slow), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					a := New()
+					r := newStreamRig(a, 0)
+					defer r.conn.Close()
+					if slow {
+						a.SlowAgent(context.Background(), "w1", time.Minute)
+					}
+					written := make(chan error)
+					go func() {
+						_, err := r.conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+						written <- err
+					}()
+					time.Sleep(time.Second)
+					synctest.Wait()
+					tc.end(a, r)
+					err := <-written
+					if slow && !errors.Is(err, tc.want) {
+						t.Errorf("the write waiting out slow_agent: %v, want %v", err, tc.want)
+					}
+					synctest.Wait()
+					if _, err := r.conn.Write([]byte("{}\n")); !errors.Is(err, tc.want) {
+						t.Errorf("a write after: %v, want %v", err, tc.want)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestMCPConnCancelWhileSlow: a cancel the client sends while slow_agent
+// delays its messages still stops the held call's late answer.
+func TestMCPConnCancelWhileSlow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		r := newStreamRig(a, time.Second)
+		defer r.conn.Close()
+		a.ToolTimeout(context.Background(), "w1", 5*time.Second)
+		r.send(t, toolCallMsg("7", "pay"))
+		a.SlowAgent(context.Background(), "w1", 10*time.Second)
+		time.Sleep(2 * time.Second)
+		r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+		if got := r.next(time.Minute); got != "" {
+			t.Errorf("a call cancelled at 2s was answered: %s", got)
+		}
+	})
+}
+
+// TestMCPConnForgetsUnansweredCalls: a held call whose server never
+// answers is forgotten hangGrace after the fault answered it.
+func TestMCPConnForgetsUnansweredCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		r := newStreamRig(a, 24*time.Hour) // the server never answers in time
+		defer func() { r.conn.Close(); time.Sleep(25 * time.Hour) }()
+		a.ToolTimeout(context.Background(), "w1", 5*time.Second)
+		for i := range 3 {
+			r.send(t, toolCallMsg(fmt.Sprint(i), "pay"))
+			time.Sleep(time.Second)
+		}
+		time.Sleep(5*time.Second + hangGrace)
+		r.send(t, toolCallMsg("9", "pay"))
+		c := r.conn.(*mcpConn)
+		c.mu.Lock()
+		n := len(c.held)
+		c.mu.Unlock()
+		if n != 1 {
+			t.Errorf("%d calls held, want the last one alone", n)
+		}
+		for range 3 {
+			if got := r.next(time.Minute); !strings.Contains(got, "-32001") {
+				t.Errorf("the fault's answer: %q", got)
+			}
 		}
 	})
 }
