@@ -241,7 +241,14 @@ func (a *Agents) SlowAgent(ctx context.Context, agentID string, delay time.Durat
 
 // slowdown waits out the agent's slow_agent delays, or until ctx ends.
 func (a *Agents) slowdown(ctx context.Context, agent string) error {
+	return ctxtime.Sleep(ctx, a.slowDelay(agent))
+}
+
+// slowDelay is the agent's slow_agent delay for one call now (counted as
+// a hit when there is one).
+func (a *Agents) slowDelay(agent string) time.Duration {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	var d time.Duration
 	if s := a.agents[agent]; s != nil {
 		for _, sd := range s.slow {
@@ -251,6 +258,5 @@ func (a *Agents) slowdown(ctx context.Context, agent string) error {
 			s.hits["slow"]++
 		}
 	}
-	a.mu.Unlock()
-	return ctxtime.Sleep(ctx, d)
+	return d
 }

@@ -70,7 +70,8 @@
 // writes fail with EPIPE); the tool faults act as on HTTP, and a held
 // call's late error is not sent once the client cancels the call
 // (notifications/cancelled). slow_agent delays each request and
-// notification the client sends, in order.
+// notification the client writes, in order, without holding up the write;
+// a call cancelled before it left never leaves.
 //
 // # The other built-in types
 //

@@ -125,6 +125,9 @@ type flight struct {
 	cancel context.CancelCauseFunc
 	sid    string
 	stream bool // a stream's whole life (Agents.MCPConn)
+	// background: a held call's exchange with the server, which goes on
+	// without its caller (whose wait is the flight counted as cut).
+	background bool
 }
 
 // DroppedError is what an MCP exchange cut by mcp_disconnect returns: it
@@ -171,7 +174,9 @@ func (a *Agents) DisconnectMCP(ctx context.Context, agentID string) (fault.Lift,
 		cut := &DroppedError{Agent: agentID}
 		for fl := range s.mcp.flights {
 			fl.cancel(cut)
-			s.hits["mcp:disconnect"]++
+			if !fl.background {
+				s.hits["mcp:disconnect"]++
+			}
 		}
 		return func() {
 			if s.mcp.down == drop {
@@ -276,13 +281,14 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return t.toolFault(req, call, f)
 		}
 	}
-	return t.send(req, sid)
+	return t.send(req, sid, false)
 }
 
-// send passes req on as an exchange in flight, which a drop cuts.
-func (t mcpTransport) send(req *http.Request, sid string) (*http.Response, error) {
+// send passes req on as an exchange in flight, which a drop cuts
+// (background: a held call's, without its caller).
+func (t mcpTransport) send(req *http.Request, sid string, background bool) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
-	fl := &flight{cancel: cancel, sid: sid}
+	fl := &flight{cancel: cancel, sid: sid, background: background}
 	now := time.Now()
 	var s *agentState
 	refused := false
@@ -387,7 +393,7 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 		bg := req.Clone(ctx)
 		go func() {
 			defer cancel()
-			if res, err := t.send(bg, req.Header.Get(sessionHeader)); err == nil {
+			if res, err := t.send(bg, req.Header.Get(sessionHeader), true); err == nil {
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
 			}
@@ -397,7 +403,7 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 		}
 		return jsonAnswer(req, rpcError(call.id, -32001, fmt.Sprintf("tools/call %s: request timed out after %v", call.tool, f.Timeout))), nil
 	}
-	res, err := t.send(req, req.Header.Get(sessionHeader))
+	res, err := t.send(req, req.Header.Get(sessionHeader), false)
 	if err != nil {
 		return nil, err
 	}
@@ -425,12 +431,24 @@ func (t mcpTransport) toolFault(req *http.Request, call *rpcCall, f *toolFault) 
 }
 
 // hold waits out a held call for d, as an exchange in flight: a drop cuts
-// the caller's wait too.
+// the caller's wait too, and one that landed since RoundTrip looked
+// refuses it.
 func (t mcpTransport) hold(req *http.Request, d time.Duration) error {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	defer cancel(nil)
 	fl := &flight{cancel: cancel, sid: req.Header.Get(sessionHeader)}
-	t.a.with(t.agent, func(s *agentState) { s.mcp.flights[fl] = struct{}{} })
+	now := time.Now()
+	refused := false
+	t.a.with(t.agent, func(s *agentState) {
+		if refused = s.mcp.isDown(now); refused {
+			s.hits["mcp:refused"]++
+			return
+		}
+		s.mcp.flights[fl] = struct{}{}
+	})
+	if refused {
+		return &DownError{Agent: t.agent}
+	}
 	err := ctxtime.Sleep(ctx, d)
 	t.a.with(t.agent, func(s *agentState) { delete(s.mcp.flights, fl) })
 	if err != nil {

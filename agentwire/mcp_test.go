@@ -201,6 +201,9 @@ func TestDisconnectCutsAHeldCall(t *testing.T) {
 		if srv.ran() != 1 {
 			t.Errorf("the server ran the call %d times, want once (it had it before the drop)", srv.ran())
 		}
+		if h := a.Hits("w1"); h["mcp:disconnect"] != 1 {
+			t.Errorf("hits %v, want the one call cut counted once", h)
+		}
 	})
 }
 

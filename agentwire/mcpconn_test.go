@@ -347,7 +347,11 @@ func TestMCPConnSlowAgent(t *testing.T) {
 		}
 		start := time.Now()
 		r.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		r.send(t, `{"jsonrpc":"2.0","id":1,"result":{}}`) // an answer to the server: not slowed
+		r.send(t, `{"jsonrpc":"2.0","id":1,"result":{}}`) // an answer to the server: not slowed, but behind
+		if time.Since(start) != 0 {
+			t.Errorf("the writes took %v, want them queued at once", time.Since(start))
+		}
+		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		r.srv.mu.Lock()
 		at := append([]time.Time(nil), r.srv.at...)
@@ -433,8 +437,8 @@ func TestMCPConnLongHeldAnswerDropped(t *testing.T) {
 	})
 }
 
-// TestMCPConnWriteErrors: what a write fails with once the stream ended,
-// also while it waited out a slow_agent delay.
+// TestMCPConnWriteErrors: what a write fails with once the stream ended;
+// a message still waiting out slow_agent then never leaves.
 func TestMCPConnWriteErrors(t *testing.T) {
 	cases := []struct {
 		name string
@@ -456,19 +460,16 @@ func TestMCPConnWriteErrors(t *testing.T) {
 					if slow {
 						a.SlowAgent(context.Background(), "w1", time.Minute)
 					}
-					written := make(chan error)
-					go func() {
-						_, err := r.conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
-						written <- err
-					}()
-					time.Sleep(time.Second)
-					synctest.Wait()
-					tc.end(a, r)
-					err := <-written
-					if slow && !errors.Is(err, tc.want) {
-						t.Errorf("the write waiting out slow_agent: %v, want %v", err, tc.want)
+					start := time.Now()
+					if _, err := r.conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")); err != nil || time.Since(start) != 0 {
+						t.Fatalf("write: %v after %v, want it queued at once", err, time.Since(start))
 					}
-					synctest.Wait()
+					time.Sleep(time.Second)
+					tc.end(a, r)
+					time.Sleep(time.Hour)
+					if got := len(r.srv.received()); got != map[bool]int{false: 1, true: 0}[slow] {
+						t.Errorf("the server got %d messages; a message still waiting when the stream ended must not leave", got)
+					}
 					if _, err := r.conn.Write([]byte("{}\n")); !errors.Is(err, tc.want) {
 						t.Errorf("a write after: %v, want %v", err, tc.want)
 					}
@@ -478,8 +479,9 @@ func TestMCPConnWriteErrors(t *testing.T) {
 	}
 }
 
-// TestMCPConnCancelWhileSlow: a cancel the client sends while slow_agent
-// delays its messages still stops the held call's late answer.
+// TestMCPConnCancelWhileSlow: a cancel takes effect when the client writes
+// it, whatever slow_agent does to its leaving: a held call's late answer
+// is not sent, and a call still waiting to leave never does.
 func TestMCPConnCancelWhileSlow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := New()
@@ -490,8 +492,18 @@ func TestMCPConnCancelWhileSlow(t *testing.T) {
 		a.SlowAgent(context.Background(), "w1", 10*time.Second)
 		time.Sleep(2 * time.Second)
 		r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
+		r.send(t, toolCallMsg("8", "pay"))
+		time.Sleep(time.Second)
+		r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`)
 		if got := r.next(time.Minute); got != "" {
-			t.Errorf("a call cancelled at 2s was answered: %s", got)
+			t.Errorf("a cancelled call was answered: %s", got)
+		}
+		got := r.srv.received()
+		if len(got) != 3 || strings.Contains(strings.Join(got, " "), `"id":8`) {
+			t.Errorf("the server got %q, want call 7 and both cancels, never call 8", got)
+		}
+		if n := r.srv.ran(); n != 1 {
+			t.Errorf("the server ran %d calls, want 1", n)
 		}
 	})
 }
@@ -510,6 +522,7 @@ func TestMCPConnForgetsUnansweredCalls(t *testing.T) {
 		}
 		time.Sleep(5*time.Second + hangGrace)
 		r.send(t, toolCallMsg("9", "pay"))
+		synctest.Wait()
 		c := r.conn.(*mcpConn)
 		c.mu.Lock()
 		n := len(c.held)
@@ -521,6 +534,55 @@ func TestMCPConnForgetsUnansweredCalls(t *testing.T) {
 			if got := r.next(time.Minute); !strings.Contains(got, "-32001") {
 				t.Errorf("the fault's answer: %q", got)
 			}
+		}
+	})
+}
+
+// TestMCPConnLongMessagesWhole: a long message of the server passes whole,
+// a fault's answer after it, and a long request of the server whose id is
+// a held call's reaches the client (ids of the two sides are apart).
+func TestMCPConnLongMessagesWhole(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		c1, c2 := net.Pipe()
+		conn := a.MCPConn("w1", c2)
+		defer conn.Close()
+		a.FailTools(context.Background(), "w1", ToolFault{Kind: ToolError, Tools: []string{"pay"}})
+		a.FailTools(context.Background(), "w1", ToolFault{Kind: ToolHang, Tools: []string{"receipt"}, Timeout: time.Hour})
+		pad := strings.Repeat("x", maxMessage+200<<10)
+		long := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + pad + `"}}`
+		request := `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"pad":"` + pad + `"}}`
+		go func() {
+			br := bufio.NewReader(c1)
+			br.ReadBytes('\n')          // call 4, held
+			cut := maxMessage + 100<<10 // past the limit: the client is being given it
+			c1.Write([]byte(long[:cut]))
+			time.Sleep(time.Second) // the client calls pay meanwhile
+			c1.Write([]byte(long[cut:] + "\n"))
+			c1.Write([]byte(request + "\n"))
+		}()
+		got := make(chan []string)
+		go func() {
+			var msgs []string
+			sc := bufio.NewScanner(conn)
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				msgs = append(msgs, sc.Text())
+			}
+			got <- msgs
+		}()
+		conn.Write([]byte(toolCallMsg("4", "receipt") + "\n"))
+		time.Sleep(time.Second / 2)
+		conn.Write([]byte(toolCallMsg("5", "pay") + "\n"))
+		time.Sleep(time.Minute)
+		c1.Close()
+		msgs := <-got
+		if len(msgs) != 3 || msgs[0] != long || !strings.Contains(msgs[1], `"isError":true`) || msgs[2] != request {
+			short := make([]string, len(msgs))
+			for i, m := range msgs {
+				short[i] = fmt.Sprintf("%.60s…(%d bytes)", m, len(m))
+			}
+			t.Errorf("the client got %q, want the long notification whole, pay's isError, the server's request", short)
 		}
 	})
 }
