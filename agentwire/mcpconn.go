@@ -44,6 +44,7 @@ func (a *Agents) MCPConn(agent string, conn io.ReadWriteCloser) io.ReadWriteClos
 	c := &mcpConn{a: a, agent: agent, conn: conn, pr: pr, pw: pw, cancel: cancel, ctx: ctx,
 		wsem: make(chan struct{}, 1), out: make(chan struct{}, 1), queue: make(chan outgoing, queueLen),
 		held: map[string]*heldCall{}, cancelled: map[string]bool{}}
+	c.answered = sync.NewCond(&c.mu)
 	c.fl = &flight{cancel: cancel, stream: true}
 	now := time.Now()
 	var down bool
@@ -97,6 +98,8 @@ type mcpConn struct {
 	err       error                // why writes fail, once ended
 	held      map[string]*heldCall // calls whose answer a tool fault takes
 	cancelled map[string]bool      // calls cancelled while still queued
+	answers   int                  // the faults' answers on their way to the client
+	answered  *sync.Cond           // on c.mu: answers fell to 0
 }
 
 // end closes the stream: the client reads err (EOF when the server went

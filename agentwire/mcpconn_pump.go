@@ -12,7 +12,31 @@ import (
 // line; it waits for the client to read it, so it does not hold up the
 // client's writes.
 func (c *mcpConn) answer(msg []byte) {
-	go c.write(append(msg, '\n'))
+	c.mu.Lock()
+	c.answers++
+	c.mu.Unlock()
+	go func() {
+		defer c.answerDone()
+		c.write(append(msg, '\n'))
+	}()
+}
+
+func (c *mcpConn) answerDone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers--; c.answers == 0 {
+		c.answered.Broadcast()
+	}
+}
+
+// waitAnswers waits for the faults' answers on their way to the client
+// (a sync.Cond's wait is durable in a synctest bubble).
+func (c *mcpConn) waitAnswers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.answers > 0 {
+		c.answered.Wait()
+	}
 }
 
 // takeOut takes the client's side for one message; false once the stream
@@ -29,13 +53,13 @@ func (c *mcpConn) takeOut() bool {
 // write gives the client one whole message, never between the pieces of
 // another.
 func (c *mcpConn) write(msg []byte) error {
+	if len(msg) == 0 {
+		return nil
+	}
 	if !c.takeOut() {
 		return c.ended()
 	}
 	defer func() { <-c.out }()
-	if len(msg) == 0 {
-		return nil
-	}
 	_, err := c.pw.Write(msg)
 	return err
 }
@@ -66,6 +90,9 @@ func (c *mcpConn) pump() {
 			return
 		}
 		if err != nil {
+			if c.ctx.Err() == nil {
+				c.waitAnswers() // the faults' answers on their way go first
+			}
 			c.end(c.causeOr(err))
 			return
 		}

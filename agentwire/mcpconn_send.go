@@ -40,6 +40,9 @@ func (c *mcpConn) Write(p []byte) (int, error) {
 		return 0, c.ended()
 	}
 	defer func() { <-c.wsem }()
+	if c.ctx.Err() != nil { // ended (end may still be on its way)
+		return 0, c.ended()
+	}
 	if err := c.failed(); err != nil {
 		return 0, err
 	}
@@ -80,6 +83,12 @@ func (c *mcpConn) enqueue(msg []byte, raw bool) error {
 			c.unhold(m.Params.RequestID)
 		}
 	}
+	if c.ctx.Err() != nil {
+		return c.ended()
+	}
+	if err := c.failed(); err != nil {
+		return err
+	}
 	select {
 	case c.queue <- it:
 		return nil
@@ -89,7 +98,10 @@ func (c *mcpConn) enqueue(msg []byte, raw bool) error {
 }
 
 // sender passes the queued messages on to the server, each when it may
-// leave, until the stream ends; a server that no longer reads ends it.
+// leave, until the stream ends. Once the server no longer reads, the
+// client's writes fail (EPIPE) and what is queued is dropped, while what
+// the server sent before it went is still read (the pump ends the stream
+// at its EOF).
 func (c *mcpConn) sender() {
 	for {
 		select {
@@ -97,13 +109,24 @@ func (c *mcpConn) sender() {
 			if ctxtime.Sleep(c.ctx, time.Until(it.leave)) != nil {
 				return
 			}
+			if c.failed() != nil {
+				continue
+			}
 			if err := c.send(it); err != nil {
-				c.end(c.causeOr(io.EOF))
-				return
+				c.fail(c.writeErr(io.EOF))
 			}
 		case <-c.ctx.Done():
 			return
 		}
+	}
+}
+
+// fail makes the client's writes fail with err, unless they already do.
+func (c *mcpConn) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
 	}
 }
 
@@ -140,7 +163,7 @@ func (c *mcpConn) send(it outgoing) error {
 		return nil
 	}
 	if !c.hold(m.ID, m.Params.Name, f) {
-		return nil // the stream ended
+		return nil // the stream ended, or the client cancelled the call meanwhile
 	}
 	return c.forward(it.msg)
 }
@@ -153,7 +176,8 @@ func (c *mcpConn) forward(msg []byte) error {
 
 // hold keeps the tools/call id for its fault f to act on its answer; for
 // ToolHang it starts the fault's own answer. It is false once the stream
-// has ended. Calls whose fault's answer went (or was cancelled) more than
+// has ended, or when the client cancelled the call since the sender
+// looked (then it does not leave). Calls whose fault's answer went (or was cancelled) more than
 // hangGrace ago, and whose server never answered, are forgotten here.
 func (c *mcpConn) hold(id json.RawMessage, tool string, f *toolFault) bool {
 	key := idKey(id)
@@ -161,6 +185,10 @@ func (c *mcpConn) hold(id json.RawMessage, tool string, f *toolFault) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
+		return false
+	}
+	if c.cancelled[key] {
+		delete(c.cancelled, key)
 		return false
 	}
 	for k, h := range c.held {

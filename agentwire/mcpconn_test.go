@@ -586,3 +586,74 @@ func TestMCPConnLongMessagesWhole(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPConnServerExitKeepsItsAnswers: what the server sent before it
+// went is still read after a write found it gone.
+func TestMCPConnServerExitKeepsItsAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		c1, c2 := net.Pipe()
+		conn := a.MCPConn("w1", c2)
+		defer conn.Close()
+		go func() {
+			bufio.NewReader(c1).ReadBytes('\n')
+			c1.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+			c1.Close()
+		}()
+		conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"))
+		synctest.Wait()
+		conn.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+		synctest.Wait()
+		if _, err := conn.Write([]byte("{}\n")); !errors.Is(err, syscall.EPIPE) {
+			t.Errorf("a write once the server is gone: %v, want EPIPE", err)
+		}
+		got, err := io.ReadAll(conn)
+		if string(got) != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" || err != nil {
+			t.Errorf("the client read %q, %v; want the server's answer, then EOF", got, err)
+		}
+	})
+}
+
+// TestMCPConnWriteRightAfterDrop: a write right after a drop or a session
+// loss fails, though the stream's end may still be on its way.
+func TestMCPConnWriteRightAfterDrop(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cut  func(a *Agents)
+		want error
+	}{
+		{"drop", func(a *Agents) { a.DisconnectMCP(context.Background(), "w1") }, syscall.ECONNRESET},
+		{"session loss", func(a *Agents) { a.ForgetSessions(context.Background(), "w1") }, syscall.EPIPE},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := New()
+				r := newStreamRig(a, 0)
+				defer r.conn.Close()
+				tc.cut(a)
+				if _, err := r.conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")); !errors.Is(err, tc.want) {
+					t.Errorf("write: %v, want %v", err, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// TestMCPConnCancelBeforeHold: a call the client cancelled while it was
+// queued is not held, so no late answer comes for it.
+func TestMCPConnCancelBeforeHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := New()
+		r := newStreamRig(a, 0)
+		defer r.conn.Close()
+		c := r.conn.(*mcpConn)
+		f := &toolFault{ToolFault: ToolFault{Kind: ToolHang, Timeout: time.Second}.withDefaults()}
+		c.unhold(json.RawMessage("3")) // the cancel comes while the sender is between its look and hold
+		if c.hold(json.RawMessage("3"), "pay", f) {
+			t.Error("a cancelled call was held")
+		}
+		if got := r.next(time.Minute); got != "" {
+			t.Errorf("the client got %s", got)
+		}
+	})
+}
