@@ -397,6 +397,31 @@ func TestMCPConnClose(t *testing.T) {
 	})
 }
 
+// readMessages reads the messages the client gets from conn until it
+// ends, and hands them over then.
+func readMessages(conn io.Reader) <-chan []string {
+	got := make(chan []string, 1)
+	go func() {
+		var msgs []string
+		sc := bufio.NewScanner(conn)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			msgs = append(msgs, sc.Text())
+		}
+		got <- msgs
+	}()
+	return got
+}
+
+// shortened is msgs for a failure message: each cut short, with its length.
+func shortened(msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = fmt.Sprintf("%.60s…(%d bytes)", m, len(m))
+	}
+	return out
+}
+
 // TestMCPConnLongHeldAnswerDropped: the answer to a held tool_timeout call
 // is dropped even when it is too long to read whole; the client gets the
 // fault's error alone.
@@ -413,26 +438,13 @@ func TestMCPConnLongHeldAnswerDropped(t *testing.T) {
 			c1.Write([]byte(`{"jsonrpc":"2.0","id":4,"result":{"pad":"` + strings.Repeat("x", maxMessage+100<<10) + `"}}` + "\n"))
 			c1.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/progress"}` + "\n"))
 		}()
-		got := make(chan []string)
-		go func() {
-			var msgs []string
-			sc := bufio.NewScanner(conn)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				msgs = append(msgs, sc.Text())
-			}
-			got <- msgs
-		}()
+		got := readMessages(conn)
 		conn.Write([]byte(toolCallMsg("4", "pay") + "\n"))
 		time.Sleep(time.Minute)
 		c1.Close()
 		msgs := <-got
 		if len(msgs) != 2 || !strings.Contains(msgs[0], "progress") || !strings.Contains(msgs[1], `"code":-32001`) {
-			short := make([]string, len(msgs))
-			for i, m := range msgs {
-				short[i] = m[:min(len(m), 80)]
-			}
-			t.Errorf("the client got %q, want the notification and then the fault's -32001 alone", short)
+			t.Errorf("the client got %q, want the notification and then the fault's -32001 alone", shortened(msgs))
 		}
 	})
 }
@@ -561,16 +573,7 @@ func TestMCPConnLongMessagesWhole(t *testing.T) {
 			c1.Write([]byte(long[cut:] + "\n"))
 			c1.Write([]byte(request + "\n"))
 		}()
-		got := make(chan []string)
-		go func() {
-			var msgs []string
-			sc := bufio.NewScanner(conn)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				msgs = append(msgs, sc.Text())
-			}
-			got <- msgs
-		}()
+		got := readMessages(conn)
 		conn.Write([]byte(toolCallMsg("4", "receipt") + "\n"))
 		time.Sleep(time.Second / 2)
 		conn.Write([]byte(toolCallMsg("5", "pay") + "\n"))
@@ -578,11 +581,7 @@ func TestMCPConnLongMessagesWhole(t *testing.T) {
 		c1.Close()
 		msgs := <-got
 		if len(msgs) != 3 || msgs[0] != long || !strings.Contains(msgs[1], `"isError":true`) || msgs[2] != request {
-			short := make([]string, len(msgs))
-			for i, m := range msgs {
-				short[i] = fmt.Sprintf("%.60s…(%d bytes)", m, len(m))
-			}
-			t.Errorf("the client got %q, want the long notification whole, pay's isError, the server's request", short)
+			t.Errorf("the client got %q, want the long notification whole, pay's isError, the server's request", shortened(msgs))
 		}
 	})
 }

@@ -72,19 +72,28 @@ func describe(res *mcp.CallToolResult, err error) string {
 	return "result " + string(b)
 }
 
+// faultTable is the rows of a table of what go-sdk returned.
+type faultTable []string
+
+func (tab *faultTable) row(fault, what, got string, payments int, waited time.Duration) {
+	*tab = append(*tab, fmt.Sprintf("| %s | %s | %s | %d | %v |", fault, what, got, payments, waited))
+}
+
+func (tab faultTable) String() string { return strings.Join(tab, "\n") }
+
+// expect fails t unless got begins with want.
+func expect(t *testing.T, got, want string) {
+	t.Helper()
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 // TestGoSDKUnderMCPFaults is the table of what go-sdk's client returns under
 // each MCP and tool fault, and what the ledger did meanwhile.
 func TestGoSDKUnderMCPFaults(t *testing.T) {
-	var table []string
-	row := func(fault, what string, got string, payments int, waited time.Duration) {
-		table = append(table, fmt.Sprintf("| %s | %s | %s | %d | %v |", fault, what, got, payments, waited))
-	}
-	expect := func(t *testing.T, got, want string) {
-		t.Helper()
-		if !strings.HasPrefix(got, want) {
-			t.Errorf("got %q, want %q", got, want)
-		}
-	}
+	var tab faultTable
+	row := tab.row
 	t.Run("mcp_disconnect", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			r := newMCPRig(t)
@@ -182,7 +191,7 @@ func TestGoSDKUnderMCPFaults(t *testing.T) {
 			expect(t, got, `result {"account":"acct-1","amount":100,"balance":100,"receipt":"r-1"}`)
 		})
 	})
-	t.Logf("fault | call | go-sdk returned | payments applied | waited (simulated)\n%s", strings.Join(table, "\n"))
+	t.Logf("fault | call | go-sdk returned | payments applied | waited (simulated)\n%s", tab)
 }
 
 // serveNode serves the handler made by h (anew at each start, with what

@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -64,16 +63,8 @@ func describeStream(res *mcp.CallToolResult, err error) string {
 // over its in-memory transport (the stdio transport's framing), under each
 // MCP and tool fault, and what the ledger did meanwhile.
 func TestGoSDKUnderStreamFaults(t *testing.T) {
-	var table []string
-	row := func(fault, what, got string, payments int, waited time.Duration) {
-		table = append(table, fmt.Sprintf("| %s | %s | %s | %d | %v |", fault, what, got, payments, waited))
-	}
-	expect := func(t *testing.T, got, want string) {
-		t.Helper()
-		if !strings.HasPrefix(got, want) {
-			t.Errorf("got %q, want %q", got, want)
-		}
-	}
+	var tab faultTable
+	row := tab.row
 	run := func(name string, f func(t *testing.T, r *pipeRig)) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -168,7 +159,7 @@ func TestGoSDKUnderStreamFaults(t *testing.T) {
 		row("tool_lie balance +1000", "receipt (another tool)", got, len(r.store.Payments()), 0)
 		expect(t, got, `result {"account":"acct-1","amount":100,"balance":100,"receipt":"r-1"}`)
 	})
-	t.Logf("fault | call | go-sdk returned (in-memory stream) | payments applied | waited (simulated)\n%s", strings.Join(table, "\n"))
+	t.Logf("fault | call | go-sdk returned (in-memory stream) | payments applied | waited (simulated)\n%s", tab)
 }
 
 // stdioServerEnv makes the test binary a ledger served over stdio
