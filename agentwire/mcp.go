@@ -130,6 +130,26 @@ type flight struct {
 	background bool
 }
 
+// board puts fl in flight on agent's MCP links, unless a drop holds them
+// down (a refusal, counted).
+func (a *Agents) board(agent string, fl *flight) bool {
+	now := time.Now()
+	ok := false
+	a.with(agent, func(s *agentState) {
+		if s.mcp.isDown(now) {
+			s.hits["mcp:refused"]++
+			return
+		}
+		s.mcp.flights[fl], ok = struct{}{}, true
+	})
+	return ok
+}
+
+// alight takes fl, ended, off agent's MCP links.
+func (a *Agents) alight(agent string, fl *flight) {
+	a.with(agent, func(s *agentState) { delete(s.mcp.flights, fl) })
+}
+
 // DroppedError is what an MCP exchange cut by mcp_disconnect returns: it
 // wraps syscall.ECONNRESET, as a connection reset by the peer does.
 type DroppedError struct{ Agent string }
@@ -289,26 +309,13 @@ func (t mcpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t mcpTransport) send(req *http.Request, sid string, background bool) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	fl := &flight{cancel: cancel, sid: sid, background: background}
-	now := time.Now()
-	var s *agentState
-	refused := false
-	t.a.with(t.agent, func(st *agentState) {
-		s = st
-		if refused = st.mcp.isDown(now); refused { // a drop that landed since RoundTrip looked
-			st.hits["mcp:refused"]++
-			return
-		}
-		st.mcp.flights[fl] = struct{}{}
-	})
-	if refused {
+	if !t.a.board(t.agent, fl) { // a drop that landed since RoundTrip looked
 		cancel(nil)
 		closeBody(req)
 		return nil, &DownError{Agent: t.agent}
 	}
 	done := func() {
-		t.a.mu.Lock()
-		delete(s.mcp.flights, fl)
-		t.a.mu.Unlock()
+		t.a.alight(t.agent, fl)
 		cancel(nil)
 	}
 	res, err := t.base.RoundTrip(req.WithContext(ctx))
@@ -317,10 +324,10 @@ func (t mcpTransport) send(req *http.Request, sid string, background bool) (*htt
 		return nil, cutOr(ctx, err)
 	}
 	if got := res.Header.Get(sessionHeader); got != "" {
-		t.a.mu.Lock()
-		s.mcp.sessions[got] = true
-		fl.sid = got
-		t.a.mu.Unlock()
+		t.a.with(t.agent, func(s *agentState) {
+			s.mcp.sessions[got] = true
+			fl.sid = got
+		})
 	}
 	res.Body = &flightBody{rc: res.Body, ctx: ctx, done: done}
 	return res, nil
@@ -437,20 +444,11 @@ func (t mcpTransport) hold(req *http.Request, d time.Duration) error {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	defer cancel(nil)
 	fl := &flight{cancel: cancel, sid: req.Header.Get(sessionHeader)}
-	now := time.Now()
-	refused := false
-	t.a.with(t.agent, func(s *agentState) {
-		if refused = s.mcp.isDown(now); refused {
-			s.hits["mcp:refused"]++
-			return
-		}
-		s.mcp.flights[fl] = struct{}{}
-	})
-	if refused {
+	if !t.a.board(t.agent, fl) {
 		return &DownError{Agent: t.agent}
 	}
 	err := ctxtime.Sleep(ctx, d)
-	t.a.with(t.agent, func(s *agentState) { delete(s.mcp.flights, fl) })
+	t.a.alight(t.agent, fl)
 	if err != nil {
 		return cutOr(ctx, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // MCPConn returns conn, agent's stream to an MCP server in
@@ -46,17 +45,8 @@ func (a *Agents) MCPConn(agent string, conn io.ReadWriteCloser) io.ReadWriteClos
 		held: map[string]*heldCall{}, cancelled: map[string]bool{}}
 	c.answered = sync.NewCond(&c.mu)
 	c.fl = &flight{cancel: cancel, stream: true}
-	now := time.Now()
-	var down bool
-	a.with(agent, func(s *agentState) {
-		s.mcpClients++
-		if down = s.mcp.isDown(now); down {
-			s.hits["mcp:refused"]++
-		} else {
-			s.mcp.flights[c.fl] = struct{}{}
-		}
-	})
-	if down {
+	a.with(agent, func(s *agentState) { s.mcpClients++ })
+	if !a.board(agent, c.fl) {
 		c.end(&DownError{Agent: agent})
 		return c
 	}
@@ -122,7 +112,7 @@ func (c *mcpConn) end(err error) {
 				h.timer.Stop()
 			}
 		}
-		c.a.with(c.agent, func(s *agentState) { delete(s.mcp.flights, c.fl) })
+		c.a.alight(c.agent, c.fl)
 		c.conn.Close()
 		if err == io.EOF {
 			c.pw.Close()
@@ -174,7 +164,6 @@ func (c *mcpConn) Close() error {
 	if c.stopWatch != nil {
 		c.stopWatch()
 	}
-	c.end(io.ErrClosedPipe)
-	c.cancel(nil)
+	c.end(io.ErrClosedPipe) // ends the stream's context too
 	return c.pr.Close()
 }
